@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * heteroplane common definitions: logging through DPDK's log system, TSC
+ * helpers and small utilities shared by every block.
+ */
+#ifndef HP_COMMON_H
+#define HP_COMMON_H
+
+#include <stdint.h>
+#include <rte_log.h>
+#include <rte_cycles.h>
+
+extern int hp_logtype;
+
+/* HP_LOG(ERR, "fmt", ...): one line through rte_log under "heteroplane". */
+#define HP_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, hp_logtype, "heteroplane: " fmt "\n", ##__VA_ARGS__)
+
+#define HP_BURST 32
+
+static inline double
+hp_tsc_to_us(uint64_t cycles)
+{
+	return (double)cycles * 1e6 / (double)rte_get_tsc_hz();
+}
+
+static inline uint64_t
+hp_us_to_tsc(double us)
+{
+	return (uint64_t)(us * (double)rte_get_tsc_hz() / 1e6);
+}
+
+/* xorshift64* PRNG: deterministic, seedable, cheap (a few cycles). */
+static inline uint64_t
+hp_rand64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Uniform double in [0, 1). */
+static inline double
+hp_rand_unit(uint64_t *s)
+{
+	return (double)(hp_rand64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+#endif /* HP_COMMON_H */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Packet metadata (an mbuf dynamic field), the packet-type table and
+ * header classification. This is what every stage knows about a packet.
+ */
+#ifndef HP_PKT_H
+#define HP_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#define HP_MAX_TYPES 16
+#define HP_MAX_TASKS 4
+
+/* heteroplane's 16-byte application header at the start of the L4 payload
+ * of generated traffic (all fields big endian). Tasks leave it in the clear,
+ * like an ESP header, so a receiver can find the per-flow sequence number
+ * (AES-CTR counter) and the integrity tag. */
+#define HP_HDR_MAGIC 0x48504c31u /* "HPL1" */
+struct hp_app_hdr {
+	uint32_t magic;
+	uint32_t seq;    /* per-flow sequence set by the sender */
+	uint32_t gen_id; /* low 32 bits of the generator's packet index */
+	uint32_t tag;    /* CRC32C of the body as it was before any task ran */
+} __attribute__((packed));
+
+/* Why a packet was dropped at classification (never inside the pipeline). */
+enum hp_drop_reason {
+	HP_DROP_NONE = 0,
+	HP_DROP_NOT_IPV4,       /* not Ethernet/IPv4 (ARP, IPv6, ...) */
+	HP_DROP_TRUNC_ETH,      /* shorter than an Ethernet header */
+	HP_DROP_TRUNC_IPV4,     /* IPv4 header or total length beyond the frame */
+	HP_DROP_BAD_IPV4,       /* IHL < 5, version != 4 */
+	HP_DROP_TRUNC_L4,       /* UDP/TCP header or length beyond the IP packet */
+	HP_DROP_NOT_UDP_TCP,    /* other IP protocol */
+	HP_DROP_IP_FRAGMENT,    /* fragments carry no L4 header to classify */
+	HP_DROP_REASONS
+};
+extern const char *const hp_drop_reason_names[HP_DROP_REASONS];
+
+/* Per-packet status after the tasks. */
+enum hp_status {
+	HP_ST_OK = 0,
+	HP_ST_TASK_ERR = 1, /* a task refused the packet; it is still delivered */
+};
+
+/* The metadata every stage reads and writes. Lives in an mbuf dynamic
+ * field, so nothing is copied between stages. */
+struct hp_meta {
+	uint64_t flow_id;     /* hash of the 5-tuple */
+	uint64_t t_rx;        /* TSC at scheduler rx */
+	uint64_t t_deadline;  /* TSC by which it must leave; 0 = none */
+	uint64_t t_sched;     /* TSC when handed to a device queue */
+	uint64_t t_work;      /* TSC when the device started the chain */
+	uint64_t t_done;      /* TSC when the device finished the chain */
+	uint64_t t_step;      /* TSC when the first task ended (overhead 2) */
+	uint32_t flow_seq;    /* per-flow sequence assigned at rx */
+	uint32_t hdr_seq;     /* sequence from hp_app_hdr (or flow_seq) */
+	uint16_t l4_off;      /* offset of the L4 payload in the frame */
+	uint16_t data_off;    /* offset of the task data region */
+	uint16_t data_len;    /* length of the task data region */
+	uint16_t flow_slot;   /* index of the flow in the scheduler's table */
+	uint8_t type;         /* packet type (1-based index into the type table) */
+	uint8_t flags;        /* HP_MF_* */
+	uint8_t app;          /* app index */
+	uint8_t step;         /* next task in the chain */
+	uint8_t device;       /* device (worker) index that ran the chain */
+	uint8_t status;       /* enum hp_status */
+	uint16_t task_err;    /* task-specific error code */
+	uint32_t res32;       /* task result: e.g. DPI match count */
+	uint32_t res32b;      /* task result: e.g. DPI first match id */
+	uint8_t digest[16];   /* task result: e.g. MD5 */
+};
+
+#define HP_MF_REORDER  0x01 /* flow needs order */
+#define HP_MF_LATENCY  0x02 /* latency sensitive (has a deadline) */
+#define HP_MF_HPHDR    0x04 /* carries an hp_app_hdr */
+#define HP_MF_TCP      0x08
+
+extern int hp_meta_offset;
+
+/* Registers the dynamic field; call once after rte_eal_init(). */
+int hp_meta_register(void);
+
+static inline struct hp_meta *
+hp_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, hp_meta_offset, struct hp_meta *);
+}
+
+/* ---- packet-type table (thesis Table 4.1 by default) ---- */
+struct hp_type {
+	uint32_t min_len;    /* frame length range, inclusive */
+	uint32_t max_len;
+	bool reorder;
+	bool latency;
+	double deadline_us;  /* budget for latency-sensitive types */
+};
+
+struct hp_type_table {
+	unsigned int n;
+	struct hp_type t[HP_MAX_TYPES];
+};
+
+void hp_type_table_default(struct hp_type_table *tt, double deadline_us);
+/* Loads "min,max,reorder,latency,deadline_us" lines; returns 0 or -errno
+ * and writes a one-line reason into err. */
+int hp_type_table_load(struct hp_type_table *tt, const char *path,
+		       char *err, size_t errlen);
+/* Returns the 1-based type for a frame, or 0 when no row matches. */
+int hp_type_lookup(const struct hp_type_table *tt, uint32_t len,
+		   bool reorder, bool latency);
+
+/* ---- classification ---- */
+struct hp_flow_key {
+	uint32_t src_ip;   /* network order */
+	uint32_t dst_ip;
+	uint16_t src_port; /* network order */
+	uint16_t dst_port;
+	uint8_t proto;
+	uint8_t dscp;
+};
+
+/* Parses Ethernet/IPv4/UDP|TCP, fills key, l4 payload offset and length.
+ * Returns HP_DROP_NONE or the reason the frame cannot be classified. */
+enum hp_drop_reason hp_parse(const uint8_t *frame, uint32_t len,
+			     struct hp_flow_key *key, uint16_t *l4_payload_off,
+			     uint16_t *l4_payload_len);
+
+uint64_t hp_flow_hash(const struct hp_flow_key *key);
+
+/* AES block that names a flow (see docs/packet-format.md). */
+void hp_flow_block(const struct hp_flow_key *key, uint8_t domain,
+		   uint8_t out[16]);
+
+#endif /* HP_PKT_H */
