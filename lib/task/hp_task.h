@@ -13,6 +13,7 @@
 #include "hp_pkt.h"
 
 #define HP_TASK_NAMELEN 32
+#define HP_VERIFY_BUF 16384 /* largest data region the sink verifies */
 
 /* Configuration shared by every task instance of a run. */
 struct hp_task_cfg {
@@ -45,13 +46,16 @@ struct hp_task_ops {
 	 * here. Returns the number of packets processed (always n). */
 	uint16_t (*process)(struct hp_task_ctx *ctx, struct rte_mbuf **pkts,
 			    uint16_t n);
-	/* Reference path for verification: given the packet after the task,
-	 * undo or re-check the task's effect. buf holds the data region as it
-	 * is now (len bytes) and must hold, on return, the data region as it
-	 * was before the task. Returns 0 when the task's result is right,
-	 * -EBADMSG when it is not, -ENOTSUP when it cannot be checked. */
+	/* Reference path for verification, run by the sink on a copy: buf
+	 * holds the data region as the task left it (*len bytes, capacity at
+	 * least HP_VERIFY_BUF) and must hold, on return, the data region as it
+	 * was before the task (*len updated if the task changed the length).
+	 * The reference must not share code with process() where a second
+	 * implementation exists (e.g. OpenSSL EVP vs. a multi-buffer library).
+	 * Returns 0 when the task's result is right, -EBADMSG when it is not,
+	 * -ENOTSUP when it cannot be checked. */
 	int (*verify)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
-		      uint8_t *buf, uint32_t len);
+		      uint8_t *buf, uint32_t *len);
 };
 
 int hp_task_register(const struct hp_task_ops *ops);
