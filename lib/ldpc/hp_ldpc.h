@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * heteroplane LDPC block: quasi-cyclic LDPC codes (IEEE 802.11n n=648/1296/
+ * 1944, rates 1/2..5/6; 5G NR base graphs 1 and 2 with every lifting size),
+ * a systematic encoder and a layered min-sum decoder on int8 LLRs that
+ * decodes several codewords at once with AVX-512BW, AVX2 or scalar code
+ * chosen at run time. Independent of DPDK: the pipeline task lives in
+ * hp_ldpc_task.c.
+ *
+ * Conventions: bits are one per byte (0 or 1); an LLR is log(P(0)/P(1)),
+ * so a positive LLR means bit 0. Functions return 0 (or a count) on
+ * success and a negative errno on failure.
+ */
+#ifndef HP_LDPC_H
+#define HP_LDPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hp_ldpc_code;
+
+enum hp_ldpc_family {
+	HP_LDPC_WIFI = 1,  /* IEEE 802.11n/ac (802.11-2012 Annex F) */
+	HP_LDPC_NR = 2,    /* 3GPP TS 38.212 5.3.2 base graphs */
+};
+
+/*
+ * Builds a code from a spec string:
+ *   "wifi:<n>:<rate>"  n in {648,1296,1944}, rate in {1/2,2/3,3/4,5/6}
+ *   "nr:<bg>:<Z>"      bg in {1,2}, Z any lifting size of Table 5.3.2-1
+ * NR codes are the mother codes: the first 2Z systematic bits are
+ * punctured (not transmitted), so BG1 has rate 22/66 = 1/3 and BG2 10/50.
+ * Returns 0, -EINVAL for a malformed or unknown spec, -ENOMEM.
+ */
+int hp_ldpc_code_create(const char *spec, struct hp_ldpc_code **out);
+void hp_ldpc_code_free(struct hp_ldpc_code *c);
+
+/* The spec string, normalised ("wifi:1944:1/2", "nr:1:384"). */
+const char *hp_ldpc_code_name(const struct hp_ldpc_code *c);
+enum hp_ldpc_family hp_ldpc_code_family(const struct hp_ldpc_code *c);
+/* Information bits per codeword. */
+unsigned int hp_ldpc_code_k(const struct hp_ldpc_code *c);
+/* Transmitted codeword length (what the decoder takes as LLRs). */
+unsigned int hp_ldpc_code_n(const struct hp_ldpc_code *c);
+/* Full (lifted) codeword length, punctured bits included: cols * z. */
+unsigned int hp_ldpc_code_n_full(const struct hp_ldpc_code *c);
+/* Leading bits of the full codeword that are not transmitted. */
+unsigned int hp_ldpc_code_punct(const struct hp_ldpc_code *c);
+unsigned int hp_ldpc_code_z(const struct hp_ldpc_code *c);
+unsigned int hp_ldpc_code_rows(const struct hp_ldpc_code *c);
+unsigned int hp_ldpc_code_cols(const struct hp_ldpc_code *c);
+/* Nonzero blocks in the base matrix (edges = nnz * z). */
+unsigned int hp_ldpc_code_nnz(const struct hp_ldpc_code *c);
+/* The i-th nonzero block (row-major order): its row, column and lifted
+ * shift (already reduced mod z). -EINVAL when i >= nnz. */
+int hp_ldpc_code_entry(const struct hp_ldpc_code *c, unsigned int i,
+		       unsigned int *row, unsigned int *col,
+		       unsigned int *shift);
+
+/*
+ * Systematic encoding: info (k bits) -> cw (n_full bits; the first k are
+ * the info bits, punctured ones included). Returns 0 or -EINVAL.
+ */
+int hp_ldpc_encode(const struct hp_ldpc_code *c, const uint8_t *info,
+		   uint8_t *cw);
+/* Number of unsatisfied parity checks of a full codeword (0 = codeword). */
+int hp_ldpc_syndrome(const struct hp_ldpc_code *c, const uint8_t *cw);
+
+enum hp_ldpc_alg {
+	HP_LDPC_NMS = 0,   /* normalised min-sum: m * (1 - 2^-nms_shift) */
+	HP_LDPC_OMS = 1,   /* offset min-sum: max(m - oms_offset, 0) */
+};
+
+enum hp_ldpc_isa {
+	HP_LDPC_ISA_AUTO = 0,
+	HP_LDPC_ISA_SCALAR,
+	HP_LDPC_ISA_AVX2,
+	HP_LDPC_ISA_AVX512,
+};
+
+struct hp_ldpc_dec_cfg {
+	unsigned int max_iter;     /* >= 1 */
+	enum hp_ldpc_alg alg;
+	unsigned int nms_shift;    /* 1..7; 2 gives the factor 0.75 */
+	unsigned int oms_offset;   /* in LLR quantisation steps, 0..15 */
+	enum hp_ldpc_isa isa;      /* AUTO picks the widest the CPU has */
+	int no_early_stop;         /* 1: always run max_iter iterations */
+};
+
+/* Per-codeword outcome. */
+struct hp_ldpc_result {
+	uint8_t ok;      /* 1 when the decoded word satisfies every check */
+	uint8_t iters;   /* iterations run until then (max_iter if not ok) */
+};
+
+struct hp_ldpc_dec;
+
+/* Fills cfg with the defaults: 10 iterations, NMS 0.75, auto ISA. */
+void hp_ldpc_dec_cfg_default(struct hp_ldpc_dec_cfg *cfg);
+/* -EINVAL for a bad cfg (zero iterations, shift out of range),
+ * -ENOTSUP when the requested ISA is not available on this CPU. */
+int hp_ldpc_dec_create(const struct hp_ldpc_code *c,
+		       const struct hp_ldpc_dec_cfg *cfg,
+		       struct hp_ldpc_dec **out);
+void hp_ldpc_dec_free(struct hp_ldpc_dec *d);
+/* Codewords decoded side by side (SIMD lanes): 64, 32 or 1. */
+unsigned int hp_ldpc_dec_lanes(const struct hp_ldpc_dec *d);
+const char *hp_ldpc_dec_isa(const struct hp_ldpc_dec *d);
+/* Whether an ISA can run on this CPU. */
+int hp_ldpc_isa_supported(enum hp_ldpc_isa isa);
+
+/*
+ * Decodes n_cw codewords. llr holds n_cw blocks of llr_len int8 LLRs, one
+ * per transmitted bit; llr_len must equal hp_ldpc_code_n() (else
+ * -EINVAL). Decoded information bits go to info (n_cw * k bytes, 0/1);
+ * res (may be NULL) gets one entry per codeword. Returns the number of
+ * codewords that decoded to a valid codeword, or a negative errno.
+ * Not thread-safe per decoder: use one decoder per thread.
+ */
+int hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
+		   unsigned int n_cw, uint8_t *info,
+		   struct hp_ldpc_result *res);
+
+/* Packs nbits bits (one per byte) into bytes, MSB first; and back. */
+void hp_ldpc_pack(const uint8_t *bits, unsigned int nbits, uint8_t *bytes);
+void hp_ldpc_unpack(const uint8_t *bytes, unsigned int nbits, uint8_t *bits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HP_LDPC_H */

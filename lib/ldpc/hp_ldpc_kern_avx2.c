@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * AVX2 instance of the layered min-sum kernel: 32 codewords per batch,
+ * one int8 lane each. Compiled with a target attribute, so it builds on
+ * any x86-64 compiler flags and only runs where the CPU has AVX2.
+ */
+#include <stdint.h>
+#include <immintrin.h>
+
+#include "hp_ldpc_priv.h"
+
+typedef __m256i V;
+#define KW 32
+#define KT __attribute__((target("avx2")))
+#define KN(x) avx2_ ## x
+
+static inline KT V v_ld(const int8_t *p) { return _mm256_load_si256((const __m256i *)p); }
+static inline KT void v_st(int8_t *p, V a) { _mm256_store_si256((__m256i *)p, a); }
+static inline KT V v_set1(int8_t x) { return _mm256_set1_epi8(x); }
+static inline KT V v_subs(V a, V b) { return _mm256_subs_epi8(a, b); }
+static inline KT V v_adds(V a, V b) { return _mm256_adds_epi8(a, b); }
+static inline KT V v_max(V a, V b) { return _mm256_max_epi8(a, b); }
+static inline KT V v_min(V a, V b) { return _mm256_min_epi8(a, b); }
+static inline KT V v_abs(V a) { return _mm256_abs_epi8(a); }
+static inline KT V v_xor(V a, V b) { return _mm256_xor_si256(a, b); }
+static inline KT V v_or(V a, V b) { return _mm256_or_si256(a, b); }
+static inline KT V v_sel_eq(V a, V b, V x, V y)
+{
+	return _mm256_blendv_epi8(y, x, _mm256_cmpeq_epi8(a, b));
+}
+/* sign_epi8 zeroes where s == 0; OR-ing 1 keeps the sign bit and avoids it. */
+static inline KT V v_signof(V m, V s)
+{
+	return _mm256_sign_epi8(m, _mm256_or_si256(s, _mm256_set1_epi8(1)));
+}
+/* No 8-bit shift in AVX2: shift 16-bit words, mask the bits that crossed. */
+static inline KT V v_nms(V m, unsigned int k)
+{
+	V sh = _mm256_srl_epi16(m, _mm_cvtsi32_si128((int)k));
+
+	return _mm256_sub_epi8(m, _mm256_and_si256(sh, _mm256_set1_epi8((char)(0xff >> k))));
+}
+static inline KT V v_oms(V m, V off) { return _mm256_subs_epu8(m, off); }
+static inline KT uint64_t v_negmask(V a) { return (uint32_t)_mm256_movemask_epi8(a); }
+
+#include "hp_ldpc_kern.h"
+
+int
+hp_ldpc_kern_avx2(struct hp_ldpc_batch *b)
+{
+	return avx2_run(b);
+}

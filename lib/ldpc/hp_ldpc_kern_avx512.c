@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * AVX-512BW instance of the layered min-sum kernel: 64 codewords per
+ * batch, one int8 lane each. Runs only where the CPU has AVX-512BW.
+ */
+#include <stdint.h>
+#include <immintrin.h>
+
+#include "hp_ldpc_priv.h"
+
+typedef __m512i V;
+#define KW 64
+#define KT __attribute__((target("avx512f,avx512bw")))
+#define KN(x) avx512_ ## x
+
+static inline KT V v_ld(const int8_t *p) { return _mm512_load_si512((const void *)p); }
+static inline KT void v_st(int8_t *p, V a) { _mm512_store_si512((void *)p, a); }
+static inline KT V v_set1(int8_t x) { return _mm512_set1_epi8(x); }
+static inline KT V v_subs(V a, V b) { return _mm512_subs_epi8(a, b); }
+static inline KT V v_adds(V a, V b) { return _mm512_adds_epi8(a, b); }
+static inline KT V v_max(V a, V b) { return _mm512_max_epi8(a, b); }
+static inline KT V v_min(V a, V b) { return _mm512_min_epi8(a, b); }
+static inline KT V v_abs(V a) { return _mm512_abs_epi8(a); }
+static inline KT V v_xor(V a, V b) { return _mm512_xor_si512(a, b); }
+static inline KT V v_or(V a, V b) { return _mm512_or_si512(a, b); }
+static inline KT V v_sel_eq(V a, V b, V x, V y)
+{
+	return _mm512_mask_blend_epi8(_mm512_cmpeq_epi8_mask(a, b), y, x);
+}
+/* AVX-512 has no sign_epi8: negate under the sign-bit mask of s. */
+static inline KT V v_signof(V m, V s)
+{
+	return _mm512_mask_sub_epi8(m, _mm512_movepi8_mask(s), _mm512_setzero_si512(), m);
+}
+static inline KT V v_nms(V m, unsigned int k)
+{
+	V sh = _mm512_srl_epi16(m, _mm_cvtsi32_si128((int)k));
+
+	return _mm512_sub_epi8(m, _mm512_and_si512(sh, _mm512_set1_epi8((char)(0xff >> k))));
+}
+static inline KT V v_oms(V m, V off) { return _mm512_subs_epu8(m, off); }
+static inline KT uint64_t v_negmask(V a) { return _mm512_movepi8_mask(a); }
+
+#include "hp_ldpc_kern.h"
+
+int
+hp_ldpc_kern_avx512(struct hp_ldpc_batch *b)
+{
+	return avx512_run(b);
+}

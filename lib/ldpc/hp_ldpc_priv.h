@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Internal structures of the LDPC block shared by the code builder, the
+ * encoder and the decoder kernels (scalar / AVX2 / AVX-512BW).
+ */
+#ifndef HP_LDPC_PRIV_H
+#define HP_LDPC_PRIV_H
+
+#include <stdint.h>
+
+#include "hp_ldpc.h"
+
+/* Largest row degree of any supported base matrix (802.11n R=5/6: 22). */
+#define HP_LDPC_MAXDEG 32
+/* Most lanes a kernel uses (AVX-512BW: 64 int8). */
+#define HP_LDPC_MAXLANES 64
+
+struct hp_ldpc_code {
+	char name[32];
+	enum hp_ldpc_family family;
+	unsigned int z, mb, nb, kb;   /* base rows, cols, info cols */
+	unsigned int punct;           /* punctured leading bits */
+	unsigned int nnz;
+	uint16_t *row_start;          /* mb + 1 offsets into the entries */
+	uint16_t *ent_col;            /* nnz, row-major */
+	uint16_t *ent_shift;          /* nnz, lifted (mod z) */
+	/* Encoder: the first g block rows and the parity block columns
+	 * kb..kb+g-1 form the "core" B; p_core = B^-1 * lambda. Rows g..mb-1
+	 * are extension rows, each solved for its own parity column. */
+	unsigned int g;
+	unsigned int inv_words;       /* uint64 words per row of binv */
+	uint64_t *binv;               /* (g*z) x (g*z) bits */
+};
+
+/* One batch of up to W codewords, interleaved lane by lane. */
+struct hp_ldpc_batch {
+	const struct hp_ldpc_code *c;
+	int8_t *L;                    /* n_full * W a-posteriori LLRs */
+	int8_t *R;                    /* nnz * z * W check-to-bit messages */
+	unsigned int max_iter;
+	unsigned int alg, nms_shift, oms_offset;
+	int early;
+	unsigned int nlanes;          /* lanes that carry a codeword */
+	uint8_t *info[HP_LDPC_MAXLANES];
+	struct hp_ldpc_result *res[HP_LDPC_MAXLANES];
+};
+
+/* Copies lane's hard decisions on the info bits out and records the
+ * outcome (shared by all kernels, which differ only in W). */
+void hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W,
+		     unsigned int lane, unsigned int iters, int ok);
+
+int hp_ldpc_kern_scalar(struct hp_ldpc_batch *b);
+int hp_ldpc_kern_avx2(struct hp_ldpc_batch *b);
+int hp_ldpc_kern_avx512(struct hp_ldpc_batch *b);
+
+#endif /* HP_LDPC_PRIV_H */
