@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rte_mbuf.h>
-#include <rte_mbuf_dyn.h>
 
 #define HP_MAX_TYPES 16
 #define HP_MAX_TASKS 4
@@ -35,6 +34,7 @@ enum hp_drop_reason {
 	HP_DROP_TRUNC_L4,       /* UDP/TCP header or length beyond the IP packet */
 	HP_DROP_NOT_UDP_TCP,    /* other IP protocol */
 	HP_DROP_IP_FRAGMENT,    /* fragments carry no L4 header to classify */
+	HP_DROP_SEGMENTED,      /* frame spread over several mbufs */
 	HP_DROP_REASONS
 };
 extern const char *const hp_drop_reason_names[HP_DROP_REASONS];
@@ -78,16 +78,23 @@ struct hp_meta {
 #define HP_MF_HPHDR    0x04 /* carries an hp_app_hdr */
 #define HP_MF_TCP      0x08
 
-extern int hp_meta_offset;
-
-/* Registers the dynamic field; call once after rte_eal_init(). */
-int hp_meta_register(void);
+/* The metadata lives in the mbuf private area, not in a dynamic field:
+ * DPDK's dynamic-field space is 36 bytes shared with drivers and
+ * libraries, too small for the stage timestamps. Every pool whose mbufs
+ * enter the pipeline is created with HP_META_PRIV_SIZE (hp_pktmbuf_pool),
+ * so the record sits right after struct rte_mbuf, in the same cache lines
+ * the PMD already touched. */
+#define HP_META_PRIV_SIZE RTE_ALIGN(sizeof(struct hp_meta), RTE_MBUF_PRIV_ALIGN)
 
 static inline struct hp_meta *
 hp_meta(struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, hp_meta_offset, struct hp_meta *);
+	return (struct hp_meta *)rte_mbuf_to_priv(m);
 }
+
+/* Creates a packet pool whose mbufs carry an hp_meta. */
+struct rte_mempool *hp_pktmbuf_pool(const char *name, unsigned int n,
+				    int socket);
 
 /* ---- packet-type table (thesis Table 4.1 by default) ---- */
 struct hp_type {

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hplane: the heteroplane command line.
+ *   hplane run  [options] [-- EAL args]   run the pipeline and report
+ *   hplane gen  --pcap FILE [options]     write generated traffic to a pcap
+ *   hplane list                           apps, tasks and schedulers built in
+ * Bad input gets one line on stderr and exit status 2; a run whose summary
+ * breaks an invariant (internal drop, verify failure, mbuf leak) exits 3.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <stdarg.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "hp_common.h"
+#include "hp_gen.h"
+#include "hp_pipeline.h"
+#include "hp_sched.h"
+
+#define EXIT_USAGE 2
+#define EXIT_INVARIANT 3
+
+static const char *prog = "hplane";
+
+static void
+usage(FILE *o)
+{
+	fprintf(o,
+"usage: hplane run  [options] [-- EAL arguments]\n"
+"       hplane gen  --pcap FILE [--count N] [--imix-sizes ..] [--imix-shares ..] [--seed N]\n"
+"       hplane list\n"
+"\n"
+"run options:\n"
+"  --app NAME            app (chain of tasks) to run: see `hplane list` [crypto]\n"
+"  --sched NAME          scheduling policy [rr]\n"
+"  --scenario NAME       low | medium | stress | standard | random [standard]\n"
+"                        rates are fractions of the measured capacity:\n"
+"                        low 0.1x, medium 0.5x, stress 2x, standard 0.2..1.2x\n"
+"  --trace FILE          rate profile, lines '<seconds> <rate>' (rate in pps,\n"
+"                        10k, 1.5M, or 0.5x of capacity); replaces --scenario\n"
+"  --source SRC          gen (in-process generator) | pcap:FILE | af_packet:IFACE [gen]\n"
+"  --tx DST              output for pcap (a pcap file) [OUT/out.pcap] or af_packet\n"
+"                        (an interface) [the source interface]\n"
+"  --workers N           CPU worker lcores [1]\n"
+"  --duration S          seconds to run (pcap: until the file is consumed) [8]\n"
+"  --packets N           stop after N packets received [no limit]\n"
+"  --capacity PPS        capacity the scenario is scaled to [measured at start]\n"
+"  --calib S             seconds of capacity measurement [1.0]\n"
+"  --out DIR             write summary.json and trace.csv into DIR [out/run]\n"
+"  --imix-sizes LIST     frame sizes in bytes [243,486,1458]\n"
+"  --imix-shares LIST    relative shares [2,1,2]\n"
+"  --types FILE          packet-type table, lines 'min,max,reorder,latency,deadline_us'\n"
+"                        [thesis Table 4.1]\n"
+"  --deadline-us US      deadline of latency-sensitive types in the default table [2000]\n"
+"  --flows N             flows per packet type in the generator [16]\n"
+"  --max-flows N         flows tracked for order (power of two) [4096]\n"
+"  --reorder-window N    reorder window per flow, power of two [64]\n"
+"  --burst N             burst size, 1..32 [32]\n"
+"  --ring-size N         ring and port queue size, power of two [1024]\n"
+"  --mbufs N             mbufs in the pool [32767]\n"
+"  --verify-every N      sink verifies every Nth packet, 0 = off [1]\n"
+"  --key HEX             128-bit master key, 32 hex digits [000102..0f]\n"
+"  --seed N              generator seed [1]\n"
+"  --idle MODE           auto | yield | spin: what a polling lcore does when idle;\n"
+"                        auto yields when lcores share CPUs [auto]\n"
+"  --quiet               no per-second progress lines\n"
+"  -h, --help            this text\n"
+"\n"
+"Without EAL arguments hplane uses: --no-huge --no-pci -m 1024 --no-shconf and an\n"
+"--lcores map that puts workers on their own CPUs where there are enough.\n");
+}
+
+static int
+fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+static int
+parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (s == NULL || *s == '\0' || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return (errno || *end) ? -EINVAL : 0;
+}
+
+static int
+parse_uint(const char *s, unsigned int *v, unsigned int lo, unsigned int hi)
+{
+	uint64_t x;
+
+	if (parse_u64(s, &x) < 0 || x < lo || x > hi)
+		return -EINVAL;
+	*v = (unsigned int)x;
+	return 0;
+}
+
+static int
+parse_double(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return (end == s || *end || errno || *v != *v) ? -EINVAL : 0;
+}
+
+static int
+parse_key(const char *s, uint8_t key[16])
+{
+	unsigned int i;
+
+	if (strlen(s) != 32)
+		return -EINVAL;
+	for (i = 0; i < 16; i++) {
+		unsigned int b;
+
+		if (sscanf(s + 2 * i, "%2x", &b) != 1)
+			return -EINVAL;
+		key[i] = (uint8_t)b;
+	}
+	return 0;
+}
+
+static void
+list_all(void)
+{
+	const struct hp_app *a;
+	const struct hp_task_ops *t;
+	const struct hp_sched_ops *s;
+	unsigned int i, k;
+
+	printf("apps:\n");
+	for (i = 0; (a = hp_app_at(i)) != NULL; i++) {
+		printf("  %-10s ", a->name);
+		for (k = 0; k < a->n_tasks; k++)
+			printf("%s%s", k ? " -> " : "", a->tasks[k]);
+		printf("   %s\n", a->desc ? a->desc : "");
+	}
+	printf("tasks:\n");
+	for (i = 0; (t = hp_task_at(i)) != NULL; i++)
+		printf("  %-10s %s\n", t->name, t->desc ? t->desc : "");
+	printf("schedulers:\n");
+	for (i = 0; (s = hp_sched_at(i)) != NULL; i++)
+		printf("  %-10s %s\n", s->name, s->desc ? s->desc : "");
+	printf("scenarios:\n  low medium stress standard random (or --trace FILE)\n");
+}
+
+enum {
+	O_APP = 256, O_SCHED, O_SCEN, O_TRACE, O_SRC, O_TX, O_WORKERS, O_DUR,
+	O_PKTS, O_CAP, O_CALIB, O_OUT, O_SIZES, O_SHARES, O_TYPES, O_DEADLINE,
+	O_FLOWS, O_MAXFLOWS, O_WIN, O_BURST, O_RING, O_MBUFS, O_VERIFY, O_KEY,
+	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT,
+};
+
+static const struct option longopts[] = {
+	{ "app", required_argument, NULL, O_APP },
+	{ "sched", required_argument, NULL, O_SCHED },
+	{ "scenario", required_argument, NULL, O_SCEN },
+	{ "trace", required_argument, NULL, O_TRACE },
+	{ "source", required_argument, NULL, O_SRC },
+	{ "tx", required_argument, NULL, O_TX },
+	{ "workers", required_argument, NULL, O_WORKERS },
+	{ "duration", required_argument, NULL, O_DUR },
+	{ "packets", required_argument, NULL, O_PKTS },
+	{ "capacity", required_argument, NULL, O_CAP },
+	{ "calib", required_argument, NULL, O_CALIB },
+	{ "out", required_argument, NULL, O_OUT },
+	{ "imix-sizes", required_argument, NULL, O_SIZES },
+	{ "imix-shares", required_argument, NULL, O_SHARES },
+	{ "types", required_argument, NULL, O_TYPES },
+	{ "deadline-us", required_argument, NULL, O_DEADLINE },
+	{ "flows", required_argument, NULL, O_FLOWS },
+	{ "max-flows", required_argument, NULL, O_MAXFLOWS },
+	{ "reorder-window", required_argument, NULL, O_WIN },
+	{ "burst", required_argument, NULL, O_BURST },
+	{ "ring-size", required_argument, NULL, O_RING },
+	{ "mbufs", required_argument, NULL, O_MBUFS },
+	{ "verify-every", required_argument, NULL, O_VERIFY },
+	{ "key", required_argument, NULL, O_KEY },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "idle", required_argument, NULL, O_IDLE },
+	{ "quiet", no_argument, NULL, O_QUIET },
+	{ "pcap", required_argument, NULL, O_PCAP },
+	{ "count", required_argument, NULL, O_COUNT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cli {
+	struct hp_run_cfg cfg;
+	const char *sizes, *shares, *types_file, *idle, *pcap_out;
+	double deadline_us;
+	uint64_t count;
+};
+
+static int
+parse_opts(struct cli *c, int argc, char **argv)
+{
+	struct hp_run_cfg *cfg = &c->cfg;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		const char *a = optarg;
+		int bad = 0;
+
+		switch (opt) {
+		case O_APP: cfg->app = a; break;
+		case O_SCHED: cfg->sched = a; break;
+		case O_SCEN: cfg->scenario = a; break;
+		case O_TRACE: cfg->trace_file = a; break;
+		case O_SRC:
+			if (!strcmp(a, "gen")) {
+				cfg->src = HP_SRC_GEN;
+			} else if (!strncmp(a, "pcap:", 5) && a[5]) {
+				cfg->src = HP_SRC_PCAP;
+				cfg->src_arg = a + 5;
+			} else if (!strncmp(a, "af_packet:", 10) && a[10]) {
+				cfg->src = HP_SRC_AF_PACKET;
+				cfg->src_arg = a + 10;
+			} else {
+				return fail(EXIT_USAGE, "bad --source '%s' (gen, pcap:FILE or af_packet:IFACE)", a);
+			}
+			break;
+		case O_TX: cfg->tx_arg = a; break;
+		case O_WORKERS: bad = parse_uint(a, &cfg->workers, 1, HP_MAX_WORKERS); break;
+		case O_DUR: bad = parse_double(a, &cfg->duration_s) || cfg->duration_s <= 0 ||
+				  cfg->duration_s > 3600; break;
+		case O_PKTS: bad = parse_u64(a, &cfg->max_packets); break;
+		case O_CAP: bad = parse_double(a, &cfg->capacity_pps) || cfg->capacity_pps <= 0; break;
+		case O_CALIB: bad = parse_double(a, &cfg->calib_s) || cfg->calib_s < 0.1 ||
+				    cfg->calib_s > 60; break;
+		case O_OUT: cfg->out_dir = a; break;
+		case O_SIZES: c->sizes = a; break;
+		case O_SHARES: c->shares = a; break;
+		case O_TYPES: c->types_file = a; break;
+		case O_DEADLINE: bad = parse_double(a, &c->deadline_us) || c->deadline_us <= 0; break;
+		case O_FLOWS: bad = parse_uint(a, &cfg->flows_per_type, 1, 4096); break;
+		case O_MAXFLOWS: bad = parse_uint(a, &cfg->max_flows, 1, 32768); break;
+		case O_WIN: bad = parse_uint(a, &cfg->reorder_win, 2, 1024) ||
+				  (cfg->reorder_win & (cfg->reorder_win - 1)); break;
+		case O_BURST: bad = parse_uint(a, &cfg->burst, 1, HP_BURST); break;
+		case O_RING: bad = parse_uint(a, &cfg->ring_size, 64, 65536) ||
+				   (cfg->ring_size & (cfg->ring_size - 1)); break;
+		case O_MBUFS: bad = parse_uint(a, &cfg->mbufs, 1024, 4000000); break;
+		case O_VERIFY: bad = parse_uint(a, &cfg->verify_every, 0, 1000000000); break;
+		case O_KEY: bad = parse_key(a, cfg->task.key); break;
+		case O_SEED: bad = parse_u64(a, &cfg->seed); break;
+		case O_IDLE: c->idle = a;
+			bad = strcmp(a, "auto") && strcmp(a, "yield") && strcmp(a, "spin"); break;
+		case O_QUIET: cfg->quiet = true; break;
+		case O_PCAP: c->pcap_out = a; break;
+		case O_COUNT: bad = parse_u64(a, &c->count) || c->count == 0; break;
+		case 'h': usage(stdout); exit(0);
+		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
+		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+		if (bad)
+			return fail(EXIT_USAGE, "bad value '%s' for --%s (see --help)", a,
+				    longopts[opt - O_APP].name);
+	}
+	if (optind < argc)
+		return fail(EXIT_USAGE, "unexpected argument '%s' (EAL arguments go after --)",
+			    argv[optind]);
+	return 0;
+}
+
+static void
+defaults(struct cli *c)
+{
+	struct hp_run_cfg *cfg = &c->cfg;
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	cfg->app = "crypto";
+	cfg->sched = "rr";
+	cfg->scenario = "standard";
+	cfg->src = HP_SRC_GEN;
+	cfg->out_dir = "out/run";
+	cfg->workers = 1;
+	cfg->duration_s = 8;
+	cfg->calib_s = 1.0;
+	cfg->burst = HP_BURST;
+	cfg->ring_size = 1024;
+	cfg->mbufs = 32767;
+	cfg->flows_per_type = 16;
+	cfg->max_flows = 4096;
+	cfg->reorder_win = 64;
+	cfg->verify_every = 1;
+	cfg->seed = 1;
+	cfg->idle_yield = -1;
+	for (i = 0; i < 16; i++)
+		cfg->task.key[i] = (uint8_t)i;
+	c->sizes = "243,486,1458";
+	c->shares = "2,1,2";
+	c->deadline_us = 2000;
+	c->idle = "auto";
+}
+
+/* Checks everything that can be checked before EAL starts, so bad input
+ * costs no EAL start-up and gets one line. */
+static int
+validate(struct cli *c)
+{
+	struct hp_run_cfg *cfg = &c->cfg;
+	char err[512];
+	static struct hp_profile prof;
+	FILE *f;
+
+	if (hp_imix_parse(&cfg->imix, c->sizes, c->shares, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
+	if (c->types_file) {
+		if (hp_type_table_load(&cfg->types, c->types_file, err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "%s", err);
+	} else {
+		hp_type_table_default(&cfg->types, c->deadline_us);
+	}
+	if (hp_app_find(cfg->app) == NULL)
+		return fail(EXIT_USAGE, "unknown app '%s' (see hplane list)", cfg->app);
+	if (hp_sched_find(cfg->sched) == NULL)
+		return fail(EXIT_USAGE, "unknown scheduler '%s' (see hplane list)", cfg->sched);
+	if (cfg->trace_file) {
+		if (hp_profile_load(&prof, cfg->trace_file, 1.0, err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "%s", err);
+	} else if (hp_profile_scenario(&prof, cfg->scenario, 1.0, 1.0, 1) < 0) {
+		return fail(EXIT_USAGE, "unknown scenario '%s' (low, medium, stress, standard, random)",
+			    cfg->scenario);
+	}
+	if (cfg->src == HP_SRC_PCAP) {
+		char ebuf[PCAP_ERRBUF_SIZE];
+		pcap_t *p = pcap_open_offline(cfg->src_arg, ebuf);
+
+		if (p == NULL)
+			return fail(EXIT_USAGE, "cannot read pcap %s: %s", cfg->src_arg, ebuf);
+		pcap_close(p);
+	}
+	if (cfg->src == HP_SRC_AF_PACKET) {
+		if (if_nametoindex(cfg->src_arg) == 0)
+			return fail(EXIT_USAGE, "interface %s does not exist", cfg->src_arg);
+		if (cfg->tx_arg && if_nametoindex(cfg->tx_arg) == 0)
+			return fail(EXIT_USAGE, "interface %s does not exist", cfg->tx_arg);
+	}
+	if (cfg->src == HP_SRC_GEN && cfg->tx_arg)
+		return fail(EXIT_USAGE, "--tx applies to pcap and af_packet sources only");
+	if (cfg->src == HP_SRC_PCAP && cfg->tx_arg) {
+		f = fopen(cfg->tx_arg, "w");
+		if (f == NULL)
+			return fail(EXIT_USAGE, "cannot write %s: %s", cfg->tx_arg, strerror(errno));
+		fclose(f);
+	}
+	if (mkdir(cfg->out_dir, 0755) < 0 && errno != EEXIST) {
+		/* create parents like mkdir -p */
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s' 2>/dev/null", cfg->out_dir);
+		if (system(cmd) != 0)
+			return fail(EXIT_USAGE, "cannot create output directory %s", cfg->out_dir);
+	}
+	return 0;
+}
+
+static int
+cmd_gen(struct cli *c)
+{
+	struct hp_gen g;
+	char err[256];
+	pcap_t *p;
+	pcap_dumper_t *d;
+	uint8_t buf[HP_GEN_MAX_FRAME];
+	uint64_t i;
+	int ret;
+
+	if (c->pcap_out == NULL)
+		return fail(EXIT_USAGE, "gen needs --pcap FILE");
+	if (c->count == 0)
+		c->count = 1000;
+	if (hp_imix_parse(&c->cfg.imix, c->sizes, c->shares, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
+	if (c->types_file) {
+		if (hp_type_table_load(&c->cfg.types, c->types_file, err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "%s", err);
+	} else {
+		hp_type_table_default(&c->cfg.types, c->deadline_us);
+	}
+	ret = hp_gen_init(&g, &c->cfg.imix, &c->cfg.types, c->cfg.flows_per_type,
+			  c->cfg.seed, err, sizeof(err));
+	if (ret < 0)
+		return fail(EXIT_USAGE, "%s", err);
+	p = pcap_open_dead(DLT_EN10MB, 65535);
+	d = p ? pcap_dump_open(p, c->pcap_out) : NULL;
+	if (d == NULL) {
+		fail(1, "cannot write %s: %s", c->pcap_out, p ? pcap_geterr(p) : "pcap");
+		if (p)
+			pcap_close(p);
+		hp_gen_free(&g);
+		return 1;
+	}
+	for (i = 0; i < c->count; i++) {
+		struct pcap_pkthdr h = { 0 };
+		uint32_t size;
+		unsigned int flow;
+
+		hp_gen_pick(&g, &size, &flow);
+		hp_gen_frame(&g, flow, size, buf);
+		h.ts.tv_sec = (time_t)(i / 1000000);
+		h.ts.tv_usec = (suseconds_t)(i % 1000000);
+		h.caplen = h.len = size;
+		pcap_dump((u_char *)d, &h, buf);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+	hp_gen_free(&g);
+	printf("wrote %" PRIu64 " packets to %s\n", c->count, c->pcap_out);
+	return 0;
+}
+
+/* Default EAL arguments for this machine: no hugepages, no PCI, one lcore
+ * per role; workers get CPUs of their own where there are enough. */
+static int
+default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
+{
+	unsigned int need = 2 + c->cfg.workers + (c->cfg.src == HP_SRC_GEN ? 1 : 0);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	static char prefix[64];
+	size_t o = 0;
+	unsigned int i;
+	int n = 0;
+	char *lc;
+
+	if (ncpu < 1)
+		ncpu = 1;
+	eargv[n++] = (char *)prog;
+	eargv[n++] = (char *)"--no-huge";
+	eargv[n++] = (char *)"--no-pci";
+	eargv[n++] = (char *)"-m";
+	eargv[n++] = (char *)"1024";
+	eargv[n++] = (char *)"--no-shconf";
+	snprintf(prefix, sizeof(prefix), "--file-prefix=hplane%ld", (long)getpid());
+	eargv[n++] = prefix;
+	eargv[n++] = (char *)"--log-level=lib.eal:error";
+	eargv[n++] = (char *)"--log-level=lib.ethdev:error";
+	lc = store;
+	o += (size_t)snprintf(store + o, storelen - o, "--lcores=");
+	/* lcore 0: main; 1..workers: workers; then scheduler and traffic. */
+	for (i = 0; i < need && o < storelen; i++) {
+		unsigned int cpu;
+
+		if (i >= 1 && i <= c->cfg.workers && ncpu > 1)
+			cpu = 1 + (i - 1) % (unsigned int)(ncpu - 1);
+		else
+			cpu = 0;
+		o += (size_t)snprintf(store + o, storelen - o, "%s%u@%u", i ? "," : "", i, cpu);
+	}
+	eargv[n++] = lc;
+	if (c->cfg.idle_yield < 0)
+		c->cfg.idle_yield = (long)need > ncpu;
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct cli c;
+	static struct hp_run_result res;
+	char *eargv[64], lcstore[1024], err[512];
+	int eargc = 0, split = argc, i, ret, rc;
+	const char *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "list")) {
+		list_all();
+		return 0;
+	}
+	if (strcmp(cmd, "run") && strcmp(cmd, "gen"))
+		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, list; see --help)", cmd);
+	for (i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			split = i;
+			break;
+		}
+	defaults(&c);
+	ret = parse_opts(&c, split - 1, argv + 1);
+	if (ret)
+		return ret;
+	if (!strcmp(cmd, "gen"))
+		return cmd_gen(&c);
+	ret = validate(&c);
+	if (ret)
+		return ret;
+	if (!strcmp(c.idle, "yield"))
+		c.cfg.idle_yield = 1;
+	else if (!strcmp(c.idle, "spin"))
+		c.cfg.idle_yield = 0;
+	if (split < argc) {
+		eargv[eargc++] = (char *)prog;
+		for (i = split + 1; i < argc && eargc < 63; i++)
+			eargv[eargc++] = argv[i];
+		if (c.cfg.idle_yield < 0)
+			c.cfg.idle_yield = 0;
+	} else {
+		eargc = default_eal(&c, eargv, lcstore, sizeof(lcstore));
+	}
+	eargv[eargc] = NULL;
+	ret = rte_eal_init(eargc, eargv);
+	if (ret < 0)
+		return fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
+	if (c.cfg.idle_yield < 0)
+		c.cfg.idle_yield = 0;
+	ret = hp_run(&c.cfg, &res, err, sizeof(err));
+	if (ret < 0) {
+		rte_eal_cleanup();
+		free(res.rows);
+		return fail(ret == -EINVAL || ret == -ENODEV ? EXIT_USAGE : 1, "%s", err);
+	}
+	hp_print_summary(&c.cfg, &res);
+	rc = 0;
+	if (hp_write_outputs(&c.cfg, &res, c.cfg.out_dir, err, sizeof(err)) < 0)
+		rc = fail(1, "%s", err);
+	else
+		printf("  %-26s %s/summary.json, %s/trace.csv\n", "written", c.cfg.out_dir,
+		       c.cfg.out_dir);
+	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked))
+		rc = fail(EXIT_INVARIANT, "invariant broken: dropped_internal=%" PRIu64
+			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
+			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
+	free(res.rows);
+	rte_eal_cleanup();
+	return rc;
+}

@@ -1,0 +1,1307 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The pipeline's lcore loops and the run driver (see hp_pipeline.h).
+ *
+ * Loss rules (DESIGN.md §1): no stage ever frees a packet it was handed
+ * except the sink; a full ring keeps the packet in a staging buffer and the
+ * producer stops pulling work until it drains, so only the port drops.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <pcap/pcap.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "hp_common.h"
+#include "hp_pipeline.h"
+#include "hp_reorder.h"
+#include "hp_sched.h"
+#include "hp_stage.h"
+
+#define IDLE_POLLS_BEFORE_YIELD 64
+#define FLOW_UNTRACKED UINT16_MAX
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define PUB(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+struct run;
+
+struct worker {
+	struct run *r;
+	unsigned int idx;
+	unsigned int lcore;
+	struct rte_ring *in;
+	struct rte_ring *out;
+	unsigned int n_tasks;
+	struct hp_task_ctx ctx[HP_MAX_TASKS];
+	int quit;
+	int epoch_seen;
+	uint64_t busy_cycles, total_cycles, pkts, oh2_cycles;
+	struct hp_stage st;
+} __rte_cache_aligned;
+
+struct flowent {
+	uint64_t id;
+	uint32_t seq;
+	uint8_t used;
+};
+
+struct sched_lc {
+	struct hp_sched s;
+	uint32_t room[HP_MAX_DEV];
+	struct hp_stage *wst[HP_MAX_WORKERS];
+	struct hp_stage txs;
+	struct rte_mbuf *pend[HP_BURST];
+	unsigned int pend_n, pend_idx;
+	struct hp_reorder ro;
+	struct flowent *flows;
+	uint32_t flow_mask;
+	uint64_t sent_w[HP_MAX_WORKERS], back_w[HP_MAX_WORKERS];
+	uint64_t cyc2ns_mult; /* ns = cycles * mult >> 32 */
+	uint64_t dl_cycles[HP_MAX_TYPES + 1];
+	/* counters (scheduler-owned; others read them relaxed) */
+	uint64_t rx, tx, bytes_tx, invalid[HP_DROP_REASONS];
+	uint64_t dl_pkts, dl_met, task_err;
+	uint64_t oh1, proc, oh3; /* cycle sums over tx'ed packets */
+	uint64_t busy_cycles, total_cycles;
+	uint64_t in_flight;
+	int done;
+	int epoch_seen;
+	struct hp_hist lat, ilat;
+	/* per-second interval snapshot */
+	uint64_t i_tx, i_bytes, i_dl, i_dlmet, i_ro, i_roin, i_off, i_portdrop;
+	uint64_t i_busy, i_total, i_wbusy[HP_MAX_WORKERS], i_wtotal[HP_MAX_WORKERS];
+};
+
+struct traffic {
+	struct hp_gen gen;
+	struct hp_profile prof;
+	struct rte_ring *rx_ring; /* port rx queue (gen -> scheduler) */
+	struct rte_ring *tx_ring; /* port tx queue (scheduler -> sink) */
+	struct hp_task_ctx vctx[HP_MAX_TASKS];
+	uint8_t *scratch;
+	uint64_t offered, dropped_port, sink, sink_bytes;
+	uint64_t verified, verify_fail, unverified, task_err;
+	uint64_t vcount;
+	int epoch_seen;
+	int stopped; /* acknowledges gen_on == 0 */
+};
+
+struct run {
+	const struct hp_run_cfg *cfg;
+	const struct hp_app *app;
+	const struct hp_task_ops *tasks[HP_MAX_TASKS];
+	struct rte_mempool *pool;
+	uint16_t rx_port, tx_port;
+	int rx_port_ok, tx_port_ok;
+	unsigned int n_workers;
+	struct worker *w;
+	struct sched_lc *sc;
+	struct traffic *tr;
+	unsigned int sched_lcore, traffic_lcore;
+	/* control flags */
+	int gen_on, calibrating, sched_quit, sink_quit, epoch;
+	uint64_t t0; /* TSC when the measured phase began */
+	uint64_t hz;
+	struct hp_trace_row *rows;
+	unsigned int n_rows;
+	uint64_t pcap_count;
+};
+
+static void sink_verify(struct run *r, struct traffic *tr, struct rte_mbuf *m);
+
+static inline void
+idle(const struct run *r, unsigned int *idle_polls)
+{
+	if (r->cfg->idle_yield && ++(*idle_polls) >= IDLE_POLLS_BEFORE_YIELD) {
+		*idle_polls = 0;
+		sched_yield();
+	} else {
+		rte_pause();
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* CPU worker: dequeue a burst, run the app's chain, stage the output.  */
+
+static int
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct run *r = w->r;
+	unsigned int burst = r->cfg->burst, idle_polls = 0;
+	struct rte_mbuf *pkts[HP_BURST];
+
+	hp_stage_init(&w->st, 2 * burst);
+	for (;;) {
+		uint64_t t0 = rte_rdtsc(), t1;
+		unsigned int n, i, k;
+		int e = LOAD(r->epoch);
+
+		if (e != w->epoch_seen) {
+			w->busy_cycles = w->total_cycles = w->pkts = w->oh2_cycles = 0;
+			STORE(w->epoch_seen, e);
+		}
+		if (w->st.len)
+			hp_stage_flush_ring(&w->st, w->out);
+		n = 0;
+		if (hp_stage_room(&w->st) >= burst)
+			n = rte_ring_dequeue_burst(w->in, (void **)pkts, burst, NULL);
+		if (n == 0) {
+			if (LOAD(w->quit) && w->st.len == 0 &&
+			    rte_ring_count(w->in) == 0)
+				break;
+			w->total_cycles += rte_rdtsc() - t0;
+			idle(r, &idle_polls);
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			struct hp_meta *md = hp_meta(pkts[i]);
+
+			md->t_work = t0;
+			md->device = (uint8_t)w->idx;
+		}
+		t1 = t0;
+		for (k = 0; k < w->n_tasks; k++) {
+			uint64_t ts = rte_rdtsc();
+
+			/* Overhead 2 (thesis Fig. 5.1): the hop between two
+			 * tasks of the chain. */
+			if (k > 0)
+				w->oh2_cycles += (ts - t1) * n;
+			w->ctx[k].ops->process(&w->ctx[k], pkts, (uint16_t)n);
+			t1 = rte_rdtsc();
+		}
+		for (i = 0; i < n; i++) {
+			hp_meta(pkts[i])->t_done = t1;
+			hp_stage_put(&w->st, pkts[i]);
+		}
+		hp_stage_flush_ring(&w->st, w->out);
+		w->pkts += n;
+		t1 = rte_rdtsc();
+		w->busy_cycles += t1 - t0;
+		w->total_cycles += t1 - t0;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scheduler lcore: rx, classify, schedule, reorder, tx.               */
+
+static inline uint16_t
+flow_slot(struct sched_lc *sc, uint64_t id)
+{
+	uint32_t i = (uint32_t)id & sc->flow_mask, n;
+
+	for (n = 0; n <= sc->flow_mask; n++, i = (i + 1) & sc->flow_mask) {
+		struct flowent *f = &sc->flows[i];
+
+		if (f->used && f->id == id)
+			return (uint16_t)i;
+		if (!f->used) {
+			f->used = 1;
+			f->id = id;
+			f->seq = 0;
+			return (uint16_t)i;
+		}
+	}
+	return FLOW_UNTRACKED;
+}
+
+/* Returns 0 if the packet was classified, or drops it with a reason. */
+static inline int
+classify(struct run *r, struct sched_lc *sc, struct rte_mbuf *m, uint64_t now)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct hp_meta *md = hp_meta(m);
+	struct hp_flow_key key;
+	enum hp_drop_reason why;
+	uint16_t off, len, slot;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	bool reorder, latency;
+	int type;
+
+	if (m->nb_segs != 1)
+		why = HP_DROP_SEGMENTED;
+	else
+		why = hp_parse(p, rte_pktmbuf_data_len(m), &key, &off, &len);
+	if (why != HP_DROP_NONE) {
+		sc->invalid[why]++;
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	memset(md, 0, offsetof(struct hp_meta, res32));
+	md->flow_id = hp_flow_hash(&key);
+	reorder = key.proto == IPPROTO_TCP;
+	latency = key.dscp == HP_DSCP_EF;
+	type = hp_type_lookup(&cfg->types, rte_pktmbuf_pkt_len(m), reorder, latency);
+	md->type = (uint8_t)type;
+	if (type > 0) {
+		/* The table decides: a type row may override the header hints. */
+		reorder = cfg->types.t[type - 1].reorder;
+		latency = cfg->types.t[type - 1].latency;
+	}
+	md->t_rx = now;
+	if (latency && type > 0) {
+		md->flags |= HP_MF_LATENCY;
+		md->t_deadline = now + sc->dl_cycles[type];
+	}
+	slot = flow_slot(sc, md->flow_id);
+	md->flow_slot = slot;
+	md->flow_seq = slot == FLOW_UNTRACKED ? 0 : sc->flows[slot].seq++;
+	if (reorder && slot != FLOW_UNTRACKED)
+		md->flags |= HP_MF_REORDER;
+	if (key.proto == IPPROTO_TCP)
+		md->flags |= HP_MF_TCP;
+	md->l4_off = off;
+	md->hdr_seq = md->flow_seq;
+	md->data_off = off;
+	md->data_len = len;
+	if (len >= sizeof(struct hp_app_hdr)) {
+		const struct hp_app_hdr *h = (const void *)(p + off);
+
+		if (h->magic == rte_cpu_to_be_32(HP_HDR_MAGIC)) {
+			md->flags |= HP_MF_HPHDR;
+			md->hdr_seq = rte_be_to_cpu_32(h->seq);
+			md->data_off = off + sizeof(*h);
+			md->data_len = len - sizeof(*h);
+		}
+	}
+	return 0;
+}
+
+/* Metrics at the point a packet is handed to tx. */
+static inline void
+account_tx(struct sched_lc *sc, struct rte_mbuf *m, uint64_t now)
+{
+	struct hp_meta *md = hp_meta(m);
+	uint64_t lat = now - md->t_rx;
+	uint64_t ns = (lat * sc->cyc2ns_mult) >> 32;
+
+	sc->bytes_tx += rte_pktmbuf_pkt_len(m);
+	hp_hist_add(&sc->lat, ns);
+	hp_hist_add(&sc->ilat, ns);
+	sc->oh1 += md->t_work - md->t_rx;
+	sc->proc += md->t_done - md->t_work;
+	sc->oh3 += now - md->t_done;
+	if (md->flags & HP_MF_LATENCY) {
+		sc->dl_pkts++;
+		if (now <= md->t_deadline)
+			sc->dl_met++;
+	}
+	if (md->status != HP_ST_OK)
+		sc->task_err++;
+}
+
+static void
+sched_reset(struct run *r, struct sched_lc *sc)
+{
+	memset(sc->invalid, 0, sizeof(sc->invalid));
+	sc->rx = sc->tx = sc->bytes_tx = 0;
+	sc->dl_pkts = sc->dl_met = sc->task_err = 0;
+	sc->oh1 = sc->proc = sc->oh3 = 0;
+	sc->busy_cycles = sc->total_cycles = 0;
+	sc->i_tx = sc->i_bytes = sc->i_dl = sc->i_dlmet = sc->i_ro = sc->i_roin = 0;
+	sc->i_off = sc->i_portdrop = 0;
+	sc->i_busy = sc->i_total = 0;
+	memset(sc->i_wbusy, 0, sizeof(sc->i_wbusy));
+	memset(sc->i_wtotal, 0, sizeof(sc->i_wtotal));
+	memset(sc->sent_w, 0, sizeof(sc->sent_w));
+	memset(sc->back_w, 0, sizeof(sc->back_w));
+	hp_reorder_reset_stats(&sc->ro);
+	hp_hist_reset(&sc->lat);
+	hp_hist_reset(&sc->ilat);
+	sc->txs.retries = 0;
+	RTE_SET_USED(r);
+}
+
+static uint64_t
+port_drops(struct run *r)
+{
+	struct rte_eth_stats st;
+
+	if (r->cfg->src == HP_SRC_GEN)
+		return LOAD(r->tr->dropped_port);
+	if (rte_eth_stats_get(r->rx_port, &st) != 0)
+		return 0;
+	return st.imissed + st.rx_nombuf + st.ierrors;
+}
+
+static uint64_t
+offered_now(struct run *r)
+{
+	if (r->cfg->src == HP_SRC_GEN)
+		return LOAD(r->tr->offered);
+	return r->sc->rx + port_drops(r);
+}
+
+/* One trace row per second, computed by the lcore that owns the data. */
+static void
+sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
+{
+	struct hp_trace_row *row;
+	uint64_t off = offered_now(r), pd = port_drops(r);
+	uint64_t ro = sc->ro.st.packets, roin = sc->ro.st.in_order;
+	unsigned int i;
+
+	if (r->n_rows >= HP_TRACE_MAX)
+		return;
+	row = &r->rows[r->n_rows];
+	row->t = (double)(now - r->t0) / (double)r->hz;
+	row->offered_pps = (double)(off - sc->i_off) / dt;
+	row->delivered_pps = (double)(sc->tx - sc->i_tx) / dt;
+	row->gbps = (double)(sc->bytes_tx - sc->i_bytes) * 8 / dt / 1e9;
+	row->p50_us = (double)hp_hist_quantile(&sc->ilat, 0.5) / 1e3;
+	row->p99_us = (double)hp_hist_quantile(&sc->ilat, 0.99) / 1e3;
+	row->deadline_pct = sc->dl_pkts > sc->i_dl ?
+		100.0 * (double)(sc->dl_met - sc->i_dlmet) / (double)(sc->dl_pkts - sc->i_dl) : 100.0;
+	row->reorder_pct = ro > sc->i_ro ?
+		100.0 * (double)(roin - sc->i_roin) / (double)(ro - sc->i_ro) : 100.0;
+	row->dropped_port = pd - sc->i_portdrop;
+	row->sched_busy_pct = sc->total_cycles > sc->i_total ?
+		100.0 * (double)(sc->busy_cycles - sc->i_busy) /
+		(double)(sc->total_cycles - sc->i_total) : 0;
+	for (i = 0; i < r->n_workers; i++) {
+		uint64_t b = LOAD(r->w[i].busy_cycles), t = LOAD(r->w[i].total_cycles);
+
+		row->worker_busy_pct[i] = t > sc->i_wtotal[i] ?
+			100.0 * (double)(b - sc->i_wbusy[i]) / (double)(t - sc->i_wtotal[i]) : 0;
+		sc->i_wbusy[i] = b;
+		sc->i_wtotal[i] = t;
+	}
+	sc->i_tx = sc->tx;
+	sc->i_bytes = sc->bytes_tx;
+	sc->i_dl = sc->dl_pkts;
+	sc->i_dlmet = sc->dl_met;
+	sc->i_ro = ro;
+	sc->i_roin = roin;
+	sc->i_off = off;
+	sc->i_portdrop = pd;
+	sc->i_busy = sc->busy_cycles;
+	sc->i_total = sc->total_cycles;
+	hp_hist_reset(&sc->ilat);
+	STORE(r->n_rows, r->n_rows + 1);
+}
+
+static int
+sched_main(void *arg)
+{
+	struct run *r = arg;
+	struct sched_lc *sc = r->sc;
+	const struct hp_run_cfg *cfg = r->cfg;
+	unsigned int burst = cfg->burst, nw = r->n_workers, idle_polls = 0;
+	unsigned int w, i;
+	uint64_t next_row = 0;
+	struct rte_mbuf *buf[HP_BURST], *emit[HP_STAGE_MAX];
+	bool rx_closed = false;
+	int epoch = LOAD(r->epoch);
+
+	sc->epoch_seen = epoch;
+	for (;;) {
+		uint64_t t0 = rte_rdtsc(), now;
+		unsigned int work = 0, n, e;
+		uint64_t inflight = 0;
+
+		if (LOAD(r->epoch) != epoch) {
+			epoch = LOAD(r->epoch);
+			sched_reset(r, sc);
+			next_row = 0;
+			STORE(sc->epoch_seen, epoch);
+		}
+		/* 1. completions -> reorder -> tx staging */
+		for (w = 0; w < nw; w++) {
+			if (hp_stage_room(&sc->txs) < burst + sc->ro.win + 1)
+				break;
+			n = rte_ring_dequeue_burst(r->w[w].out, (void **)buf, burst, NULL);
+			if (n == 0)
+				continue;
+			work += n;
+			sc->back_w[w] += n;
+			now = rte_rdtsc();
+			for (i = 0; i < n; i++) {
+				struct hp_meta *md = hp_meta(buf[i]);
+				unsigned int k;
+
+				if (md->flags & HP_MF_REORDER) {
+					e = hp_reorder_push(&sc->ro, md->flow_slot,
+							    md->flow_seq, buf[i], emit);
+				} else {
+					emit[0] = buf[i];
+					e = 1;
+				}
+				for (k = 0; k < e; k++) {
+					account_tx(sc, emit[k], now);
+					/* foreign ports: the sink check runs here */
+					if (cfg->src != HP_SRC_GEN && cfg->verify_every &&
+					    ++r->tr->vcount >= cfg->verify_every) {
+						r->tr->vcount = 0;
+						sink_verify(r, r->tr, emit[k]);
+					}
+					hp_stage_put(&sc->txs, emit[k]);
+				}
+			}
+		}
+		/* 2. tx */
+		if (sc->txs.len) {
+			n = cfg->src == HP_SRC_GEN ?
+				hp_stage_flush_ring(&sc->txs, r->tr->tx_ring) :
+				hp_stage_flush_eth(&sc->txs, r->tx_port, 0);
+			sc->tx += n;
+			work += n;
+		}
+		/* 3. rx + classify, only when the last burst is placed */
+		if (sc->pend_n == 0 && !rx_closed) {
+			n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
+			if (n == 0 && LOAD(r->sched_quit))
+				rx_closed = true;
+			if (n > 0) {
+				now = rte_rdtsc();
+				sc->rx += n;
+				work += n;
+				for (i = 0; i < n; i++)
+					if (classify(r, sc, buf[i], now) == 0)
+						sc->pend[sc->pend_n++] = buf[i];
+				sc->pend_idx = 0;
+			}
+		} else if (!rx_closed && LOAD(r->sched_quit) && cfg->src != HP_SRC_GEN) {
+			rx_closed = true;
+		}
+		/* 4. distribute (thesis Source Code 4.1): a packet no device
+		 * can take stays in pend, and rx waits. */
+		while (sc->pend_idx < sc->pend_n) {
+			struct rte_mbuf *m = sc->pend[sc->pend_idx];
+			int d = sc->s.ops->pick(&sc->s, m);
+
+			if (d < 0)
+				break;
+			hp_meta(m)->t_sched = t0;
+			hp_stage_put(sc->wst[d], m);
+			sc->room[d]--;
+			sc->pend_idx++;
+		}
+		if (sc->pend_idx == sc->pend_n)
+			sc->pend_n = sc->pend_idx = 0;
+		/* 5. flush device staging */
+		for (w = 0; w < nw; w++) {
+			if (sc->wst[w]->len) {
+				n = hp_stage_flush_ring(sc->wst[w], r->w[w].in);
+				sc->sent_w[w] += n;
+			}
+			sc->room[w] = hp_stage_room(sc->wst[w]);
+			inflight += sc->sent_w[w] - sc->back_w[w] + sc->wst[w]->len;
+		}
+		inflight += sc->pend_n - sc->pend_idx + sc->ro.held + sc->txs.len;
+		PUB(sc->in_flight, inflight);
+		now = rte_rdtsc();
+		sc->total_cycles += now - t0;
+		if (work)
+			sc->busy_cycles += now - t0;
+		/* 6. one trace row per second */
+		if (LOAD(r->t0) && (LOAD(r->gen_on) || cfg->src != HP_SRC_GEN)) {
+			if (next_row == 0)
+				next_row = r->t0 + r->hz;
+			if (now >= next_row) {
+				sched_row(r, sc, now, 1.0 + (double)(now - next_row) / (double)r->hz);
+				next_row = now + r->hz;
+			}
+		}
+		/* 7. end of run: everything is out, flush reorder windows */
+		if (LOAD(r->sched_quit) && rx_closed && inflight == sc->ro.held &&
+		    sc->txs.len == 0) {
+			if (sc->ro.held == 0)
+				break;
+			for (i = 0; i <= sc->flow_mask && sc->ro.held; i++) {
+				unsigned int k;
+
+				e = hp_reorder_flush(&sc->ro, i, emit);
+				for (k = 0; k < e; k++) {
+					account_tx(sc, emit[k], now);
+					hp_stage_put(&sc->txs, emit[k]);
+				}
+				if (sc->txs.len > sc->txs.cap / 2)
+					break;
+			}
+			continue;
+		}
+		if (!work)
+			idle(r, &idle_polls);
+	}
+	STORE(sc->done, 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Traffic lcore: generator (port rx side) and sink (port tx side).    */
+
+/* Verifies one delivered packet end to end: undo the chain with each
+ * task's reference path, then compare with the sender's CRC32C tag. */
+static void
+sink_verify(struct run *r, struct traffic *tr, struct rte_mbuf *m)
+{
+	struct hp_meta *md = hp_meta(m);
+	const struct hp_app_hdr *h;
+	uint32_t len;
+	int k;
+
+	if (!(md->flags & HP_MF_HPHDR)) {
+		tr->unverified++;
+		return;
+	}
+	if (md->status != HP_ST_OK) {
+		tr->task_err++;
+		tr->verify_fail++;
+		return;
+	}
+	len = md->data_len;
+	if (len > HP_VERIFY_BUF) {
+		tr->unverified++;
+		return;
+	}
+	memcpy(tr->scratch, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), len);
+	for (k = (int)r->app->n_tasks - 1; k >= 0; k--) {
+		int ret = tr->vctx[k].ops->verify ?
+			tr->vctx[k].ops->verify(&tr->vctx[k], m, tr->scratch, &len) :
+			-ENOTSUP;
+
+		if (ret == -ENOTSUP) {
+			tr->unverified++;
+			return;
+		}
+		if (ret < 0) {
+			tr->verify_fail++;
+			return;
+		}
+	}
+	h = rte_pktmbuf_mtod_offset(m, const struct hp_app_hdr *,
+				    md->data_off - sizeof(*h));
+	if (hp_crc32c(tr->scratch, len) != rte_be_to_cpu_32(h->tag))
+		tr->verify_fail++;
+	else
+		tr->verified++;
+}
+
+static int
+traffic_main(void *arg)
+{
+	struct run *r = arg;
+	struct traffic *tr = r->tr;
+	const struct hp_run_cfg *cfg = r->cfg;
+	unsigned int burst = cfg->burst, idle_polls = 0, i;
+	struct rte_mbuf *pkts[2 * HP_BURST];
+	uint64_t last = rte_rdtsc();
+	double credit = 0;
+	int epoch = LOAD(r->epoch);
+
+	tr->epoch_seen = epoch;
+	for (;;) {
+		unsigned int n, work = 0;
+		uint64_t now;
+
+		if (LOAD(r->epoch) != epoch) {
+			epoch = LOAD(r->epoch);
+			tr->offered = tr->dropped_port = tr->sink = tr->sink_bytes = 0;
+			tr->verified = tr->verify_fail = tr->unverified = tr->task_err = 0;
+			STORE(tr->epoch_seen, epoch);
+		}
+		/* sink */
+		n = rte_ring_dequeue_burst(tr->tx_ring, (void **)pkts, 2 * burst, NULL);
+		for (i = 0; i < n; i++) {
+			if (cfg->verify_every && ++tr->vcount >= cfg->verify_every) {
+				tr->vcount = 0;
+				sink_verify(r, tr, pkts[i]);
+			}
+			tr->sink_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+		}
+		if (n) {
+			rte_pktmbuf_free_bulk(pkts, n);
+			PUB(tr->sink, tr->sink + n);
+			work += n;
+		}
+		/* generator */
+		now = rte_rdtsc();
+		if (LOAD(r->gen_on)) {
+			double rate, dt = (double)(now - last) / (double)r->hz;
+			unsigned int k, sent;
+
+			if (LOAD(r->calibrating))
+				rate = 1e12;
+			else
+				rate = hp_profile_rate(&tr->prof,
+						       (double)(now - r->t0) / (double)r->hz);
+			credit += rate * dt;
+			/* A preempted generator catches up at most this much,
+			 * so offered load stays close to the profile. */
+			if (credit > 4096)
+				credit = 4096;
+			if (credit >= 1) {
+				k = credit < burst ? (unsigned int)credit : burst;
+				if (rte_pktmbuf_alloc_bulk(r->pool, pkts, k) != 0) {
+					/* no buffer for the "NIC": a port drop */
+					PUB(tr->dropped_port, tr->dropped_port + k);
+					PUB(tr->offered, tr->offered + k);
+				} else {
+					for (i = 0; i < k; i++)
+						hp_gen_build(&tr->gen, pkts[i]);
+					sent = rte_ring_enqueue_burst(tr->rx_ring,
+								      (void **)pkts, k, NULL);
+					if (sent < k) {
+						rte_pktmbuf_free_bulk(pkts + sent, k - sent);
+						PUB(tr->dropped_port, tr->dropped_port + k - sent);
+					}
+					PUB(tr->offered, tr->offered + k);
+				}
+				credit -= k;
+				work += k;
+			}
+			STORE(tr->stopped, 0);
+		} else {
+			credit = 0;
+			STORE(tr->stopped, 1);
+		}
+		last = now;
+		if (LOAD(r->sink_quit) && LOAD(r->sc->done) &&
+		    tr->sink == r->sc->tx && rte_ring_count(tr->tx_ring) == 0)
+			break;
+		if (!work)
+			idle(r, &idle_polls);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Set-up and the control loop on the main lcore.                      */
+
+static int
+port_setup(struct run *r, uint16_t port, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	uint16_t nrx = (uint16_t)r->cfg->ring_size, ntx = (uint16_t)r->cfg->ring_size;
+	int ret;
+
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret == 0)
+		ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (ret == 0)
+		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
+	if (ret == 0)
+		ret = rte_eth_rx_queue_setup(port, 0, nrx, rte_eth_dev_socket_id(port),
+					     NULL, r->pool);
+	if (ret == 0)
+		ret = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot set up port %u (%s): %s", port,
+			 info.driver_name ? info.driver_name : "?", strerror(-ret));
+		return ret;
+	}
+	rte_eth_promiscuous_enable(port);
+	return 0;
+}
+
+static int
+vdev_port(const char *name, const char *args, uint16_t *port, char *err,
+	  size_t errlen)
+{
+	int ret = rte_vdev_init(name, args);
+
+	if (ret == 0)
+		ret = rte_eth_dev_get_port_by_name(name, port);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot create %s (%s): %s", name, args,
+			 strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static int
+pcap_count(const char *path, uint64_t *count, char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *hdr;
+	const u_char *data;
+	pcap_t *p;
+	int ret;
+
+	p = pcap_open_offline(path, ebuf);
+	if (p == NULL) {
+		snprintf(err, errlen, "cannot read pcap %s: %s", path, ebuf);
+		return -EINVAL;
+	}
+	*count = 0;
+	while ((ret = pcap_next_ex(p, &hdr, &data)) == 1)
+		(*count)++;
+	if (ret == -1) {
+		snprintf(err, errlen, "cannot read pcap %s: %s", path, pcap_geterr(p));
+		pcap_close(p);
+		return -EINVAL;
+	}
+	pcap_close(p);
+	return 0;
+}
+
+static int
+ports_setup(struct run *r, char *err, size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	char args[2200], tx[1024];
+	int ret;
+
+	switch (cfg->src) {
+	case HP_SRC_GEN: {
+		struct rte_ring *rxr[1], *txr[1];
+
+		rxr[0] = rte_ring_create("hp_port_rx", cfg->ring_size, rte_socket_id(),
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		txr[0] = rte_ring_create("hp_port_tx", cfg->ring_size, rte_socket_id(),
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (rxr[0] == NULL || txr[0] == NULL) {
+			snprintf(err, errlen, "cannot create port rings: %s",
+				 rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		r->tr->rx_ring = rxr[0];
+		r->tr->tx_ring = txr[0];
+		ret = rte_eth_from_rings("hp_gen", rxr, 1, txr, 1, rte_socket_id());
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot create ring port: %s",
+				 rte_strerror(rte_errno));
+			return -EIO;
+		}
+		r->rx_port = r->tx_port = (uint16_t)ret;
+		break;
+	}
+	case HP_SRC_PCAP:
+		ret = pcap_count(cfg->src_arg, &r->pcap_count, err, errlen);
+		if (ret < 0)
+			return ret;
+		if (cfg->tx_arg != NULL)
+			snprintf(tx, sizeof(tx), "%s", cfg->tx_arg);
+		else
+			snprintf(tx, sizeof(tx), "%s/out.pcap", cfg->out_dir);
+		snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", cfg->src_arg, tx);
+		ret = vdev_port("net_pcap_hp", args, &r->rx_port, err, errlen);
+		if (ret < 0)
+			return ret;
+		r->tx_port = r->rx_port;
+		break;
+	case HP_SRC_AF_PACKET:
+		if (if_nametoindex(cfg->src_arg) == 0) {
+			snprintf(err, errlen, "interface %s does not exist", cfg->src_arg);
+			return -ENODEV;
+		}
+		snprintf(args, sizeof(args), "iface=%s,qpairs=1", cfg->src_arg);
+		ret = vdev_port("net_af_packet_hp", args, &r->rx_port, err, errlen);
+		if (ret < 0)
+			return ret;
+		r->tx_port = r->rx_port;
+		if (cfg->tx_arg != NULL && strcmp(cfg->tx_arg, cfg->src_arg) != 0) {
+			if (if_nametoindex(cfg->tx_arg) == 0) {
+				snprintf(err, errlen, "interface %s does not exist",
+					 cfg->tx_arg);
+				return -ENODEV;
+			}
+			snprintf(args, sizeof(args), "iface=%s,qpairs=1", cfg->tx_arg);
+			ret = vdev_port("net_af_packet_hptx", args, &r->tx_port, err,
+					errlen);
+			if (ret < 0)
+				return ret;
+		}
+		break;
+	}
+	ret = port_setup(r, r->rx_port, err, errlen);
+	if (ret < 0)
+		return ret;
+	r->rx_port_ok = 1;
+	if (r->tx_port != r->rx_port) {
+		ret = port_setup(r, r->tx_port, err, errlen);
+		if (ret < 0)
+			return ret;
+		r->tx_port_ok = 1;
+	}
+	return 0;
+}
+
+static void
+ports_close(struct run *r)
+{
+	if (r->rx_port_ok) {
+		rte_eth_dev_stop(r->rx_port);
+		rte_eth_dev_close(r->rx_port);
+	}
+	if (r->tx_port_ok) {
+		rte_eth_dev_stop(r->tx_port);
+		rte_eth_dev_close(r->tx_port);
+	}
+	r->rx_port_ok = r->tx_port_ok = 0;
+}
+
+static int
+ctx_init_chain(struct run *r, struct hp_task_ctx *ctx, char *err, size_t errlen)
+{
+	unsigned int k;
+	int ret;
+
+	for (k = 0; k < r->app->n_tasks; k++) {
+		ctx[k].ops = r->tasks[k];
+		ctx[k].cfg = &r->cfg->task;
+		ctx[k].priv = NULL;
+		if (ctx[k].ops->ctx_init == NULL)
+			continue;
+		ret = ctx[k].ops->ctx_init(&ctx[k]);
+		if (ret < 0) {
+			snprintf(err, errlen, "task %s: set-up failed: %s",
+				 ctx[k].ops->name, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void
+ctx_free_chain(struct run *r, struct hp_task_ctx *ctx)
+{
+	unsigned int k;
+
+	for (k = 0; k < r->app->n_tasks; k++)
+		if (ctx[k].ops != NULL && ctx[k].ops->ctx_free != NULL)
+			ctx[k].ops->ctx_free(&ctx[k]);
+}
+
+static void
+wait_until(const int *flag, int want)
+{
+	while (LOAD(*flag) != want)
+		usleep(200);
+}
+
+/* Waits until nothing is in flight and the sink has everything sent. */
+static void
+wait_drained(struct run *r)
+{
+	for (;;) {
+		if (LOAD(r->sc->in_flight) == 0 && rte_ring_count(r->tr->rx_ring) == 0 &&
+		    rte_ring_count(r->tr->tx_ring) == 0 &&
+		    LOAD(r->tr->sink) == LOAD(r->sc->tx))
+			break;
+		usleep(500);
+	}
+}
+
+static void
+print_row(const struct run *r, const struct hp_trace_row *row)
+{
+	char load[256];
+	size_t o;
+	unsigned int i;
+
+	o = (size_t)snprintf(load, sizeof(load), "sched %3.0f%%", row->sched_busy_pct);
+	for (i = 0; i < r->n_workers && o < sizeof(load); i++)
+		o += (size_t)snprintf(load + o, sizeof(load) - o, " w%u %3.0f%%", i,
+				      row->worker_busy_pct[i]);
+	printf("[%5.1fs] offered %8.3f Mpps  delivered %8.3f Mpps %7.3f Gbps  p50 %8.1f us  p99 %8.1f us  deadline %5.1f%%  reorder %5.1f%%  port-drops %" PRIu64 "  load: %s\n",
+	       row->t, row->offered_pps / 1e6, row->delivered_pps / 1e6, row->gbps,
+	       row->p50_us, row->p99_us, row->deadline_pct, row->reorder_pct,
+	       row->dropped_port, load);
+	fflush(stdout);
+}
+
+static void
+progress(struct run *r, unsigned int *shown)
+{
+	unsigned int n = LOAD(r->n_rows);
+
+	for (; *shown < n; (*shown)++)
+		if (!r->cfg->quiet)
+			print_row(r, &r->rows[*shown]);
+}
+
+static void
+collect(struct run *r, struct hp_run_result *res)
+{
+	struct sched_lc *sc = r->sc;
+	uint64_t cyc = 0, n = 0, oh2 = 0, wp = 0;
+	unsigned int i;
+
+	res->received = sc->rx;
+	memcpy(res->dropped_invalid, sc->invalid, sizeof(sc->invalid));
+	res->lat = sc->lat;
+	res->deadline_pkts = sc->dl_pkts;
+	res->deadline_met = sc->dl_met;
+	res->reorder_pkts = sc->ro.st.packets;
+	res->reorder_in_order = sc->ro.st.in_order;
+	res->reorder_late = sc->ro.st.late;
+	res->reorder_drains = sc->ro.st.early_drains;
+	res->n_dev = r->n_workers;
+	for (i = 0; i < r->n_workers; i++) {
+		res->dev_pkts[i] = sc->back_w[i];
+		oh2 += r->w[i].oh2_cycles;
+		wp += r->w[i].pkts;
+		res->stage_retries += r->w[i].st.retries + sc->wst[i]->retries;
+	}
+	res->stage_retries += sc->txs.retries;
+	n = sc->tx;
+	if (n) {
+		double us = 1e6 / (double)r->hz;
+
+		res->oh1_us = (double)sc->oh1 / (double)n * us;
+		res->proc_us = (double)sc->proc / (double)n * us;
+		res->oh3_us = (double)sc->oh3 / (double)n * us;
+		res->oh2_us = wp ? (double)oh2 / (double)wp * us : 0;
+	}
+	cyc = sc->busy_cycles;
+	res->sched_cycles_per_pkt = sc->rx ? (double)cyc / (double)sc->rx : 0;
+	if (r->cfg->src == HP_SRC_GEN) {
+		res->offered = r->tr->offered;
+		res->dropped_port = r->tr->dropped_port;
+		res->delivered = r->tr->sink;
+		res->bytes_delivered = r->tr->sink_bytes;
+		res->verified = r->tr->verified;
+		res->verify_failures = r->tr->verify_fail;
+		res->unverified = r->tr->unverified;
+		res->task_errors = r->tr->task_err;
+	} else {
+		res->dropped_port = port_drops(r);
+		res->offered = res->received + res->dropped_port;
+		res->delivered = sc->tx;
+		res->bytes_delivered = sc->bytes_tx;
+		res->verified = r->tr->verified;
+		res->verify_failures = r->tr->verify_fail;
+		res->unverified = r->tr->unverified;
+		res->task_errors = sc->task_err;
+	}
+	/* What came in and neither left nor was dropped with a reason. */
+	{
+		uint64_t inv = 0, out;
+
+		for (i = 0; i < HP_DROP_REASONS; i++)
+			inv += res->dropped_invalid[i];
+		out = res->delivered + inv;
+		res->dropped_internal = res->received > out ? res->received - out : 0;
+	}
+	res->n_rows = r->n_rows;
+	res->rows = r->rows;
+	r->rows = NULL;
+}
+
+static int
+launch(unsigned int *next, lcore_function_t *fn, void *arg, unsigned int *id,
+       char *err, size_t errlen)
+{
+	unsigned int lc = rte_get_next_lcore(*next, 1, 0);
+	int ret;
+
+	if (lc >= RTE_MAX_LCORE) {
+		snprintf(err, errlen, "ran out of lcores");
+		return -ENODEV;
+	}
+	ret = rte_eal_remote_launch(fn, arg, lc);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot launch lcore %u: %s", lc, strerror(-ret));
+		return ret;
+	}
+	*next = lc;
+	*id = lc;
+	return 0;
+}
+
+int
+hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
+       size_t errlen)
+{
+	struct run run = { 0 }, *r = &run;
+	const struct hp_sched_ops *sops;
+	unsigned int need, i, next, shown = 0, launched_w = 0;
+	bool sched_launched = false, traffic_launched = false;
+	uint64_t start, stop_at;
+	char name[RTE_RING_NAMESIZE];
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	r->cfg = cfg;
+	r->hz = rte_get_tsc_hz();
+	r->app = hp_app_find(cfg->app);
+	if (r->app == NULL) {
+		snprintf(err, errlen, "unknown app '%s' (see hplane list)", cfg->app);
+		return -EINVAL;
+	}
+	for (i = 0; i < r->app->n_tasks; i++) {
+		r->tasks[i] = hp_task_find(r->app->tasks[i]);
+		if (r->tasks[i] == NULL) {
+			snprintf(err, errlen, "app %s needs task '%s', which is not built in",
+				 cfg->app, r->app->tasks[i]);
+			return -ENOTSUP;
+		}
+	}
+	sops = hp_sched_find(cfg->sched);
+	if (sops == NULL) {
+		snprintf(err, errlen, "unknown scheduler '%s' (see hplane list)", cfg->sched);
+		return -EINVAL;
+	}
+	if (cfg->workers == 0 || cfg->workers > HP_MAX_WORKERS) {
+		snprintf(err, errlen, "--workers must be 1..%d", HP_MAX_WORKERS);
+		return -EINVAL;
+	}
+	need = 2 + cfg->workers + (cfg->src == HP_SRC_GEN ? 1 : 0);
+	if (rte_lcore_count() < need) {
+		snprintf(err, errlen, "%u workers need %u lcores (main, scheduler%s, workers) but EAL has %u: map more with --lcores",
+			 cfg->workers, need, cfg->src == HP_SRC_GEN ? ", traffic" : "",
+			 rte_lcore_count());
+		return -EINVAL;
+	}
+	if (cfg->burst == 0 || cfg->burst > HP_BURST) {
+		snprintf(err, errlen, "--burst must be 1..%d", HP_BURST);
+		return -EINVAL;
+	}
+	r->n_workers = cfg->workers;
+	r->rows = calloc(HP_TRACE_MAX, sizeof(*r->rows));
+	r->w = rte_zmalloc("hp_workers", sizeof(*r->w) * cfg->workers, RTE_CACHE_LINE_SIZE);
+	r->sc = rte_zmalloc("hp_sched", sizeof(*r->sc), RTE_CACHE_LINE_SIZE);
+	r->tr = rte_zmalloc("hp_traffic", sizeof(*r->tr), RTE_CACHE_LINE_SIZE);
+	if (r->rows == NULL || r->w == NULL || r->sc == NULL || r->tr == NULL) {
+		snprintf(err, errlen, "out of memory (try a larger -m)");
+		ret = -ENOMEM;
+		goto out;
+	}
+	r->pool = hp_pktmbuf_pool("hp_mbufs", cfg->mbufs, (int)rte_socket_id());
+	if (r->pool == NULL) {
+		snprintf(err, errlen, "cannot create %u mbufs: %s (try a larger -m or fewer --mbufs)",
+			 cfg->mbufs, rte_strerror(rte_errno));
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = ports_setup(r, err, errlen);
+	if (ret < 0)
+		goto out;
+
+	/* scheduler state */
+	{
+		struct sched_lc *sc = r->sc;
+		uint32_t nf = rte_align32pow2(cfg->max_flows);
+
+		sc->flows = calloc(nf, sizeof(*sc->flows));
+		sc->flow_mask = nf - 1;
+		if (sc->flows == NULL || nf > 65535) {
+			snprintf(err, errlen, "--max-flows must be 1..32768");
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = hp_reorder_init(&sc->ro, nf, cfg->reorder_win);
+		if (ret < 0) {
+			snprintf(err, errlen, "--reorder-window must be a power of two >= 2");
+			goto out;
+		}
+		sc->cyc2ns_mult = (uint64_t)((1e9 * 4294967296.0) / (double)r->hz);
+		for (i = 0; i < cfg->types.n; i++)
+			sc->dl_cycles[i + 1] = hp_us_to_tsc(cfg->types.t[i].deadline_us);
+		hp_stage_init(&sc->txs, HP_STAGE_MAX);
+		sc->s.ops = sops;
+		sc->s.n_dev = cfg->workers;
+		sc->s.room = sc->room;
+		if (sops->init && (ret = sops->init(&sc->s)) < 0) {
+			snprintf(err, errlen, "scheduler %s: set-up failed", sops->name);
+			goto out;
+		}
+		hp_hist_reset(&sc->lat);
+		hp_hist_reset(&sc->ilat);
+		for (i = 0; i < cfg->workers; i++) {
+			sc->wst[i] = rte_zmalloc("hp_wstage", sizeof(struct hp_stage), 0);
+			if (sc->wst[i] == NULL) {
+				ret = -ENOMEM;
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			hp_stage_init(sc->wst[i], 2 * cfg->burst);
+			sc->room[i] = sc->wst[i]->cap;
+		}
+	}
+	/* workers */
+	for (i = 0; i < cfg->workers; i++) {
+		struct worker *w = &r->w[i];
+
+		w->r = r;
+		w->idx = i;
+		w->n_tasks = r->app->n_tasks;
+		snprintf(name, sizeof(name), "hp_w%u_in", i);
+		w->in = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "hp_w%u_out", i);
+		w->out = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->in == NULL || w->out == NULL) {
+			snprintf(err, errlen, "cannot create worker rings: %s",
+				 rte_strerror(rte_errno));
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = ctx_init_chain(r, w->ctx, err, errlen);
+		if (ret < 0)
+			goto out;
+	}
+	/* traffic and verification */
+	r->tr->scratch = malloc(HP_VERIFY_BUF);
+	if (r->tr->scratch == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = ctx_init_chain(r, r->tr->vctx, err, errlen);
+	if (ret < 0)
+		goto out;
+	if (cfg->src == HP_SRC_GEN) {
+		ret = hp_gen_init(&r->tr->gen, &cfg->imix, &cfg->types,
+				  cfg->flows_per_type, cfg->seed, err, errlen);
+		if (ret < 0)
+			goto out;
+	}
+
+	/* launch: scheduler, traffic, workers */
+	next = rte_get_main_lcore();
+	for (i = 0; i < cfg->workers; i++) {
+		ret = launch(&next, worker_main, &r->w[i], &r->w[i].lcore, err, errlen);
+		if (ret < 0)
+			goto stop;
+		launched_w++;
+	}
+	ret = launch(&next, sched_main, r, &r->sched_lcore, err, errlen);
+	if (ret < 0)
+		goto stop;
+	sched_launched = true;
+	if (cfg->src == HP_SRC_GEN) {
+		ret = launch(&next, traffic_main, r, &r->traffic_lcore, err, errlen);
+		if (ret < 0)
+			goto stop;
+		traffic_launched = true;
+	}
+
+	/* capacity: measured with the same app, unless given */
+	res->capacity_pps = cfg->capacity_pps;
+	if (cfg->src == HP_SRC_GEN && cfg->capacity_pps <= 0) {
+		uint64_t a, b;
+		double half = cfg->calib_s / 2;
+
+		STORE(r->calibrating, 1);
+		STORE(r->gen_on, 1);
+		usleep((useconds_t)(half * 1e6));
+		a = LOAD(r->tr->sink);
+		usleep((useconds_t)(half * 1e6));
+		b = LOAD(r->tr->sink);
+		STORE(r->gen_on, 0);
+		wait_until(&r->tr->stopped, 1);
+		wait_drained(r);
+		STORE(r->calibrating, 0);
+		res->capacity_pps = (double)(b - a) / half;
+		if (res->capacity_pps < 1000)
+			res->capacity_pps = 1000;
+		if (!cfg->quiet)
+			printf("capacity: %.3f Mpps measured over %.2f s with app %s\n",
+			       res->capacity_pps / 1e6, half, cfg->app);
+	}
+	if (cfg->src == HP_SRC_GEN) {
+		if (cfg->trace_file != NULL)
+			ret = hp_profile_load(&r->tr->prof, cfg->trace_file,
+					      res->capacity_pps, err, errlen);
+		else
+			ret = hp_profile_scenario(&r->tr->prof, cfg->scenario,
+						  res->capacity_pps, cfg->duration_s, cfg->seed);
+		if (ret < 0) {
+			if (cfg->trace_file == NULL)
+				snprintf(err, errlen, "unknown scenario '%s' (low, medium, stress, standard, random)",
+					 cfg->scenario);
+			goto stop;
+		}
+	}
+	/* measured phase: every lcore zeroes its own counters */
+	STORE(r->epoch, 1);
+	wait_until(&r->sc->epoch_seen, 1);
+	for (i = 0; i < cfg->workers; i++)
+		wait_until(&r->w[i].epoch_seen, 1);
+	if (traffic_launched)
+		wait_until(&r->tr->epoch_seen, 1);
+	start = rte_rdtsc();
+	stop_at = start + (uint64_t)(cfg->duration_s * (double)r->hz);
+	STORE(r->t0, start);
+	if (cfg->src == HP_SRC_GEN)
+		STORE(r->gen_on, 1);
+	for (;;) {
+		uint64_t now = rte_rdtsc();
+
+		progress(r, &shown);
+		if (now >= stop_at)
+			break;
+		if (cfg->src == HP_SRC_PCAP &&
+		    LOAD(r->sc->rx) + port_drops(r) >= r->pcap_count)
+			break;
+		if (cfg->max_packets && LOAD(r->sc->rx) >= cfg->max_packets)
+			break;
+		usleep(2000);
+	}
+	res->duration_s = (double)(rte_rdtsc() - start) / (double)r->hz;
+stop:
+	/* Stop order: generator, then scheduler (drains everything in
+	 * flight), then workers, then the sink. */
+	STORE(r->gen_on, 0);
+	if (traffic_launched)
+		wait_until(&r->tr->stopped, 1);
+	STORE(r->sched_quit, 1);
+	if (sched_launched)
+		rte_eal_wait_lcore(r->sched_lcore);
+	else
+		STORE(r->sc->done, 1);
+	for (i = 0; i < launched_w; i++) {
+		STORE(r->w[i].quit, 1);
+		rte_eal_wait_lcore(r->w[i].lcore);
+	}
+	STORE(r->sink_quit, 1);
+	if (traffic_launched)
+		rte_eal_wait_lcore(r->traffic_lcore);
+	progress(r, &shown);
+	if (ret == 0 && sched_launched)
+		collect(r, res);
+out:
+	ports_close(r);
+	if (r->w != NULL) {
+		for (i = 0; i < cfg->workers; i++) {
+			ctx_free_chain(r, r->w[i].ctx);
+			rte_ring_free(r->w[i].in);
+			rte_ring_free(r->w[i].out);
+		}
+	}
+	if (r->tr != NULL) {
+		ctx_free_chain(r, r->tr->vctx);
+		free(r->tr->scratch);
+		hp_gen_free(&r->tr->gen);
+		rte_ring_free(r->tr->rx_ring);
+		rte_ring_free(r->tr->tx_ring);
+	}
+	if (r->sc != NULL) {
+		for (i = 0; i < HP_MAX_WORKERS; i++)
+			rte_free(r->sc->wst[i]);
+		if (r->sc->s.ops && r->sc->s.ops->fini)
+			r->sc->s.ops->fini(&r->sc->s);
+		hp_reorder_free(&r->sc->ro);
+		free(r->sc->flows);
+	}
+	if (r->pool != NULL) {
+		res->mbufs_total = r->pool->size;
+		res->mbufs_leaked = r->pool->size - rte_mempool_avail_count(r->pool);
+		rte_mempool_free(r->pool);
+	}
+	rte_free(r->w);
+	rte_free(r->sc);
+	rte_free(r->tr);
+	free(r->rows);
+	return ret;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The pipeline (DESIGN.md §1): a scheduler lcore doing rx, classification,
+ * scheduling, reorder and tx; N CPU worker lcores behind rte_rings; and,
+ * for generated traffic, a traffic lcore that generates and sinks
+ * (verifies) packets. hp_run() runs one experiment and fills a result.
+ */
+#ifndef HP_PIPELINE_H
+#define HP_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hp_gen.h"
+#include "hp_hist.h"
+#include "hp_pkt.h"
+#include "hp_task.h"
+
+#define HP_MAX_WORKERS 16
+#define HP_TRACE_MAX 36000
+
+enum hp_source_kind { HP_SRC_GEN, HP_SRC_PCAP, HP_SRC_AF_PACKET };
+
+struct hp_run_cfg {
+	const char *app;
+	const char *sched;
+	const char *scenario;     /* low|medium|stress|standard|random|trace */
+	const char *trace_file;
+	enum hp_source_kind src;
+	const char *src_arg;      /* pcap file or interface */
+	const char *tx_arg;       /* output pcap / interface (NULL: default) */
+	const char *out_dir;
+	unsigned int workers;
+	double duration_s;
+	uint64_t max_packets;     /* stop after this many received (0: no) */
+	double capacity_pps;      /* 0: measure */
+	double calib_s;
+	unsigned int burst;
+	unsigned int ring_size;
+	unsigned int mbufs;
+	unsigned int flows_per_type;
+	unsigned int max_flows;
+	unsigned int reorder_win;
+	unsigned int verify_every; /* 0: off */
+	int idle_yield;           /* 1: yield the CPU after idle polls */
+	uint64_t seed;
+	bool quiet;
+	struct hp_imix imix;
+	struct hp_type_table types;
+	struct hp_task_cfg task;
+};
+
+struct hp_trace_row {
+	double t;
+	double offered_pps;
+	double delivered_pps;
+	double gbps;
+	double p50_us, p99_us;
+	double deadline_pct;
+	double reorder_pct;
+	uint64_t dropped_port;
+	double sched_busy_pct;
+	double worker_busy_pct[HP_MAX_WORKERS];
+};
+
+struct hp_run_result {
+	double duration_s;
+	double capacity_pps;
+	uint64_t offered, received, delivered, dropped_port, dropped_internal;
+	uint64_t dropped_invalid[HP_DROP_REASONS];
+	uint64_t verify_failures, verified, unverified, task_errors;
+	uint64_t mbufs_leaked, mbufs_total;
+	uint64_t bytes_delivered;
+	struct hp_hist lat;        /* ns */
+	uint64_t deadline_pkts, deadline_met;
+	uint64_t reorder_pkts, reorder_in_order, reorder_late, reorder_drains;
+	uint64_t dev_pkts[HP_MAX_WORKERS];
+	unsigned int n_dev;
+	double oh1_us, oh2_us, oh3_us, proc_us; /* means per packet */
+	double sched_cycles_per_pkt;
+	uint64_t stage_retries;
+	unsigned int n_rows;
+	struct hp_trace_row *rows; /* malloc'd; caller frees */
+};
+
+int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,
+	   char *err, size_t errlen);
+
+/* Output: summary table on stdout, summary.json and trace.csv in dir. */
+void hp_print_summary(const struct hp_run_cfg *cfg,
+		      const struct hp_run_result *r);
+int hp_write_outputs(const struct hp_run_cfg *cfg,
+		     const struct hp_run_result *r, const char *dir,
+		     char *err, size_t errlen);
+
+#endif /* HP_PIPELINE_H */

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Run report: the summary table on stdout, summary.json and trace.csv.
+ * Key names of summary.json are an interface (tests and tools read them).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hp_pipeline.h"
+#include "hp_sched.h"
+
+static double
+pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 100.0;
+}
+
+static double
+q_us(const struct hp_hist *h, double q)
+{
+	return (double)hp_hist_quantile(h, q) / 1e3;
+}
+
+static double
+gbps(const struct hp_run_result *r)
+{
+	return r->duration_s > 0 ? (double)r->bytes_delivered * 8 / r->duration_s / 1e9 : 0;
+}
+
+static double
+mpps(const struct hp_run_result *r)
+{
+	return r->duration_s > 0 ? (double)r->delivered / r->duration_s / 1e6 : 0;
+}
+
+void
+hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
+{
+	unsigned int i;
+
+	printf("\n=== heteroplane summary: app %s, scheduler %s, scenario %s, %u worker(s), %.1f s ===\n",
+	       cfg->app, cfg->sched, cfg->trace_file ? "trace" : cfg->scenario,
+	       cfg->workers, r->duration_s);
+	printf("  %-26s %" PRIu64 "\n", "packets offered", r->offered);
+	printf("  %-26s %" PRIu64 "\n", "packets received", r->received);
+	printf("  %-26s %" PRIu64 "\n", "packets delivered", r->delivered);
+	printf("  %-26s %" PRIu64 "\n", "dropped at port", r->dropped_port);
+	printf("  %-26s %" PRIu64 "\n", "dropped internally", r->dropped_internal);
+	for (i = 1; i < HP_DROP_REASONS; i++)
+		if (r->dropped_invalid[i])
+			printf("  %-26s %" PRIu64 " (%s)\n", "dropped invalid",
+			       r->dropped_invalid[i], hp_drop_reason_names[i]);
+	printf("  %-26s %" PRIu64 " verified, %" PRIu64 " failed, %" PRIu64 " not checkable\n",
+	       "verification", r->verified, r->verify_failures, r->unverified);
+	printf("  %-26s %" PRIu64 " of %" PRIu64 "\n", "mbufs leaked", r->mbufs_leaked,
+	       r->mbufs_total);
+	printf("  %-26s %.3f Gbps, %.3f Mpps (capacity %.3f Mpps)\n", "throughput",
+	       gbps(r), mpps(r), r->capacity_pps / 1e6);
+	printf("  %-26s mean %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n",
+	       "latency (us)", hp_hist_mean(&r->lat) / 1e3, q_us(&r->lat, 0.5),
+	       q_us(&r->lat, 0.9), q_us(&r->lat, 0.99), q_us(&r->lat, 0.999),
+	       (double)(r->lat.count ? r->lat.max : 0) / 1e3);
+	printf("  %-26s %.2f %% of %" PRIu64 " latency-sensitive packets\n",
+	       "deadlines met", pct(r->deadline_met, r->deadline_pkts), r->deadline_pkts);
+	printf("  %-26s %.2f %% of %" PRIu64 " order-needing packets (%" PRIu64 " late, %" PRIu64 " window drains)\n",
+	       "in order", pct(r->reorder_in_order, r->reorder_pkts), r->reorder_pkts,
+	       r->reorder_late, r->reorder_drains);
+	printf("  %-26s", "device share");
+	for (i = 0; i < r->n_dev; i++)
+		printf(" cpu%u %.1f %%", i, pct(r->dev_pkts[i], r->delivered));
+	printf("\n  %-26s sched->device %.2f  between tasks %.2f  device->tx %.2f  (processing %.2f)\n",
+	       "overhead per packet (us)", r->oh1_us, r->oh2_us, r->oh3_us, r->proc_us);
+	printf("  %-26s %.0f cycles/packet\n", "scheduler lcore busy", r->sched_cycles_per_pkt);
+	fflush(stdout);
+}
+
+int
+hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
+		 const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	FILE *f;
+	unsigned int i, w;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "{\n");
+	fprintf(f, "  \"app\": \"%s\",\n  \"scheduler\": \"%s\",\n  \"scenario\": \"%s\",\n",
+		cfg->app, cfg->sched, cfg->trace_file ? "trace" : cfg->scenario);
+	fprintf(f, "  \"source\": \"%s\",\n", cfg->src == HP_SRC_GEN ? "generator" :
+		cfg->src == HP_SRC_PCAP ? "pcap" : "af_packet");
+	fprintf(f, "  \"workers\": %u,\n  \"duration_s\": %.3f,\n  \"capacity_pps\": %.1f,\n",
+		cfg->workers, r->duration_s, r->capacity_pps);
+	fprintf(f, "  \"packets_offered\": %" PRIu64 ",\n  \"packets_received\": %" PRIu64 ",\n"
+		"  \"packets_delivered\": %" PRIu64 ",\n  \"dropped_port\": %" PRIu64 ",\n"
+		"  \"dropped_internal\": %" PRIu64 ",\n",
+		r->offered, r->received, r->delivered, r->dropped_port, r->dropped_internal);
+	fprintf(f, "  \"dropped_invalid\": {");
+	for (i = 1; i < HP_DROP_REASONS; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", hp_drop_reason_names[i],
+			r->dropped_invalid[i]);
+	fprintf(f, "},\n");
+	fprintf(f, "  \"verify_failures\": %" PRIu64 ",\n  \"verified\": %" PRIu64 ",\n"
+		"  \"unverified\": %" PRIu64 ",\n  \"task_errors\": %" PRIu64 ",\n",
+		r->verify_failures, r->verified, r->unverified, r->task_errors);
+	fprintf(f, "  \"mbufs_leaked\": %" PRIu64 ",\n  \"mbufs_total\": %" PRIu64 ",\n",
+		r->mbufs_leaked, r->mbufs_total);
+	fprintf(f, "  \"throughput_gbps\": %.6f,\n  \"throughput_mpps\": %.6f,\n", gbps(r), mpps(r));
+	fprintf(f, "  \"latency_us\": {\"mean\": %.3f, \"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"min\": %.3f, \"max\": %.3f, \"count\": %" PRIu64 "},\n",
+		hp_hist_mean(&r->lat) / 1e3, q_us(&r->lat, 0.5), q_us(&r->lat, 0.9),
+		q_us(&r->lat, 0.99), q_us(&r->lat, 0.999),
+		(double)(r->lat.count ? r->lat.min : 0) / 1e3,
+		(double)(r->lat.count ? r->lat.max : 0) / 1e3, r->lat.count);
+	fprintf(f, "  \"deadline\": {\"packets\": %" PRIu64 ", \"met\": %" PRIu64 ", \"success_pct\": %.3f},\n",
+		r->deadline_pkts, r->deadline_met, pct(r->deadline_met, r->deadline_pkts));
+	fprintf(f, "  \"reorder\": {\"packets\": %" PRIu64 ", \"in_order\": %" PRIu64 ", \"success_pct\": %.3f, \"late\": %" PRIu64 ", \"window_drains\": %" PRIu64 "},\n",
+		r->reorder_pkts, r->reorder_in_order, pct(r->reorder_in_order, r->reorder_pkts),
+		r->reorder_late, r->reorder_drains);
+	fprintf(f, "  \"device_share\": {");
+	for (i = 0; i < r->n_dev; i++)
+		fprintf(f, "%s\"cpu%u\": %.3f", i ? ", " : "", i, pct(r->dev_pkts[i], r->delivered));
+	fprintf(f, "},\n");
+	fprintf(f, "  \"overhead_us\": {\"sched_to_device\": %.4f, \"between_tasks\": %.4f, \"device_to_tx\": %.4f, \"processing\": %.4f},\n",
+		r->oh1_us, r->oh2_us, r->oh3_us, r->proc_us);
+	fprintf(f, "  \"sched_cycles_per_packet\": %.1f,\n  \"stage_retries\": %" PRIu64 "\n}\n",
+		r->sched_cycles_per_pkt, r->stage_retries);
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), "%s/trace.csv", dir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "t_s,offered_pps,delivered_pps,gbps,p50_us,p99_us,deadline_pct,reorder_pct,dropped_port,sched_load_pct");
+	for (w = 0; w < cfg->workers; w++)
+		fprintf(f, ",cpu%u_load_pct", w);
+	fprintf(f, "\n");
+	for (i = 0; i < r->n_rows; i++) {
+		const struct hp_trace_row *row = &r->rows[i];
+
+		fprintf(f, "%.3f,%.1f,%.1f,%.6f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 ",%.2f",
+			row->t, row->offered_pps, row->delivered_pps, row->gbps,
+			row->p50_us, row->p99_us, row->deadline_pct, row->reorder_pct,
+			row->dropped_port, row->sched_busy_pct);
+		for (w = 0; w < cfg->workers; w++)
+			fprintf(f, ",%.2f", row->worker_busy_pct[w]);
+		fprintf(f, "\n");
+	}
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Packet metadata registration, the packet-type table (Johansson & Pap,
+ * Table 4.1) and classification of real Ethernet/IPv4/UDP|TCP headers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "hp_common.h"
+#include "hp_pkt.h"
+
+const char *const hp_drop_reason_names[HP_DROP_REASONS] = {
+	[HP_DROP_NONE] = "none",
+	[HP_DROP_NOT_IPV4] = "not_ipv4",
+	[HP_DROP_TRUNC_ETH] = "truncated_ethernet",
+	[HP_DROP_TRUNC_IPV4] = "truncated_ipv4",
+	[HP_DROP_BAD_IPV4] = "bad_ipv4_header",
+	[HP_DROP_TRUNC_L4] = "truncated_l4",
+	[HP_DROP_NOT_UDP_TCP] = "not_udp_tcp",
+	[HP_DROP_IP_FRAGMENT] = "ip_fragment",
+	[HP_DROP_SEGMENTED] = "segmented_mbuf",
+};
+
+struct rte_mempool *
+hp_pktmbuf_pool(const char *name, unsigned int n, int socket)
+{
+	struct rte_mempool *mp;
+
+	mp = rte_pktmbuf_pool_create(name, n, RTE_MIN(256u, n / 8), HP_META_PRIV_SIZE,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	if (mp == NULL)
+		HP_LOG(ERR, "cannot create pool %s of %u mbufs: %s", name, n,
+		       rte_strerror(rte_errno));
+	return mp;
+}
+
+void
+hp_type_table_default(struct hp_type_table *tt, double deadline_us)
+{
+	/* Johansson & Pap, Table 4.1: size ranges x reorder x latency. */
+	static const struct hp_type def[] = {
+		{ 0, 255, true, true, 0 },
+		{ 0, 255, false, false, 0 },
+		{ 256, 1024, false, false, 0 },
+		{ 256, 1024, true, false, 0 },
+		{ 1025, 65535, false, false, 0 },
+	};
+	unsigned int i;
+
+	memset(tt, 0, sizeof(*tt));
+	tt->n = RTE_DIM(def);
+	for (i = 0; i < tt->n; i++) {
+		tt->t[i] = def[i];
+		if (tt->t[i].latency)
+			tt->t[i].deadline_us = deadline_us;
+	}
+}
+
+static int
+parse_bool(const char *s, bool *out)
+{
+	if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false")) {
+		*out = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int
+hp_type_table_load(struct hp_type_table *tt, const char *path, char *err,
+		   size_t errlen)
+{
+	char line[256];
+	unsigned int lineno = 0;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(err, errlen, "cannot open type table %s: %s", path,
+			 strerror(errno));
+		return -errno;
+	}
+	memset(tt, 0, sizeof(*tt));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char f_re[16], f_lat[16];
+		unsigned int lo, hi;
+		double dl;
+		char *p = line;
+		struct hp_type *t;
+
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\n' || *p == '\0')
+			continue;
+		if (sscanf(p, "%u , %u , %15[^, ] , %15[^, ] , %lf", &lo, &hi,
+			   f_re, f_lat, &dl) != 5) {
+			snprintf(err, errlen, "%s:%u: expected 'min,max,reorder,latency,deadline_us'",
+				 path, lineno);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (tt->n == HP_MAX_TYPES) {
+			snprintf(err, errlen, "%s:%u: more than %d types", path,
+				 lineno, HP_MAX_TYPES);
+			ret = -E2BIG;
+			goto out;
+		}
+		t = &tt->t[tt->n];
+		if (lo > hi || hi > 65535 || dl < 0 ||
+		    parse_bool(f_re, &t->reorder) < 0 ||
+		    parse_bool(f_lat, &t->latency) < 0) {
+			snprintf(err, errlen, "%s:%u: bad value (min<=max<=65535, yes/no flags, deadline>=0)",
+				 path, lineno);
+			ret = -EINVAL;
+			goto out;
+		}
+		t->min_len = lo;
+		t->max_len = hi;
+		t->deadline_us = dl;
+		if (t->latency && dl <= 0) {
+			snprintf(err, errlen, "%s:%u: latency-sensitive type needs a deadline > 0",
+				 path, lineno);
+			ret = -EINVAL;
+			goto out;
+		}
+		tt->n++;
+	}
+	if (tt->n == 0) {
+		snprintf(err, errlen, "%s: no types", path);
+		ret = -EINVAL;
+	}
+out:
+	fclose(f);
+	return ret;
+}
+
+int
+hp_type_lookup(const struct hp_type_table *tt, uint32_t len, bool reorder,
+	       bool latency)
+{
+	unsigned int i;
+	int size_match = 0;
+
+	/* Exact row first; otherwise the first row of the right size, so a
+	 * combination the table lacks still gets a size-consistent type. */
+	for (i = 0; i < tt->n; i++) {
+		const struct hp_type *t = &tt->t[i];
+
+		if (len < t->min_len || len > t->max_len)
+			continue;
+		if (t->reorder == reorder && t->latency == latency)
+			return i + 1;
+		if (size_match == 0)
+			size_match = i + 1;
+	}
+	return size_match;
+}
+
+enum hp_drop_reason
+hp_parse(const uint8_t *frame, uint32_t len, struct hp_flow_key *key,
+	 uint16_t *l4_payload_off, uint16_t *l4_payload_len)
+{
+	const struct rte_ether_hdr *eth = (const void *)frame;
+	const struct rte_ipv4_hdr *ip;
+	uint32_t off = sizeof(*eth), ihl, tot, l4len, hl;
+	uint16_t et;
+
+	if (len < sizeof(*eth))
+		return HP_DROP_TRUNC_ETH;
+	et = eth->ether_type;
+	if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
+		if (len < off + 4)
+			return HP_DROP_TRUNC_ETH;
+		et = *(const uint16_t *)(frame + off + 2);
+		off += 4;
+	}
+	if (et != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return HP_DROP_NOT_IPV4;
+	if (len < off + sizeof(*ip))
+		return HP_DROP_TRUNC_IPV4;
+	ip = (const void *)(frame + off);
+	if ((ip->version_ihl >> 4) != 4)
+		return HP_DROP_BAD_IPV4;
+	ihl = (ip->version_ihl & 0xf) * 4u;
+	if (ihl < 20)
+		return HP_DROP_BAD_IPV4;
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (tot < ihl)
+		return HP_DROP_BAD_IPV4;
+	if (off + tot > len || off + ihl > len)
+		return HP_DROP_TRUNC_IPV4;
+	if (rte_be_to_cpu_16(ip->fragment_offset) &
+	    (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
+		return HP_DROP_IP_FRAGMENT;
+	key->src_ip = ip->src_addr;
+	key->dst_ip = ip->dst_addr;
+	key->proto = ip->next_proto_id;
+	key->dscp = ip->type_of_service >> 2;
+	off += ihl;
+	l4len = tot - ihl;
+	if (key->proto == IPPROTO_UDP) {
+		const struct rte_udp_hdr *u = (const void *)(frame + off);
+
+		if (l4len < sizeof(*u))
+			return HP_DROP_TRUNC_L4;
+		if (rte_be_to_cpu_16(u->dgram_len) < sizeof(*u) ||
+		    rte_be_to_cpu_16(u->dgram_len) > l4len)
+			return HP_DROP_TRUNC_L4;
+		key->src_port = u->src_port;
+		key->dst_port = u->dst_port;
+		hl = sizeof(*u);
+		l4len = rte_be_to_cpu_16(u->dgram_len);
+	} else if (key->proto == IPPROTO_TCP) {
+		const struct rte_tcp_hdr *t = (const void *)(frame + off);
+
+		if (l4len < sizeof(*t))
+			return HP_DROP_TRUNC_L4;
+		hl = (t->data_off >> 4) * 4u;
+		if (hl < sizeof(*t) || hl > l4len)
+			return HP_DROP_TRUNC_L4;
+		key->src_port = t->src_port;
+		key->dst_port = t->dst_port;
+	} else {
+		return HP_DROP_NOT_UDP_TCP;
+	}
+	*l4_payload_off = (uint16_t)(off + hl);
+	*l4_payload_len = (uint16_t)(l4len - hl);
+	return HP_DROP_NONE;
+}
+
+uint64_t
+hp_flow_hash(const struct hp_flow_key *k)
+{
+	uint32_t a = rte_hash_crc_4byte(k->src_ip, 0x9e3779b9);
+	uint32_t b;
+
+	a = rte_hash_crc_4byte(k->dst_ip, a);
+	b = rte_hash_crc_4byte(((uint32_t)k->src_port << 16) | k->dst_port, a);
+	b = rte_hash_crc_4byte(k->proto, b);
+	return ((uint64_t)a << 32) | b;
+}
+
+void
+hp_flow_block(const struct hp_flow_key *k, uint8_t domain, uint8_t out[16])
+{
+	/* src ip | dst ip | src port | dst port | proto | 0 0 | domain, all in
+	 * network order: docs/packet-format.md, reproducible by a receiver. */
+	memcpy(out, &k->src_ip, 4);
+	memcpy(out + 4, &k->dst_ip, 4);
+	memcpy(out + 8, &k->src_port, 2);
+	memcpy(out + 10, &k->dst_port, 2);
+	out[12] = k->proto;
+	out[13] = 0;
+	out[14] = 0;
+	out[15] = domain;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * AES-128-CTR task (Johansson & Pap §4.4) through OpenSSL EVP, with a key
+ * and nonce per flow derived from the master key:
+ *   key_flow = AES-128-ECB(master, flow_block(0x01))
+ *   nonce    = AES-128-ECB(master, flow_block(0x02))[0..7]
+ *   counter  = nonce | be32(seq) | be32(0), incremented per 16-byte block
+ * where seq is the sender's per-flow sequence from the hp header (or the
+ * per-flow arrival index for foreign traffic). The data region is the L4
+ * payload after the 16-byte hp header, so a receiver can read seq in the
+ * clear (docs/packet-format.md). Per-lcore cache of flow contexts: a hit
+ * costs one EVP re-init with a new IV (~60 ns) instead of a key schedule.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+#include <rte_byteorder.h>
+
+#include "hp_common.h"
+#include "hp_task.h"
+
+#define CTR_CACHE 256 /* flows per lcore; direct mapped */
+
+struct ctr_flow {
+	uint64_t flow_id;
+	int valid;
+	uint8_t nonce[8];
+	EVP_CIPHER_CTX *ctr; /* AES-128-CTR with the flow key */
+	EVP_CIPHER_CTX *ecb; /* AES-128-ECB with the flow key (verify path) */
+};
+
+struct ctr_priv {
+	EVP_CIPHER_CTX *master; /* AES-128-ECB with the master key */
+	struct ctr_flow flows[CTR_CACHE];
+};
+
+static void
+ctr_free(struct hp_task_ctx *ctx)
+{
+	struct ctr_priv *p = ctx->priv;
+	unsigned int i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < CTR_CACHE; i++) {
+		EVP_CIPHER_CTX_free(p->flows[i].ctr);
+		EVP_CIPHER_CTX_free(p->flows[i].ecb);
+	}
+	EVP_CIPHER_CTX_free(p->master);
+	free(p);
+	ctx->priv = NULL;
+}
+
+static int
+ctr_init(struct hp_task_ctx *ctx)
+{
+	struct ctr_priv *p = calloc(1, sizeof(*p));
+	unsigned int i;
+
+	if (p == NULL)
+		return -ENOMEM;
+	ctx->priv = p;
+	p->master = EVP_CIPHER_CTX_new();
+	if (p->master == NULL ||
+	    EVP_EncryptInit_ex(p->master, EVP_aes_128_ecb(), NULL,
+			       ctx->cfg->key, NULL) != 1)
+		goto fail;
+	EVP_CIPHER_CTX_set_padding(p->master, 0);
+	for (i = 0; i < CTR_CACHE; i++) {
+		p->flows[i].ctr = EVP_CIPHER_CTX_new();
+		p->flows[i].ecb = EVP_CIPHER_CTX_new();
+		if (p->flows[i].ctr == NULL || p->flows[i].ecb == NULL)
+			goto fail;
+	}
+	return 0;
+fail:
+	HP_LOG(ERR, "aes_ctr: OpenSSL context set-up failed");
+	ctr_free(ctx);
+	return -ENOMEM;
+}
+
+/* Finds or derives the flow's key context; NULL if the headers of a packet
+ * that passed classification cannot be re-read (cannot happen for linear
+ * mbufs) or OpenSSL fails. */
+static struct ctr_flow *
+ctr_flow(struct ctr_priv *p, struct rte_mbuf *m, const struct hp_meta *md)
+{
+	struct ctr_flow *f = &p->flows[md->flow_id & (CTR_CACHE - 1)];
+	struct hp_flow_key key;
+	uint8_t blk[16], fkey[16], nb[16];
+	uint16_t off, len;
+	int outl;
+
+	if (f->valid && f->flow_id == md->flow_id)
+		return f;
+	if (hp_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
+		     &key, &off, &len) != HP_DROP_NONE)
+		return NULL;
+	hp_flow_block(&key, 0x01, blk);
+	if (EVP_EncryptUpdate(p->master, fkey, &outl, blk, 16) != 1)
+		return NULL;
+	hp_flow_block(&key, 0x02, blk);
+	if (EVP_EncryptUpdate(p->master, nb, &outl, blk, 16) != 1)
+		return NULL;
+	if (EVP_EncryptInit_ex(f->ctr, EVP_aes_128_ctr(), NULL, fkey, NULL) != 1 ||
+	    EVP_EncryptInit_ex(f->ecb, EVP_aes_128_ecb(), NULL, fkey, NULL) != 1) {
+		f->valid = 0;
+		return NULL;
+	}
+	EVP_CIPHER_CTX_set_padding(f->ecb, 0);
+	memcpy(f->nonce, nb, 8);
+	f->flow_id = md->flow_id;
+	f->valid = 1;
+	return f;
+}
+
+static inline void
+make_iv(uint8_t iv[16], const uint8_t nonce[8], uint32_t seq)
+{
+	uint32_t s = rte_cpu_to_be_32(seq);
+
+	memcpy(iv, nonce, 8);
+	memcpy(iv + 8, &s, 4);
+	memset(iv + 12, 0, 4);
+}
+
+/* Cost note: IMIX (mean 778 B) measures ~0.75 cycles/byte + ~150 cycles
+ * per packet for IV re-init on AES-NI (bench/pipeline). */
+static uint16_t
+ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct ctr_priv *p = ctx->priv;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct hp_meta *md = hp_meta(m);
+		struct ctr_flow *f;
+		uint8_t iv[16], *d;
+		int outl;
+
+		if (md->status != HP_ST_OK || md->data_len == 0)
+			continue;
+		if (m->nb_segs != 1) {
+			md->status = HP_ST_TASK_ERR;
+			md->task_err = EINVAL;
+			continue;
+		}
+		f = ctr_flow(p, m, md);
+		if (f == NULL) {
+			md->status = HP_ST_TASK_ERR;
+			md->task_err = EIO;
+			continue;
+		}
+		make_iv(iv, f->nonce, md->hdr_seq);
+		d = rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off);
+		if (EVP_EncryptInit_ex(f->ctr, NULL, NULL, NULL, iv) != 1 ||
+		    EVP_EncryptUpdate(f->ctr, d, &outl, d, md->data_len) != 1) {
+			md->status = HP_ST_TASK_ERR;
+			md->task_err = EIO;
+		}
+	}
+	return n;
+}
+
+/* Reference: CTR rebuilt from the ECB block function and our own counter
+ * arithmetic, so the verify path does not share EVP's CTR mode. */
+static int
+ctr_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
+	   uint32_t *len)
+{
+	struct ctr_priv *p = ctx->priv;
+	const struct hp_meta *md = hp_meta(m);
+	struct ctr_flow *f = ctr_flow(p, m, md);
+	uint8_t ctrblk[16], ks[16];
+	uint32_t off, j, c = 0;
+	int outl;
+
+	if (f == NULL)
+		return -ENOTSUP;
+	make_iv(ctrblk, f->nonce, md->hdr_seq);
+	for (off = 0; off < *len; off += 16, c++) {
+		uint32_t be = rte_cpu_to_be_32(c);
+
+		memcpy(ctrblk + 12, &be, 4);
+		if (EVP_EncryptUpdate(f->ecb, ks, &outl, ctrblk, 16) != 1)
+			return -EIO;
+		for (j = 0; j < 16 && off + j < *len; j++)
+			buf[off + j] ^= ks[j];
+	}
+	return 0;
+}
+
+static const struct hp_task_ops task_aes_ctr = {
+	.name = "aes_ctr",
+	.desc = "AES-128-CTR, per-flow key and nonce (OpenSSL EVP)",
+	.ctx_init = ctr_init,
+	.ctx_free = ctr_free,
+	.process = ctr_process,
+	.verify = ctr_verify,
+};
+HP_TASK_REGISTER(task_aes_ctr)
+
+static const struct hp_app app_crypto = {
+	.name = "crypto",
+	.desc = "AES-128-CTR encryption of every packet (thesis crypto driver)",
+	.n_tasks = 1,
+	.tasks = { "aes_ctr" },
+};
+HP_APP_REGISTER(app_crypto)
