@@ -125,19 +125,55 @@ hp_ldpc_dec_isa(const struct hp_ldpc_dec *d)
 }
 
 void
-hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W, unsigned int lane,
+hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W, uint64_t mask,
 		unsigned int iters, int ok)
 {
-	unsigned int k = b->c->kb * b->c->z, j;
-	const int8_t *L = b->L + lane;
-	uint8_t *out = b->info[lane];
+	const unsigned int k = b->c->kb * b->c->z;
+	unsigned int lanes[HP_LDPC_MAXLANES], nl = 0, j, l;
 
-	for (j = 0; j < k; j++)
-		out[j] = L[(size_t)j * W] < 0;
-	if (b->res[lane]) {
-		b->res[lane]->ok = ok;
-		b->res[lane]->iters = iters;
+	for (l = 0; mask; l++, mask >>= 1)
+		if (mask & 1)
+			lanes[nl++] = l;
+	for (j = 0; j < k; j++) {
+		const int8_t *row = b->L + (size_t)j * W;
+
+		for (l = 0; l < nl; l++)
+			b->info[lanes[l]][j] = row[lanes[l]] < 0;
 	}
+	for (l = 0; l < nl; l++)
+		if (b->res[lanes[l]]) {
+			b->res[lanes[l]]->ok = ok;
+			b->res[lanes[l]]->iters = iters;
+		}
+}
+
+/* Interleaves m codewords into L (bit j of lane l at L[j * W + l]) in
+ * tiles of 64 bits so source and destination stay in L1: the untiled loop
+ * swept n cache lines per lane and cost ~30% of a wifi:1944 decode. */
+static void
+interleave(int8_t *L, unsigned int W, const int8_t *llr, unsigned int n,
+	   unsigned int p, unsigned int m)
+{
+	const unsigned int nf = n + p;
+	unsigned int j0, j, l;
+
+	for (j = 0; j < p; j++)
+		memset(L + (size_t)j * W, 0, m);
+	for (j0 = 0; j0 < n; j0 += 64) {
+		unsigned int j1 = j0 + 64 < n ? j0 + 64 : n;
+
+		for (l = 0; l < m; l++) {
+			const int8_t *src = llr + (size_t)l * n;
+
+			for (j = j0; j < j1; j++)
+				L[(size_t)(p + j) * W + l] = src[j] < -127 ? -127 : src[j];
+		}
+	}
+	/* Idle lanes carry a confident all-zero codeword: it satisfies H at
+	 * once and never delays the early stop. */
+	if (m < W)
+		for (j = 0; j < nf; j++)
+			memset(L + (size_t)j * W + m, 127, W - m);
 }
 
 int
@@ -145,7 +181,7 @@ hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 	       unsigned int n_cw, uint8_t *info, struct hp_ldpc_result *res)
 {
 	const struct hp_ldpc_code *c;
-	unsigned int W, n, k, p, nf, done = 0, lane, j;
+	unsigned int W, n, k, p, done = 0, lane;
 	struct hp_ldpc_batch b;
 	int nok = 0, rc;
 
@@ -156,7 +192,6 @@ hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 	n = c->nb * c->z - c->punct;
 	k = c->kb * c->z;
 	p = c->punct;
-	nf = c->nb * c->z;
 	if (llr_len != n)
 		return -EINVAL;
 	memset(&b, 0, sizeof(b));
@@ -171,23 +206,8 @@ hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 	while (done < n_cw) {
 		unsigned int m = n_cw - done < W ? n_cw - done : W;
 
-		/* Interleave: bit j of lane l at L[j * W + l]. Punctured bits
-		 * start at 0 (no information); idle lanes carry a confident
-		 * all-zero codeword, which satisfies H at once. */
-		for (lane = 0; lane < W; lane++) {
-			int8_t *Lp = d->L + lane;
-
-			if (lane >= m) {
-				for (j = 0; j < nf; j++)
-					Lp[(size_t)j * W] = 127;
-				continue;
-			}
-			const int8_t *src = llr + (size_t)(done + lane) * n;
-
-			for (j = 0; j < p; j++)
-				Lp[(size_t)j * W] = 0;
-			for (j = 0; j < n; j++)
-				Lp[(size_t)(p + j) * W] = src[j] < -127 ? -127 : src[j];
+		interleave(d->L, W, llr + (size_t)done * n, n, p, m);
+		for (lane = 0; lane < m; lane++) {
 			b.info[lane] = info + (size_t)(done + lane) * k;
 			b.res[lane] = res ? &res[done + lane] : NULL;
 		}

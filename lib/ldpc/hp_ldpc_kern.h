@@ -10,41 +10,32 @@
  * with no rotations or padding of z = 27/54/81 to the vector width.
  */
 
-/* Scaled check-to-bit magnitude (normalised or offset min-sum). */
-static inline KT V
-KN(scale)(V m, const struct hp_ldpc_batch *b, V off)
-{
-	if (b->alg == HP_LDPC_OMS)
-		return v_oms(m, off);
-	return v_nms(m, b->nms_shift);
-}
-
 /* Returns a bit per lane whose hard decisions violate some check. */
 static KT uint64_t
 KN(syndrome)(const struct hp_ldpc_batch *b)
 {
 	const struct hp_ldpc_code *c = b->c;
-	const unsigned int z = c->z;
-	const int8_t *L = b->L;
+	const unsigned int z = c->z, mb = c->mb;
+	const int8_t *const L = b->L;
 	V acc = v_set1(0);
 	unsigned int r, e, i;
-	unsigned int pos[HP_LDPC_MAXDEG], base[HP_LDPC_MAXDEG];
+	unsigned int pos[HP_LDPC_MAXDEG];
+	const int8_t *lrow[HP_LDPC_MAXDEG];
 
-	for (r = 0; r < c->mb; r++) {
-		unsigned int e0 = c->row_start[r];
-		unsigned int d = c->row_start[r + 1] - e0;
+	for (r = 0; r < mb; r++) {
+		const unsigned int e0 = c->row_start[r];
+		const unsigned int d = c->row_start[r + 1] - e0;
 
 		for (e = 0; e < d; e++) {
 			pos[e] = c->ent_shift[e0 + e];
-			base[e] = c->ent_col[e0 + e] * z;
+			lrow[e] = L + (size_t)c->ent_col[e0 + e] * z * KW;
 		}
 		for (i = 0; i < z; i++) {
 			V x = v_set1(0);
 
 			for (e = 0; e < d; e++) {
-				x = v_xor(x, v_ld(L + (size_t)(base[e] + pos[e]) * KW));
-				if (++pos[e] == z)
-					pos[e] = 0;
+				x = v_xor(x, v_ld(lrow[e] + (size_t)pos[e] * KW));
+				pos[e] = pos[e] + 1 == z ? 0 : pos[e] + 1;
 			}
 			acc = v_or(acc, x);
 		}
@@ -54,45 +45,50 @@ KN(syndrome)(const struct hp_ldpc_batch *b)
 
 /*
  * One batch: up to max_iter layered iterations over the block rows, each
- * row processed for its z check nodes. Cost (measured on the Xeon in
- * bench/results/ldpc-*.md, AVX-512BW, 64 lanes): about 1.1 ns per edge
- * and iteration for 64 codewords, i.e. ~17 vector ops per edge.
+ * row processed for its z check nodes. Everything the loops read is
+ * copied to locals first: the int8 stores may alias any memory as far as
+ * the compiler knows, and reloading the batch fields after each store
+ * cost ~2x. Measured cost of one edge update (AVX-512BW, 64 lanes,
+ * wifi:1944:1/2, in L2): see bench/results/ldpc-*.md.
  */
 static KT int
 KN(run)(struct hp_ldpc_batch *b)
 {
 	const struct hp_ldpc_code *c = b->c;
-	const unsigned int z = c->z;
-	int8_t *L = b->L, *R = b->R;
-	const V m127 = v_set1(-127), big = v_set1(127);
+	const unsigned int z = c->z, mb = c->mb, max_iter = b->max_iter;
+	const unsigned int nlanes = b->nlanes, ksh = b->nms_shift;
+	const int oms = b->alg == HP_LDPC_OMS, early = b->early;
+	int8_t *const L = b->L, *const R = b->R;
+	const V m127 = v_set1(-127), big = v_set1(127), zero = v_set1(0);
 	const V off = v_set1((int8_t)b->oms_offset);
-	const uint64_t all = b->nlanes >= 64 ? ~0ULL : (1ULL << b->nlanes) - 1;
+	const uint64_t all = nlanes >= 64 ? ~0ULL : (1ULL << nlanes) - 1;
 	uint64_t done = 0;
-	unsigned int it, r, e, i, lane;
-	unsigned int pos[HP_LDPC_MAXDEG], base[HP_LDPC_MAXDEG];
+	unsigned int it, r, e, i;
+	unsigned int pos[HP_LDPC_MAXDEG];
+	int8_t *lrow[HP_LDPC_MAXDEG], *rrow[HP_LDPC_MAXDEG];
 	V t[HP_LDPC_MAXDEG];
 	int nok = 0;
 
-	for (it = 1; it <= b->max_iter; it++) {
-		for (r = 0; r < c->mb; r++) {
-			unsigned int e0 = c->row_start[r];
-			unsigned int d = c->row_start[r + 1] - e0;
+	for (it = 1; it <= max_iter; it++) {
+		for (r = 0; r < mb; r++) {
+			const unsigned int e0 = c->row_start[r];
+			const unsigned int d = c->row_start[r + 1] - e0;
 
 			for (e = 0; e < d; e++) {
 				pos[e] = c->ent_shift[e0 + e];
-				base[e] = c->ent_col[e0 + e] * z;
+				lrow[e] = L + (size_t)c->ent_col[e0 + e] * z * KW;
+				rrow[e] = R + (size_t)(e0 + e) * z * KW;
 			}
 			for (i = 0; i < z; i++) {
-				V mn1 = big, mn2 = big, sg = v_set1(0);
+				V mn1 = big, mn2 = big, sg = zero;
 				V s1, s2;
 
 				/* Bit-to-check: t = L - R_old; track the
 				 * two smallest magnitudes and the sign
 				 * product (XOR of sign bits). */
 				for (e = 0; e < d; e++) {
-					const int8_t *lp = L + (size_t)(base[e] + pos[e]) * KW;
-					const int8_t *rp = R + ((size_t)(e0 + e) * z + i) * KW;
-					V x = v_max(v_subs(v_ld(lp), v_ld(rp)), m127);
+					V x = v_max(v_subs(v_ld(lrow[e] + (size_t)pos[e] * KW),
+							   v_ld(rrow[e] + (size_t)i * KW)), m127);
 					V a = v_abs(x);
 
 					t[e] = x;
@@ -100,40 +96,36 @@ KN(run)(struct hp_ldpc_batch *b)
 					mn1 = v_min(mn1, a);
 					sg = v_xor(sg, x);
 				}
-				s1 = KN(scale)(mn1, b, off);
-				s2 = KN(scale)(mn2, b, off);
+				s1 = oms ? v_oms(mn1, off) : v_nms(mn1, ksh);
+				s2 = oms ? v_oms(mn2, off) : v_nms(mn2, ksh);
 				/* Check-to-bit: min of the others (min2 where
 				 * this edge holds min1; ties give min1 ==
 				 * min2, so no index is needed), sign of the
 				 * others; then L = t + R_new. */
 				for (e = 0; e < d; e++) {
-					int8_t *lp = L + (size_t)(base[e] + pos[e]) * KW;
-					int8_t *rp = R + ((size_t)(e0 + e) * z + i) * KW;
 					V mag = v_sel_eq(v_abs(t[e]), mn1, s2, s1);
 					V rn = v_signof(mag, v_xor(sg, t[e]));
 
-					v_st(rp, rn);
-					v_st(lp, v_max(v_adds(t[e], rn), m127));
-					if (++pos[e] == z)
-						pos[e] = 0;
+					v_st(rrow[e] + (size_t)i * KW, rn);
+					v_st(lrow[e] + (size_t)pos[e] * KW,
+					     v_max(v_adds(t[e], rn), m127));
+					pos[e] = pos[e] + 1 == z ? 0 : pos[e] + 1;
 				}
 			}
 		}
-		if (b->early || it == b->max_iter) {
+		if (early || it == max_iter) {
 			uint64_t good = all & ~KN(syndrome)(b) & ~done;
 
-			for (lane = 0; good; lane++, good >>= 1)
-				if (good & 1) {
-					hp_ldpc_extract(b, KW, lane, it, 1);
-					done |= 1ULL << lane;
-					nok++;
-				}
+			if (good) {
+				hp_ldpc_extract(b, KW, good, it, 1);
+				done |= good;
+				nok += __builtin_popcountll(good);
+			}
 			if (done == all)
 				return nok;
 		}
 	}
-	for (lane = 0; lane < b->nlanes; lane++)
-		if (!(done & (1ULL << lane)))
-			hp_ldpc_extract(b, KW, lane, b->max_iter, 0);
+	if (all & ~done)
+		hp_ldpc_extract(b, KW, all & ~done, max_iter, 0);
 	return nok;
 }

@@ -44,10 +44,11 @@ struct hp_ldpc_batch {
 	struct hp_ldpc_result *res[HP_LDPC_MAXLANES];
 };
 
-/* Copies lane's hard decisions on the info bits out and records the
- * outcome (shared by all kernels, which differ only in W). */
-void hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W,
-		     unsigned int lane, unsigned int iters, int ok);
+/* Copies the hard decisions on the info bits of every lane in mask out
+ * and records the outcome (shared by all kernels, which differ only in
+ * W). Reads each interleaved row once for all those lanes. */
+void hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W, uint64_t mask,
+		     unsigned int iters, int ok);
 
 int hp_ldpc_kern_scalar(struct hp_ldpc_batch *b);
 int hp_ldpc_kern_avx2(struct hp_ldpc_batch *b);
