@@ -1233,6 +1233,10 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	start = rte_rdtsc();
 	stop_at = start + (uint64_t)(cfg->duration_s * (double)r->hz);
 	STORE(r->t0, start);
+	printf("running: app %s, %u worker(s), source %s, up to %.1f s\n", cfg->app,
+	       cfg->workers, cfg->src == HP_SRC_GEN ? "generator" : cfg->src_arg,
+	       cfg->duration_s);
+	fflush(stdout);
 	if (cfg->src == HP_SRC_GEN)
 		STORE(r->gen_on, 1);
 	for (;;) {

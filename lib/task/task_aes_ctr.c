@@ -17,6 +17,7 @@
 #include <openssl/evp.h>
 #include <rte_byteorder.h>
 
+#include "hp_aes_ctr.h"
 #include "hp_common.h"
 #include "hp_task.h"
 
@@ -164,8 +165,31 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
-/* Reference: CTR rebuilt from the ECB block function and our own counter
- * arithmetic, so the verify path does not share EVP's CTR mode. */
+/* Reference CTR: the ECB block function and our own counter arithmetic
+ * (big-endian increment of the low 32 bits, which never carries for a
+ * packet), so the verify path does not share EVP's CTR mode. */
+static int
+ctr_ref(EVP_CIPHER_CTX *ecb, const uint8_t iv[16], uint8_t *buf, uint32_t len)
+{
+	uint8_t blk[16], ks[16];
+	uint32_t off, j, c0;
+	int outl;
+
+	memcpy(blk, iv, 16);
+	memcpy(&c0, iv + 12, 4);
+	c0 = rte_be_to_cpu_32(c0);
+	for (off = 0; off < len; off += 16, c0++) {
+		uint32_t be = rte_cpu_to_be_32(c0);
+
+		memcpy(blk + 12, &be, 4);
+		if (EVP_EncryptUpdate(ecb, ks, &outl, blk, 16) != 1)
+			return -EIO;
+		for (j = 0; j < 16 && off + j < len; j++)
+			buf[off + j] ^= ks[j];
+	}
+	return 0;
+}
+
 static int
 ctr_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	   uint32_t *len)
@@ -173,23 +197,41 @@ ctr_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	struct ctr_priv *p = ctx->priv;
 	const struct hp_meta *md = hp_meta(m);
 	struct ctr_flow *f = ctr_flow(p, m, md);
-	uint8_t ctrblk[16], ks[16];
-	uint32_t off, j, c = 0;
-	int outl;
+	uint8_t iv[16];
 
 	if (f == NULL)
 		return -ENOTSUP;
-	make_iv(ctrblk, f->nonce, md->hdr_seq);
-	for (off = 0; off < *len; off += 16, c++) {
-		uint32_t be = rte_cpu_to_be_32(c);
+	make_iv(iv, f->nonce, md->hdr_seq);
+	return ctr_ref(f->ecb, iv, buf, *len);
+}
 
-		memcpy(ctrblk + 12, &be, 4);
-		if (EVP_EncryptUpdate(f->ecb, ks, &outl, ctrblk, 16) != 1)
-			return -EIO;
-		for (j = 0; j < 16 && off + j < *len; j++)
-			buf[off + j] ^= ks[j];
+int
+hp_aes_ctr_ref(const uint8_t key[16], const uint8_t iv[16], uint8_t *buf,
+	       uint32_t len)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int ret = -EIO;
+
+	if (c != NULL && EVP_EncryptInit_ex(c, EVP_aes_128_ecb(), NULL, key, NULL) == 1) {
+		EVP_CIPHER_CTX_set_padding(c, 0);
+		ret = ctr_ref(c, iv, buf, len);
 	}
-	return 0;
+	EVP_CIPHER_CTX_free(c);
+	return ret;
+}
+
+int
+hp_aes_ctr_evp(const uint8_t key[16], const uint8_t iv[16], uint8_t *buf,
+	       uint32_t len)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int outl, ret = -EIO;
+
+	if (c != NULL && EVP_EncryptInit_ex(c, EVP_aes_128_ctr(), NULL, key, iv) == 1 &&
+	    EVP_EncryptUpdate(c, buf, &outl, buf, (int)len) == 1)
+		ret = 0;
+	EVP_CIPHER_CTX_free(c);
+	return ret;
 }
 
 static const struct hp_task_ops task_aes_ctr = {

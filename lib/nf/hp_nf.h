@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * heteroplane network-function kernels (library hp_nf): AES-128-CBC,
+ * MD5 and multi-pattern DPI as batch functions over plain byte buffers.
+ * Nothing here needs DPDK or its EAL: the task glue (hp_nf_tasks.c), the
+ * hp-nf tool, the unit tests and the benchmarks all call these functions,
+ * and a GPU device can reuse them as its verification reference.
+ * See docs/nf.md for formats and the key/IV/padding definition.
+ */
+#ifndef HP_NF_H
+#define HP_NF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ================================================================ AES-CBC */
+
+#define HP_NF_AES_BLOCK 16
+
+/* AES-128 round keys (11 x 16 bytes) in the layout of intel-ipsec-mb and
+ * of AES-NI; aligned because ipsec-mb loads them with aligned moves. */
+struct hp_nf_aes_key {
+	uint8_t enc[11 * 16] __attribute__((aligned(16)));
+	uint8_t dec[11 * 16] __attribute__((aligned(16)));
+};
+
+/* One buffer to encrypt in place: len must be a multiple of 16 (pad first
+ * with hp_nf_cbc_pad()). */
+struct hp_nf_cbc_job {
+	uint8_t *buf;
+	uint32_t len;
+	const struct hp_nf_aes_key *key;
+	const uint8_t *iv; /* 16 bytes */
+};
+
+/* Multi-buffer engine (an intel-ipsec-mb manager); one per thread. */
+struct hp_nf_cbc;
+
+int hp_nf_cbc_create(struct hp_nf_cbc **out);
+void hp_nf_cbc_free(struct hp_nf_cbc *c);
+/* Name of the SIMD architecture ipsec-mb picked ("avx512", "avx2", ...). */
+const char *hp_nf_cbc_arch(const struct hp_nf_cbc *c);
+void hp_nf_cbc_expand(struct hp_nf_cbc *c, const uint8_t key[16],
+		      struct hp_nf_aes_key *out);
+/* Encrypts n jobs with ipsec-mb's cipher burst API (several buffers in
+ * the lanes of one SIMD register). 0 or -EINVAL (bad length). */
+int hp_nf_cbc_encrypt_burst(struct hp_nf_cbc *c, struct hp_nf_cbc_job *jobs,
+			    unsigned int n);
+
+/* PKCS#7: appends 1..16 bytes of value p so the length becomes a multiple
+ * of 16 (a full block when it already is). buf needs len + 16 bytes of
+ * room. Returns the new length. */
+uint32_t hp_nf_cbc_pad(uint8_t *buf, uint32_t len);
+/* Checks and strips PKCS#7 padding: 0 and *out_len, or -EBADMSG. */
+int hp_nf_cbc_unpad(const uint8_t *buf, uint32_t len, uint32_t *out_len);
+
+/* The 16-byte block that names a flow for key derivation:
+ * "CB1" | src ip | dst ip | src port | dst port | proto
+ * (addresses and ports in network byte order as found in the headers). */
+void hp_nf_cbc_flow_block(const uint8_t sip[4], const uint8_t dip[4],
+			  const uint8_t sport[2], const uint8_t dport[2],
+			  uint8_t proto, uint8_t out[16]);
+/* Per-packet IV input block: "CBIV" | 8 zero bytes | seq (big endian). */
+void hp_nf_cbc_seq_block(uint32_t seq, uint8_t out[16]);
+/* One AES-128 block with expanded keys (AES-NI; used for the key and IV
+ * derivation on the fast path). */
+void hp_nf_aes_block(const struct hp_nf_aes_key *k, const uint8_t in[16],
+		     uint8_t out[16]);
+
+/* OpenSSL EVP reference: derives K_flow = AES_Kmaster(flow_block) and
+ * IV = AES_Kflow(seq_block), the definition in docs/nf.md. 0 or -EIO. */
+int hp_nf_cbc_derive_ref(const uint8_t master[16], const uint8_t flow_block[16],
+			 uint32_t seq, uint8_t key[16], uint8_t iv[16]);
+/* OpenSSL EVP AES-128-CBC without padding over len (multiple of 16)
+ * bytes in place. enc = 1 encrypts, 0 decrypts. 0 or -EINVAL/-EIO. */
+int hp_nf_cbc_evp(const uint8_t key[16], const uint8_t iv[16], uint8_t *buf,
+		  uint32_t len, int enc);
+
+/* ==================================================================== MD5 */
+
+struct hp_nf_md5_job {
+	const uint8_t *data;
+	uint32_t len;
+	uint8_t *digest; /* 16 bytes out */
+};
+
+/* OpenSSL EVP MD5 of one buffer (reference and single-packet path). */
+int hp_nf_md5_ref(const uint8_t *data, size_t len, uint8_t digest[16]);
+/* Number of SIMD lanes of the multi-buffer MD5 (16 with AVX-512, 8 with
+ * AVX2; 0 when built without either: hp_nf_md5_mb then loops OpenSSL). */
+unsigned int hp_nf_md5_mb_lanes(void);
+/* Own multi-buffer MD5: one message per 32-bit SIMD lane; a lane that
+ * finishes takes the next message, so unequal lengths share the lanes. */
+void hp_nf_md5_mb(struct hp_nf_md5_job *jobs, unsigned int n);
+
+/* ==================================================================== DPI */
+
+#define HP_NF_PAT_MAXLEN 255     /* longest pattern in bytes */
+#define HP_NF_PAT_MAX    1000000 /* most patterns in one set */
+#define HP_NF_NO_MATCH   UINT32_MAX
+
+/* A pattern set: pattern i has id i (its 0-based index in file order). */
+struct hp_nf_patset {
+	uint32_t n;
+	uint32_t cap;
+	uint8_t **pat;
+	uint16_t *len;
+};
+
+/* Result for one buffer. count = number of (pattern id, end offset) pairs
+ * at which a pattern occurs (overlaps and repeats count); first = id of the
+ * first match: smallest end offset, then smallest id; HP_NF_NO_MATCH when
+ * count is 0. */
+struct hp_nf_dpi_res {
+	uint32_t count;
+	uint32_t first;
+};
+
+struct hp_nf_patset *hp_nf_patset_new(void);
+void hp_nf_patset_free(struct hp_nf_patset *ps);
+int hp_nf_patset_add(struct hp_nf_patset *ps, const uint8_t *p, uint16_t len);
+/* Parses Snort-style content lines (see docs/nf.md): raw bytes, |hex hex|
+ * escapes, \\ \| \" \; escapes; blank lines and lines starting with '#'
+ * are skipped. On error returns -EINVAL (-ENOMEM) and writes one line
+ * "<name>:<line>: <reason>" into err. */
+int hp_nf_patset_parse(struct hp_nf_patset *ps, const char *buf, size_t len,
+		       const char *name, char *err, size_t errlen);
+int hp_nf_patset_load(const char *path, struct hp_nf_patset **out, char *err,
+		      size_t errlen);
+/* Writes the set in the same format (printable bytes raw, others |hex|). */
+int hp_nf_patset_write(const struct hp_nf_patset *ps, FILE *f);
+/* Deterministic Snort-like set of n distinct patterns (see docs/nf.md). */
+int hp_nf_patset_generate(uint64_t seed, uint32_t n, struct hp_nf_patset **out);
+/* Fills buf with background bytes and, with probability p_match, copies
+ * one pattern of ps to a random position. Returns 1 if it inserted one.
+ * Deterministic in *seed. */
+int hp_nf_traffic_fill(const struct hp_nf_patset *ps, uint64_t *seed,
+		       uint8_t *buf, uint32_t len, double p_match);
+
+/* --- own Aho-Corasick, compiled to a dense DFA over byte classes --- */
+struct hp_nf_ac;
+
+/* The DFA in the flat form a GPU kernel walks:
+ *   cls[byte]           byte class (0..n_classes-1)
+ *   next[row + cls]     entry; row = state * n_classes (state 0 = root,
+ *                       entry value = next state's row | HP_NF_AC_MATCH
+ *                       when the next state reports matches)
+ *   out_count[state]    matches reported on entering state
+ *   out_first[state]    smallest id among them
+ */
+#define HP_NF_AC_MATCH 0x80000000u
+struct hp_nf_ac_dfa {
+	uint32_t n_states;
+	uint32_t n_classes;
+	uint8_t cls[256];
+	const uint32_t *next;
+	const uint32_t *out_count;
+	const uint32_t *out_first;
+};
+
+int hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out);
+void hp_nf_ac_free(struct hp_nf_ac *ac);
+const struct hp_nf_ac_dfa *hp_nf_ac_dfa(const struct hp_nf_ac *ac);
+size_t hp_nf_ac_mem(const struct hp_nf_ac *ac);
+/* DFA walk of one buffer. */
+void hp_nf_ac_scan(const struct hp_nf_ac *ac, const uint8_t *data,
+		   uint32_t len, struct hp_nf_dpi_res *res);
+/* DFA walk of n buffers, several interleaved so that the table loads of
+ * one hide the latency of the others. */
+void hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
+			 const uint32_t *len, unsigned int n,
+			 struct hp_nf_dpi_res *res);
+/* Walk of the goto/failure automaton (the trie before DFA compilation):
+ * a second, slower implementation kept as a cross-check. */
+void hp_nf_ac_scan_nfa(const struct hp_nf_ac *ac, const uint8_t *data,
+		       uint32_t len, struct hp_nf_dpi_res *res);
+
+/* --- Hyperscan (literal API) --- */
+struct hp_nf_hs;
+struct hp_nf_hs_scratch;
+
+/* 1 when built with Hyperscan. The functions below return -ENOTSUP
+ * otherwise. */
+int hp_nf_hs_available(void);
+int hp_nf_hs_build(const struct hp_nf_patset *ps, struct hp_nf_hs **out,
+		   char *err, size_t errlen);
+void hp_nf_hs_free(struct hp_nf_hs *hs);
+int hp_nf_hs_scratch_alloc(const struct hp_nf_hs *hs,
+			   struct hp_nf_hs_scratch **out);
+void hp_nf_hs_scratch_free(struct hp_nf_hs_scratch *s);
+int hp_nf_hs_scan(const struct hp_nf_hs *hs, struct hp_nf_hs_scratch *s,
+		  const uint8_t *data, uint32_t len, struct hp_nf_dpi_res *res);
+
+#endif /* HP_NF_H */
