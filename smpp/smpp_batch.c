@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Batch decoding (Weerasinghe 2017, 3.3.2-3.3.3): boundary marking
+ * ("pre-decoding") then decoding, both spread over N pthreads.
+ *
+ * Boundary marking is a pointer chase (each element's length sits in its own
+ * header), so it is parallelised speculatively: thread t starts at the first
+ * plausible element boundary inside its chunk and walks on; the merge then
+ * follows the true chain from offset 0 and keeps a thread's boundaries only
+ * where the chain lands on one of them, re-walking the chunk otherwise.  The
+ * step function next(pos) depends on pos alone, so once two walks meet they
+ * agree from then on and the result is always that of a sequential walk.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smpp.h"
+
+#define MAX_THREADS 256
+
+struct frame {
+	uint64_t off;       /* element start */
+	uint32_t len;       /* PDU length (0 when unknown) */
+	uint32_t pdu_off;   /* PDU start - element start (= corr_len) */
+	uint64_t next;      /* next element start */
+	uint16_t err;       /* framing error (ESME_RINVCMDLEN) */
+};
+
+struct tscratch {
+	struct frame *fr;
+	size_t n, cap;
+};
+
+struct smpp_ctx {
+	struct smpp_config cfg;
+	struct tscratch ts[MAX_THREADS];
+};
+
+static smpp_backend_fn backends[SMPP_MODE_COUNT];
+
+void
+smpp_config_default(struct smpp_config *c)
+{
+	static const uint8_t mk[] = { 0xfe, 0xed, 0xfa, 0xce };
+
+	memset(c, 0, sizeof(*c));
+	c->threads = 1;
+	c->max_pdu_len = 65536;
+	c->framing = SMPP_FRAME_PLAIN;
+	c->corr_len = 8;
+	c->marker_len = sizeof(mk);
+	memcpy(c->marker, mk, sizeof(mk));
+	c->gpu_threshold = 10000;
+	c->min_parallel = 4096;
+}
+
+int
+smpp_ctx_create(const struct smpp_config *cfg, struct smpp_ctx **out)
+{
+	struct smpp_ctx *c;
+
+	if (cfg == NULL || out == NULL || cfg->threads < 1 ||
+	    cfg->threads > MAX_THREADS || cfg->max_pdu_len < SMPP_HEADER_LEN ||
+	    (cfg->framing != SMPP_FRAME_PLAIN && cfg->framing != SMPP_FRAME_ELEMENT) ||
+	    (cfg->framing == SMPP_FRAME_ELEMENT &&
+	     (cfg->marker_len < 1 || cfg->marker_len > SMPP_MARKER_MAX)))
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	c->cfg = *cfg;
+	*out = c;
+	return 0;
+}
+
+void
+smpp_ctx_free(struct smpp_ctx *c)
+{
+	if (c == NULL)
+		return;
+	for (unsigned i = 0; i < MAX_THREADS; i++)
+		free(c->ts[i].fr);
+	free(c);
+}
+
+const struct smpp_config *
+smpp_ctx_config(const struct smpp_ctx *c)
+{
+	return &c->cfg;
+}
+
+void
+smpp_batch_init(struct smpp_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void
+smpp_batch_free(struct smpp_batch *b)
+{
+	free(b->pdus);
+	memset(b, 0, sizeof(*b));
+}
+
+int
+smpp_backend_register(enum smpp_mode mode, smpp_backend_fn fn)
+{
+	if (mode != SMPP_MODE_GPU && mode != SMPP_MODE_GPU_FUSED)
+		return -EINVAL;
+	backends[mode] = fn;
+	return 0;
+}
+
+int
+smpp_element_append(const struct smpp_config *cfg, uint8_t *buf, size_t cap,
+		    size_t len, const uint8_t *corr, const uint8_t *pdu,
+		    uint32_t pdu_len)
+{
+	size_t need = pdu_len;
+
+	if (cfg->framing == SMPP_FRAME_ELEMENT)
+		need += (size_t)cfg->corr_len + cfg->marker_len;
+	if (cap < len || cap - len < need)
+		return -ENOSPC;
+	if (cfg->framing == SMPP_FRAME_ELEMENT) {
+		if (corr != NULL)
+			memcpy(buf + len, corr, cfg->corr_len);
+		else
+			memset(buf + len, 0, cfg->corr_len);
+		len += cfg->corr_len;
+	}
+	memcpy(buf + len, pdu, pdu_len);
+	len += pdu_len;
+	if (cfg->framing == SMPP_FRAME_ELEMENT) {
+		memcpy(buf + len, cfg->marker, cfg->marker_len);
+		len += cfg->marker_len;
+	}
+	return (int)len;
+}
+
+/* ---- boundary marking --------------------------------------------------- */
+
+static inline uint32_t
+be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static const uint8_t *
+find_marker(const struct smpp_config *c, const uint8_t *in, size_t from,
+	    size_t len)
+{
+	if (from > len || len - from < c->marker_len)
+		return NULL;
+	return memmem(in + from, len - from, c->marker, c->marker_len);
+}
+
+/*
+ * The step function: the element starting at pos.  Plain framing cannot
+ * resynchronise after a bad command_length (nothing marks the next PDU), so
+ * the rest of the input becomes one erroneous element; element framing
+ * resynchronises on the next end marker.
+ */
+static void
+frame_at(const struct smpp_config *c, const uint8_t *in, size_t len,
+	 size_t pos, struct frame *f)
+{
+	size_t q = pos, cl;
+
+	f->off = pos;
+	f->err = ESME_ROK;
+	f->pdu_off = 0;
+	if (c->framing == SMPP_FRAME_ELEMENT) {
+		f->pdu_off = c->corr_len;
+		q = pos + c->corr_len;
+		if (q > len)
+			goto rest;
+	}
+	if (len - q < 4)
+		goto bad;
+	cl = be32(in + q);
+	if (cl < SMPP_HEADER_LEN || cl > c->max_pdu_len || cl > len - q)
+		goto bad;
+	if (c->framing == SMPP_FRAME_ELEMENT &&
+	    (len - q - cl < c->marker_len ||
+	     memcmp(in + q + cl, c->marker, c->marker_len) != 0))
+		goto bad;
+	f->len = (uint32_t)cl;
+	f->next = q + cl + (c->framing == SMPP_FRAME_ELEMENT ? c->marker_len : 0);
+	return;
+bad:
+	f->err = ESME_RINVCMDLEN;
+	if (c->framing == SMPP_FRAME_ELEMENT) {
+		const uint8_t *m = find_marker(c, in, q, len);
+		if (m != NULL) {
+			f->len = (uint32_t)((size_t)(m - in) - q);
+			f->next = (size_t)(m - in) + c->marker_len;
+			return;
+		}
+	}
+	f->len = (uint32_t)(len - q > UINT32_MAX ? UINT32_MAX : len - q);
+	f->next = len;
+	return;
+rest:
+	f->err = ESME_RINVCMDLEN;
+	f->pdu_off = (uint32_t)(len - pos);
+	f->len = 0;
+	f->next = len;
+}
+
+/* Is pos a believable element start?  Used only to pick where a thread
+ * starts speculating; correctness never depends on it. */
+static int
+plausible(const struct smpp_config *c, const uint8_t *in, size_t len, size_t pos)
+{
+	struct frame f;
+	int k;
+
+	if (c->framing == SMPP_FRAME_ELEMENT) {
+		if (pos < c->marker_len ||
+		    memcmp(in + pos - c->marker_len, c->marker, c->marker_len) != 0)
+			return 0;
+		frame_at(c, in, len, pos, &f);
+		return f.err == ESME_ROK;
+	}
+	/* plain: three good elements in a row with known command ids */
+	for (k = 0; k < 3 && pos < len; k++) {
+		frame_at(c, in, len, pos, &f);
+		if (f.err != ESME_ROK || smpp_pdu_desc_find(be32(in + pos + 4)) == NULL)
+			return 0;
+		pos = f.next;
+	}
+	return 1;
+}
+
+static int
+ts_push(struct tscratch *t, const struct frame *f)
+{
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 1024;
+		struct frame *nf = realloc(t->fr, nc * sizeof(*nf));
+		if (nf == NULL)
+			return -ENOMEM;
+		t->fr = nf;
+		t->cap = nc;
+	}
+	t->fr[t->n++] = *f;
+	return 0;
+}
+
+/* Walk from pos while pos < end, appending to t. */
+static int
+walk(const struct smpp_config *c, const uint8_t *in, size_t len, size_t pos,
+     size_t end, struct tscratch *t)
+{
+	struct frame f;
+
+	while (pos < end) {
+		frame_at(c, in, len, pos, &f);
+		if (ts_push(t, &f) < 0)
+			return -ENOMEM;
+		pos = f.next;
+	}
+	return 0;
+}
+
+struct job {
+	struct smpp_ctx *ctx;
+	const uint8_t *in;
+	size_t len;
+	size_t s, e;              /* framing: chunk; decoding: pdu index range */
+	struct tscratch *t;
+	struct smpp_batch *out;
+	size_t nerr;
+	int rc;
+};
+
+static void *
+frame_job(void *arg)
+{
+	struct job *j = arg;
+	const struct smpp_config *c = &j->ctx->cfg;
+	size_t p = j->s;
+
+	j->t->n = 0;
+	if (p != 0)
+		while (p < j->e && !plausible(c, j->in, j->len, p))
+			p++;
+	j->rc = p < j->e ? walk(c, j->in, j->len, p, j->e, j->t) : 0;
+	return NULL;
+}
+
+static int
+batch_reserve(struct smpp_batch *b, size_t n)
+{
+	if (n > b->cap) {
+		size_t nc = b->cap ? b->cap : 1024;
+		struct smpp_pdu *np;
+
+		while (nc < n)
+			nc *= 2;
+		np = realloc(b->pdus, nc * sizeof(*np));
+		if (np == NULL)
+			return -ENOMEM;
+		b->pdus = np;
+		b->cap = nc;
+	}
+	return 0;
+}
+
+static int
+emit(struct smpp_batch *b, const uint8_t *in, const struct frame *f)
+{
+	struct smpp_pdu *p;
+
+	if (b->n == b->cap && batch_reserve(b, b->n + 1) < 0)
+		return -ENOMEM;
+	p = &b->pdus[b->n++];
+	p->off = f->off;
+	p->corr_off = f->off;
+	p->corr_len = (uint16_t)(f->err && f->len == 0 ? 0 : f->pdu_off);
+	p->pdu = in + f->off + f->pdu_off;
+	p->len = f->len;
+	p->error = f->err;
+	p->error_off = f->off + f->pdu_off;
+	return 0;
+}
+
+static unsigned
+nthreads_for(const struct smpp_config *c, size_t len)
+{
+	/* Below min_parallel PDUs (estimated at 64 octets each) a thread costs
+	 * more to start than it saves. */
+	size_t est = len / 64;
+
+	if (c->threads <= 1 || est < c->min_parallel)
+		return 1;
+	return c->threads;
+}
+
+int
+smpp_frame_batch(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
+		 struct smpp_batch *out)
+{
+	const struct smpp_config *c = &ctx->cfg;
+	unsigned nt = nthreads_for(c, len);
+	struct job jobs[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	size_t chunk = len / nt, pos = 0;
+	int rc = 0;
+
+	out->n = 0;
+	out->nerr = 0;
+	if (batch_reserve(out, len / 128 + 16) < 0)
+		return -ENOMEM;
+	for (unsigned t = 0; t < nt; t++) {
+		jobs[t] = (struct job){ .ctx = ctx, .in = in, .len = len,
+			.s = t * chunk, .e = t + 1 == nt ? len : (t + 1) * chunk,
+			.t = &ctx->ts[t] };
+	}
+	for (unsigned t = 1; t < nt; t++)
+		if (pthread_create(&tid[t], NULL, frame_job, &jobs[t]) != 0)
+			jobs[t].rc = -EAGAIN;
+	frame_job(&jobs[0]);
+	for (unsigned t = 1; t < nt; t++)
+		if (jobs[t].rc != -EAGAIN)
+			pthread_join(tid[t], NULL);
+
+	/* merge: follow the true chain through the speculative walks */
+	for (unsigned t = 0; t < nt && rc == 0; t++) {
+		struct tscratch *ts = &ctx->ts[t];
+		size_t lo = 0, hi, k;
+
+		if (pos >= jobs[t].e)
+			continue;
+		if (jobs[t].rc < 0)
+			ts->n = 0;
+		hi = ts->n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (ts->fr[mid].off < pos)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < ts->n && ts->fr[lo].off == pos) {
+			for (k = lo; k < ts->n && rc == 0; k++)
+				rc = emit(out, in, &ts->fr[k]);
+			pos = ts->fr[ts->n - 1].next;
+		} else {
+			ts->n = 0;
+			rc = walk(c, in, len, pos, jobs[t].e, ts);
+			for (k = 0; k < ts->n && rc == 0; k++)
+				rc = emit(out, in, &ts->fr[k]);
+			if (ts->n)
+				pos = ts->fr[ts->n - 1].next;
+		}
+	}
+	return rc;
+}
+
+/* ---- decoding ----------------------------------------------------------- */
+
+static void *
+decode_job(void *arg)
+{
+	struct job *j = arg;
+	unsigned flags = j->ctx->cfg.flags;
+	size_t nerr = 0;
+
+	for (size_t i = j->s; i < j->e; i++) {
+		struct smpp_pdu *p = &j->out->pdus[i];
+
+		if (p->error == ESME_ROK) {
+			uint64_t off = p->off, eo = (uint64_t)(p->pdu - j->in);
+			uint64_t co = p->corr_off;
+			uint16_t cl = p->corr_len;
+
+			smpp_decode_pdu(p->pdu, p->len, flags, eo, p);
+			p->off = off;
+			p->corr_off = co;
+			p->corr_len = cl;
+		} else {
+			/* framing error: header fields as far as present */
+			uint64_t off = p->off, eo = p->error_off;
+			uint64_t co = p->corr_off;
+			uint16_t cl = p->corr_len;
+			uint16_t err = p->error;
+
+			smpp_decode_pdu(p->pdu, p->len, flags, eo, p);
+			p->off = off;
+			p->corr_off = co;
+			p->corr_len = cl;
+			p->error = err;
+			p->error_off = eo;
+		}
+		nerr += p->error != ESME_ROK;
+	}
+	j->nerr = nerr;
+	return NULL;
+}
+
+static int
+decode_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
+	   struct smpp_batch *out)
+{
+	unsigned nt = nthreads_for(&ctx->cfg, len);
+	struct job jobs[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	int started[MAX_THREADS] = { 0 };
+	size_t per;
+	int rc;
+
+	rc = smpp_frame_batch(ctx, in, len, out);
+	if (rc < 0)
+		return rc;
+	if (nt > out->n)
+		nt = out->n ? (unsigned)out->n : 1;
+	per = (out->n + nt - 1) / nt;
+	for (unsigned t = 0; t < nt; t++) {
+		size_t s = t * per, e = s + per;
+		jobs[t] = (struct job){ .ctx = ctx, .in = in, .len = len,
+			.s = s < out->n ? s : out->n, .e = e < out->n ? e : out->n,
+			.out = out };
+	}
+	for (unsigned t = 1; t < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, decode_job, &jobs[t]) == 0;
+	decode_job(&jobs[0]);
+	out->nerr = jobs[0].nerr;
+	for (unsigned t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			decode_job(&jobs[t]);
+		out->nerr += jobs[t].nerr;
+	}
+	return 0;
+}
+
+int
+smpp_decode_batch(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
+		  enum smpp_mode mode, struct smpp_batch *out)
+{
+	if (ctx == NULL || out == NULL || (in == NULL && len != 0) ||
+	    (unsigned)mode >= SMPP_MODE_COUNT)
+		return -EINVAL;
+	if (mode == SMPP_MODE_AUTO) {
+		/* Estimate the PDU count before framing: the threshold only
+		 * decides placement, exactness is not needed. */
+		size_t est = len / 64;
+
+		mode = (backends[SMPP_MODE_GPU] != NULL && est >= ctx->cfg.gpu_threshold)
+			? SMPP_MODE_GPU : SMPP_MODE_CPU;
+	}
+	out->mode_used = mode;
+	if (mode == SMPP_MODE_CPU)
+		return decode_cpu(ctx, in, len, out);
+	/* gpu / gpu-fused: only when the GPU issue has registered a backend */
+	if (backends[mode] == NULL)
+		return -ENOTSUP;
+	if (mode == SMPP_MODE_GPU) {
+		int rc = smpp_frame_batch(ctx, in, len, out);
+		if (rc < 0)
+			return rc;
+	}
+	return backends[mode](ctx, in, len, out);
+}

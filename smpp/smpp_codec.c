@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SMPP v3.4 PDU codec: decoding into views, encoding and JSON printing, all
+ * three driven by the field tables of smpp_table.c.  Every read is bounded
+ * by the PDU's framed length; a malformed PDU ends in its ESME_R* status and
+ * the input offset of the fault, never in a read outside the PDU.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "smpp.h"
+
+static inline uint32_t
+be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint16_t
+be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v;
+}
+
+static inline int
+fail(struct smpp_pdu *o, uint16_t st, uint64_t at)
+{
+	o->error = st;
+	o->error_off = at;
+	return st;
+}
+
+/*
+ * Length of the C-Octet String at b[pos..len) whose size including the NUL
+ * is at most max.  Returns the length without the NUL, -1 when no NUL within
+ * max octets (field error), -2 when the PDU ends first (length error).
+ */
+static inline int
+cstr_len(const uint8_t *b, uint32_t pos, uint32_t len, uint32_t max)
+{
+	uint32_t avail = len - pos;
+	uint32_t lim = avail < max ? avail : max;
+
+	for (uint32_t i = 0; i < lim; i++)
+		if (b[pos + i] == 0)
+			return (int)i;
+	return avail < max ? -2 : -1;
+}
+
+/* One submit_multi dest_address (flags 1/2) or unsuccess_sme entry. */
+static int
+list_entry(const uint8_t *b, uint32_t *ppos, uint32_t len, int unsucc,
+	   struct smpp_dest *d, uint16_t *err)
+{
+	uint32_t pos = *ppos;
+	int n;
+
+	if (unsucc) {
+		d->dest_flag = 1;
+	} else {
+		if (pos >= len)
+			goto trunc;
+		d->dest_flag = b[pos++];
+		if (d->dest_flag != 1 && d->dest_flag != 2) {
+			*err = ESME_RINVDESTFLAG;
+			*ppos = pos - 1;
+			return -1;
+		}
+	}
+	d->ton = d->npi = 0;
+	if (d->dest_flag == 1) {
+		if (len - pos < 2)
+			goto trunc;
+		d->ton = b[pos];
+		d->npi = b[pos + 1];
+		pos += 2;
+	}
+	n = cstr_len(b, pos, len, 21);
+	if (n == -2)
+		goto trunc;
+	if (n < 0) {
+		*err = d->dest_flag == 2 ? ESME_RINVDLNAME : ESME_RINVDSTADR;
+		*ppos = pos;
+		return -1;
+	}
+	d->addr = b + pos;
+	d->addr_len = (uint16_t)n;
+	pos += (uint32_t)n + 1;
+	d->error_status = 0;
+	if (unsucc) {
+		if (len - pos < 4)
+			goto trunc;
+		d->error_status = be32(b + pos);
+		pos += 4;
+	}
+	*ppos = pos;
+	return 0;
+trunc:
+	*err = ESME_RINVCMDLEN;
+	*ppos = pos;
+	return -1;
+}
+
+int
+smpp_decode_pdu(const uint8_t *b, uint32_t len, unsigned flags,
+		uint64_t base, struct smpp_pdu *o)
+{
+	const struct smpp_pdu_desc *d;
+	uint32_t pos = SMPP_HEADER_LEN;
+	uint32_t smlen = 0;
+	int has_payload = 0;
+
+	o->pdu = b;
+	o->len = len;
+	o->error = ESME_ROK;
+	o->error_off = 0;
+	o->desc = NULL;
+	o->nfields = 0;
+	o->ntlv = 0;
+	o->tlv_area_off = 0;
+	o->tlv_area_len = 0;
+	o->command_length = len >= 4 ? be32(b) : 0;
+	if (len < SMPP_HEADER_LEN) {
+		o->command_id = o->command_status = o->sequence_number = 0;
+		return fail(o, ESME_RINVCMDLEN, base);
+	}
+	o->command_id = be32(b + 4);
+	o->command_status = be32(b + 8);
+	o->sequence_number = be32(b + 12);
+	d = smpp_pdu_desc_find(o->command_id);
+	o->desc = d;
+	if (o->command_length != len)
+		return fail(o, ESME_RINVCMDLEN, base);
+	if (d == NULL)
+		return fail(o, ESME_RINVCMDID, base + 4);
+
+	/* v3.4 4.x.2: a response with an error status may come without body. */
+	if (d->resp_body_optional && o->command_status != 0 && len == pos)
+		return ESME_ROK;
+
+	for (unsigned i = 0; i < d->nfields; i++) {
+		const struct smpp_field_desc *fd = &d->fields[i];
+		int n;
+
+		switch (fd->type) {
+		case SMPP_FT_U8:
+			if (pos >= len)
+				return fail(o, ESME_RINVCMDLEN, base + pos);
+			o->f[i].off = (uint16_t)pos;
+			o->f[i].len = 1;
+			pos++;
+			break;
+		case SMPP_FT_CSTR:
+		case SMPP_FT_TIME:
+			n = cstr_len(b, pos, len, fd->max);
+			if (n == -2)
+				return fail(o, ESME_RINVCMDLEN, base + pos);
+			if (n < 0 || (fd->type == SMPP_FT_TIME && n != 0 && n != 16))
+				return fail(o, fd->err, base + pos);
+			o->f[i].off = (uint16_t)pos;
+			o->f[i].len = (uint16_t)n;
+			pos += (uint32_t)n + 1;
+			break;
+		case SMPP_FT_SMLEN:
+			if (pos >= len)
+				return fail(o, ESME_RINVCMDLEN, base + pos);
+			smlen = b[pos];
+			/* sm_length <= 254 (v3.4 5.2.21) and inside the PDU */
+			if (smlen > d->fields[i + 1].max || smlen > len - pos - 1)
+				return fail(o, ESME_RINVMSGLEN, base + pos);
+			o->f[i].off = (uint16_t)pos;
+			o->f[i].len = 1;
+			pos++;
+			break;
+		case SMPP_FT_OSTR:
+			o->f[i].off = (uint16_t)pos;
+			o->f[i].len = (uint16_t)smlen;
+			pos += smlen;
+			break;
+		case SMPP_FT_DESTS:
+		case SMPP_FT_UNSUCC: {
+			uint32_t cnt = b[o->f[i - 1].off], start = pos;
+			int unsucc = fd->type == SMPP_FT_UNSUCC;
+			struct smpp_dest de;
+			uint16_t err = 0;
+
+			/* number_of_dests: 1..254 (v3.4 5.2.24) */
+			if (!unsucc && (cnt == 0 || cnt > fd->max))
+				return fail(o, ESME_RINVNUMDESTS, base + o->f[i - 1].off);
+			for (uint32_t k = 0; k < cnt; k++)
+				if (list_entry(b, &pos, len, unsucc, &de, &err) < 0)
+					return fail(o, err, base + pos);
+			o->f[i].off = (uint16_t)start;
+			o->f[i].len = (uint16_t)(pos - start);
+			break;
+		}
+		default:
+			return fail(o, ESME_RSYSERR, base + pos);
+		}
+		o->nfields = (uint16_t)(i + 1);
+	}
+
+	o->tlv_area_off = pos;
+	o->tlv_area_len = len - pos;
+	while (pos < len) {
+		const struct smpp_tlv_desc *td;
+		uint16_t tag, tl;
+
+		if (len - pos < 4)
+			return fail(o, ESME_RINVOPTPARSTREAM, base + pos);
+		tag = be16(b + pos);
+		tl = be16(b + pos + 2);
+		if (tl > len - pos - 4)
+			return fail(o, ESME_RINVOPTPARSTREAM, base + pos);
+		td = smpp_tlv_desc_find(tag);
+		if (td != NULL) {
+			if (tl < td->min || tl > td->max)
+				return fail(o, ESME_RINVPARLEN, base + pos);
+			if ((flags & SMPP_F_STRICT) &&
+			    !(d->tlv_allowed & (UINT64_C(1) << (td - smpp_tlv_desc_at(0)))))
+				return fail(o, ESME_ROPTPARNOTALLWD, base + pos);
+			if (tag == SMPP_TLV_MESSAGE_PAYLOAD)
+				has_payload = 1;
+		} else if ((flags & SMPP_F_STRICT) && (tag < 0x1400 || tag > 0x3FFF)) {
+			/* not a v3.4 tag and not in the vendor range 0x1400-0x3FFF */
+			return fail(o, ESME_ROPTPARNOTALLWD, base + pos);
+		}
+		if (o->ntlv < SMPP_TLV_INLINE) {
+			o->tlv[o->ntlv].tag = tag;
+			o->tlv[o->ntlv].len = tl;
+			o->tlv[o->ntlv].off = pos + 4;
+		}
+		o->ntlv++;
+		pos += 4u + tl;
+	}
+	/* v3.4 5.3.2.32: with message_payload, sm_length shall be 0. */
+	if ((flags & SMPP_F_STRICT) && has_payload && smlen != 0)
+		return fail(o, ESME_RINVMSGLEN, base + o->tlv_area_off);
+	return ESME_ROK;
+}
+
+const struct smpp_view *
+smpp_field(const struct smpp_pdu *p, const char *name)
+{
+	int i = smpp_field_index(p->desc, name);
+
+	if (i < 0 || (unsigned)i >= p->nfields)
+		return NULL;
+	return &p->f[i];
+}
+
+uint32_t
+smpp_field_u(const struct smpp_pdu *p, unsigned idx)
+{
+	if (idx >= p->nfields || p->f[idx].len == 0)
+		return 0;
+	return p->pdu[p->f[idx].off];
+}
+
+int
+smpp_tlv_iter(const struct smpp_pdu *p, uint32_t *it, struct smpp_tlv *t)
+{
+	uint32_t pos = p->tlv_area_off + *it;
+	uint32_t end = p->tlv_area_off + p->tlv_area_len;
+
+	/* Only walks what the decoder validated: stops at a bad TLV. */
+	if (p->tlv_area_len == 0 || end - pos < 4 || pos >= end)
+		return 0;
+	t->tag = be16(p->pdu + pos);
+	t->len = be16(p->pdu + pos + 2);
+	if (t->len > end - pos - 4)
+		return 0;
+	t->off = pos + 4;
+	*it += 4u + t->len;
+	return 1;
+}
+
+int
+smpp_tlv_get(const struct smpp_pdu *p, uint16_t tag, struct smpp_tlv *t)
+{
+	uint32_t it = 0;
+	unsigned n = p->ntlv < SMPP_TLV_INLINE ? p->ntlv : SMPP_TLV_INLINE;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (p->tlv[i].tag == tag) {
+			*t = p->tlv[i];
+			return 1;
+		}
+	}
+	if (p->ntlv <= SMPP_TLV_INLINE)
+		return 0;
+	while (smpp_tlv_iter(p, &it, t))
+		if (t->tag == tag)
+			return 1;
+	return 0;
+}
+
+int
+smpp_list_iter(const struct smpp_pdu *p, unsigned idx, uint32_t *it,
+	       struct smpp_dest *d)
+{
+	const struct smpp_field_desc *fd;
+	uint32_t pos, end;
+	uint16_t err;
+
+	if (p->desc == NULL || idx >= p->nfields)
+		return 0;
+	fd = &p->desc->fields[idx];
+	if (fd->type != SMPP_FT_DESTS && fd->type != SMPP_FT_UNSUCC)
+		return 0;
+	pos = p->f[idx].off + *it;
+	end = p->f[idx].off + p->f[idx].len;
+	if (pos >= end)
+		return 0;
+	if (list_entry(p->pdu, &pos, end, fd->type == SMPP_FT_UNSUCC, d, &err) < 0)
+		return 0;
+	*it = pos - p->f[idx].off;
+	return 1;
+}
+
+/* ---- printing ----------------------------------------------------------- */
+
+static void
+json_str(FILE *f, const uint8_t *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			/* bytes, not characters: \u00XX keeps JSON valid */
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void
+json_hex(FILE *f, const uint8_t *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%02x", s[i]);
+	fputc('"', f);
+}
+
+int
+smpp_pdu_print_json(FILE *f, const struct smpp_pdu *p, const uint8_t *in)
+{
+	const struct smpp_pdu_desc *d = p->desc;
+	struct smpp_tlv t;
+	uint32_t it = 0;
+	int first = 1;
+
+	fprintf(f, "{\"off\":%llu,\"len\":%u", (unsigned long long)p->off, p->len);
+	if (p->corr_len && in != NULL) {
+		fputs(",\"corr\":", f);
+		json_hex(f, in + p->corr_off, p->corr_len);
+	}
+	fprintf(f, ",\"command_length\":%u,\"command_id\":%u,\"name\":\"%s\","
+		"\"command_status\":%u,\"sequence_number\":%u",
+		p->command_length, p->command_id, d ? d->name : "unknown",
+		p->command_status, p->sequence_number);
+	fprintf(f, ",\"error\":\"%s\",\"error_code\":%u", smpp_status_name(p->error),
+		p->error);
+	if (p->error)
+		fprintf(f, ",\"error_off\":%llu", (unsigned long long)p->error_off);
+	fputs(",\"fields\":{", f);
+	for (unsigned i = 0; d != NULL && i < p->nfields; i++) {
+		const struct smpp_field_desc *fd = &d->fields[i];
+		const uint8_t *v = p->pdu + p->f[i].off;
+		struct smpp_dest de;
+		uint32_t lit = 0;
+		int lf = 1;
+
+		fprintf(f, "%s\"%s\":", i ? "," : "", fd->name);
+		switch (fd->type) {
+		case SMPP_FT_U8:
+		case SMPP_FT_SMLEN:
+			fprintf(f, "%u", v[0]);
+			break;
+		case SMPP_FT_CSTR:
+		case SMPP_FT_TIME:
+			json_str(f, v, p->f[i].len);
+			break;
+		case SMPP_FT_OSTR:
+			json_hex(f, v, p->f[i].len);
+			break;
+		default:
+			fputc('[', f);
+			while (smpp_list_iter(p, i, &lit, &de)) {
+				fprintf(f, "%s{\"dest_flag\":%u,\"ton\":%u,\"npi\":%u,"
+					"\"addr\":", lf ? "" : ",", de.dest_flag,
+					de.ton, de.npi);
+				json_str(f, de.addr, de.addr_len);
+				if (fd->type == SMPP_FT_UNSUCC)
+					fprintf(f, ",\"error_status_code\":%u",
+						de.error_status);
+				fputc('}', f);
+				lf = 0;
+			}
+			fputc(']', f);
+			break;
+		}
+	}
+	fputs("},\"tlvs\":[", f);
+	while (smpp_tlv_iter(p, &it, &t)) {
+		const struct smpp_tlv_desc *td = smpp_tlv_desc_find(t.tag);
+
+		fprintf(f, "%s{\"tag\":%u,\"name\":\"%s\",\"len\":%u,\"value\":",
+			first ? "" : ",", t.tag, td ? td->name : "raw", t.len);
+		json_hex(f, p->pdu + t.off, t.len);
+		fputc('}', f);
+		first = 0;
+	}
+	fputs("]}\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- encoding ----------------------------------------------------------- */
+
+int
+smpp_encode(const struct smpp_msg *m, uint8_t *buf, size_t cap)
+{
+	const struct smpp_pdu_desc *d = smpp_pdu_desc_find(m->command_id);
+	size_t pos = SMPP_HEADER_LEN;
+
+	if (d == NULL)
+		return -EINVAL;
+	if (cap < SMPP_HEADER_LEN)
+		return -ENOSPC;
+	if (m->no_body && d->resp_body_optional && m->command_status != 0)
+		goto tlvs;
+	for (unsigned i = 0; i < d->nfields; i++) {
+		const struct smpp_field_desc *fd = &d->fields[i];
+		const struct smpp_value *v = &m->v[i];
+		uint32_t u = v->u;
+
+		switch (fd->type) {
+		case SMPP_FT_U8:
+		case SMPP_FT_SMLEN:
+			if (i + 1 < d->nfields) {
+				uint8_t nt = d->fields[i + 1].type;
+				/* counts and lengths come from what follows */
+				if (nt == SMPP_FT_OSTR)
+					u = m->v[i + 1].len;
+				else if (nt == SMPP_FT_DESTS || nt == SMPP_FT_UNSUCC)
+					u = m->v[i + 1].u;
+			}
+			if (u > 255 || (fd->type == SMPP_FT_SMLEN &&
+					u > d->fields[i + 1].max))
+				return -EINVAL;
+			if (cap - pos < 1)
+				return -ENOSPC;
+			buf[pos++] = (uint8_t)u;
+			break;
+		case SMPP_FT_CSTR:
+		case SMPP_FT_TIME:
+			if (v->len >= fd->max || (v->len && memchr(v->p, 0, v->len)) ||
+			    (fd->type == SMPP_FT_TIME && v->len != 0 && v->len != 16))
+				return -EINVAL;
+			if (cap - pos < v->len + 1)
+				return -ENOSPC;
+			if (v->len)
+				memcpy(buf + pos, v->p, v->len);
+			pos += v->len;
+			buf[pos++] = 0;
+			break;
+		default: /* OSTR and the raw list bytes */
+			if (cap - pos < v->len)
+				return -ENOSPC;
+			if (v->len)
+				memcpy(buf + pos, v->p, v->len);
+			pos += v->len;
+			break;
+		}
+	}
+tlvs:
+	for (unsigned i = 0; i < m->ntlv; i++) {
+		const struct smpp_tlv_value *t = &m->tlv[i];
+
+		if (cap - pos < 4u + t->len)
+			return -ENOSPC;
+		buf[pos] = t->tag >> 8;
+		buf[pos + 1] = t->tag & 0xff;
+		buf[pos + 2] = t->len >> 8;
+		buf[pos + 3] = t->len & 0xff;
+		if (t->len)
+			memcpy(buf + pos + 4, t->p, t->len);
+		pos += 4u + t->len;
+	}
+	if (pos > UINT32_MAX)
+		return -EINVAL;
+	put32(buf, (uint32_t)pos);
+	put32(buf + 4, m->command_id);
+	put32(buf + 8, m->command_status);
+	put32(buf + 12, m->sequence_number);
+	return (int)pos;
+}
+
+int
+smpp_msg_from_pdu(const struct smpp_pdu *p, struct smpp_msg *m,
+		  struct smpp_tlv_value *tlv, unsigned cap)
+{
+	const struct smpp_pdu_desc *d = p->desc;
+	struct smpp_tlv t;
+	uint32_t it = 0;
+	unsigned n = 0;
+
+	if (d == NULL || p->error != ESME_ROK)
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	m->command_id = p->command_id;
+	m->command_status = p->command_status;
+	m->sequence_number = p->sequence_number;
+	m->no_body = d->nfields > 0 && p->nfields == 0;
+	for (unsigned i = 0; i < p->nfields; i++) {
+		uint8_t ty = d->fields[i].type;
+
+		m->v[i].p = p->pdu + p->f[i].off;
+		m->v[i].len = p->f[i].len;
+		if (ty == SMPP_FT_U8 || ty == SMPP_FT_SMLEN)
+			m->v[i].u = p->pdu[p->f[i].off];
+		else if (ty == SMPP_FT_DESTS || ty == SMPP_FT_UNSUCC)
+			m->v[i].u = p->pdu[p->f[i - 1].off];
+	}
+	while (smpp_tlv_iter(p, &it, &t)) {
+		if (n == cap)
+			return -ENOSPC;
+		tlv[n].tag = t.tag;
+		tlv[n].len = t.len;
+		tlv[n].p = p->pdu + t.off;
+		n++;
+	}
+	m->tlv = tlv;
+	m->ntlv = n;
+	return 0;
+}
+
+int
+smpp_dest_append(uint8_t *buf, size_t cap, size_t len, uint8_t flag,
+		 uint8_t ton, uint8_t npi, const char *addr)
+{
+	size_t al = strlen(addr);
+	size_t need = 1 + (flag == 1 ? 2 : 0) + al + 1;
+
+	if ((flag != 1 && flag != 2) || al > 20)
+		return -EINVAL;
+	if (cap < len || cap - len < need)
+		return -ENOSPC;
+	buf[len++] = flag;
+	if (flag == 1) {
+		buf[len++] = ton;
+		buf[len++] = npi;
+	}
+	memcpy(buf + len, addr, al + 1);
+	return (int)(len + al + 1);
+}

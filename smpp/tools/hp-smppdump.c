@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hp-smppdump: decode a file of SMPP PDUs (plain concatenated PDUs or
+ * [correlation id | PDU | end marker] elements) with the batch decoder and
+ * print every PDU's fields, TLVs and errors as one JSON object per line.
+ * For people debugging links, and for the integration tests.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smpp.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+		"usage: hp-smppdump [-e] [-c CORR_LEN] [-m MARKER_HEX] [-t THREADS]\n"
+		"                   [-M cpu|auto|gpu|gpu-fused] [-s] [-L MAX_PDU] FILE|-\n"
+		"  -e  element framing [corr id | PDU | marker] (default: plain PDUs)\n"
+		"  -s  strict TLV checks (TLVs not allowed for the PDU are errors)\n");
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+	return -1;
+}
+
+static uint8_t *
+read_all(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0, r;
+	uint8_t *buf = NULL, *nb;
+
+	if (f == NULL)
+		return NULL;
+	buf = malloc(cap);
+	while (buf != NULL && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap) {
+			nb = realloc(buf, cap * 2);
+			if (nb == NULL) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	*len = n;
+	return buf;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const modes[] = { "cpu", "auto", "gpu", "gpu-fused" };
+	struct smpp_config cfg;
+	struct smpp_ctx *ctx = NULL;
+	struct smpp_batch b;
+	enum smpp_mode mode = SMPP_MODE_CPU;
+	uint8_t *in = NULL;
+	size_t len = 0;
+	int opt, rc = 1;
+
+	smpp_config_default(&cfg);
+	smpp_batch_init(&b);
+	while ((opt = getopt(argc, argv, "ec:m:t:M:sL:h")) != -1) {
+		switch (opt) {
+		case 'e':
+			cfg.framing = SMPP_FRAME_ELEMENT;
+			break;
+		case 'c':
+			cfg.corr_len = (uint16_t)atoi(optarg);
+			break;
+		case 'm': {
+			size_t l = strlen(optarg);
+			if (l == 0 || l % 2 || l / 2 > SMPP_MARKER_MAX) {
+				fprintf(stderr, "hp-smppdump: bad marker\n");
+				return 2;
+			}
+			for (size_t i = 0; i < l / 2; i++) {
+				int hi = hexval(optarg[2 * i]), lo = hexval(optarg[2 * i + 1]);
+				if (hi < 0 || lo < 0) {
+					fprintf(stderr, "hp-smppdump: bad marker\n");
+					return 2;
+				}
+				cfg.marker[i] = (uint8_t)(hi << 4 | lo);
+			}
+			cfg.marker_len = (uint8_t)(l / 2);
+			break;
+		}
+		case 't':
+			cfg.threads = (unsigned)atoi(optarg);
+			break;
+		case 'M': {
+			unsigned i;
+			for (i = 0; i < 4 && strcmp(optarg, modes[i]) != 0; i++)
+				;
+			if (i == 4) {
+				usage();
+				return 2;
+			}
+			mode = (enum smpp_mode)i;
+			break;
+		}
+		case 's':
+			cfg.flags |= SMPP_F_STRICT;
+			break;
+		case 'L':
+			cfg.max_pdu_len = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage();
+		return 2;
+	}
+	in = read_all(argv[optind], &len);
+	if (in == NULL) {
+		fprintf(stderr, "hp-smppdump: %s: %s\n", argv[optind], strerror(errno));
+		return 1;
+	}
+	if ((rc = smpp_ctx_create(&cfg, &ctx)) < 0) {
+		fprintf(stderr, "hp-smppdump: bad configuration: %s\n", strerror(-rc));
+		rc = 2;
+		goto out;
+	}
+	rc = smpp_decode_batch(ctx, in, len, mode, &b);
+	if (rc < 0) {
+		fprintf(stderr, "hp-smppdump: decode (mode %s): %s\n", modes[mode],
+			rc == -ENOTSUP ? "mode not available in this build "
+			"(no GPU backend registered)" : strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < b.n; i++)
+		smpp_pdu_print_json(stdout, &b.pdus[i], in);
+	fprintf(stderr, "hp-smppdump: %zu PDUs, %zu with errors\n", b.n, b.nerr);
+	rc = 0;
+out:
+	smpp_batch_free(&b);
+	smpp_ctx_free(ctx);
+	free(in);
+	return rc;
+}
