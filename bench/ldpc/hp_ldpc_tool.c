@@ -461,13 +461,13 @@ cmd_bench(const struct opts *o)
 	       hp_ldpc_code_name(c), n, k, o->ebn0[0], o->cfg.max_iter,
 	       o->cfg.alg == HP_LDPC_OMS ? "oms" : "nms",
 	       o->cfg.no_early_stop ? " no-early-stop" : "", nfr);
-	printf("%8s %6s %10s %10s %12s %12s %12s\n", "isa", "lanes", "fer",
-	       "avg_it", "info_mbps", "batch_us", "cw_us");
+	printf("%8s %6s %10s %10s %12s %12s %12s %12s\n", "isa", "lanes", "fer",
+	       "avg_it", "best_mbps", "mean_mbps", "batch_us", "cw_us");
 	for (i = 0; i < 3; i++) {
 		struct hp_ldpc_dec_cfg cfg = o->cfg;
 		struct hp_ldpc_dec *d;
 		unsigned long reps = 0, ferr = 0, its = 0;
-		double t0, t;
+		double t0, t, t1, best = 1e30;
 
 		if (!all && one != isas[i])
 			continue;
@@ -481,11 +481,16 @@ cmd_bench(const struct opts *o)
 			rc = fail("decoder: %s", strerror(-rc));
 			goto out;
 		}
+		/* The best of repeated runs is what the code can do; the mean
+		 * also carries whatever else the (shared) machine was doing. */
 		t0 = now();
 		do {
+			t1 = now();
 			rc = hp_ldpc_decode(d, llr, n, nfr, dec, res);
+			t = now();
+			best = t - t1 < best ? t - t1 : best;
 			reps++;
-			t = now() - t0;
+			t -= t0;
 		} while (rc >= 0 && t < o->seconds);
 		if (rc < 0) {
 			hp_ldpc_dec_free(d);
@@ -496,11 +501,14 @@ cmd_bench(const struct opts *o)
 			ferr += memcmp(info + (size_t)f * k, dec + (size_t)f * k, k) != 0;
 			its += res[f].iters;
 		}
-		printf("%8s %6u %10.3e %10.2f %12.1f %12.1f %12.2f\n", names[i],
+		/* Latencies from the best run: a batch of `lanes` codewords
+		 * finishes together, so batch_us is each one's latency. */
+		printf("%8s %6u %10.3e %10.2f %12.1f %12.1f %12.1f %12.2f\n", names[i],
 		       hp_ldpc_dec_lanes(d), (double)ferr / nfr, (double)its / nfr,
+		       (double)nfr * k / best / 1e6,
 		       reps * (double)nfr * k / t / 1e6,
-		       t / (reps * ((nfr + hp_ldpc_dec_lanes(d) - 1) / hp_ldpc_dec_lanes(d))) * 1e6,
-		       t / (reps * (double)nfr) * 1e6);
+		       best / ((nfr + hp_ldpc_dec_lanes(d) - 1) / hp_ldpc_dec_lanes(d)) * 1e6,
+		       best / nfr * 1e6);
 		fflush(stdout);
 		hp_ldpc_dec_free(d);
 	}

@@ -59,14 +59,14 @@ KN(run)(struct hp_ldpc_batch *b)
 	const unsigned int nlanes = b->nlanes, ksh = b->nms_shift;
 	const int oms = b->alg == HP_LDPC_OMS, early = b->early;
 	int8_t *const L = b->L, *const R = b->R;
-	const V m127 = v_set1(-127), big = v_set1(127), zero = v_set1(0);
+	const V big = v_setu(128), zero = v_set1(0), c127 = v_setu(127);
 	const V off = v_set1((int8_t)b->oms_offset);
 	const uint64_t all = nlanes >= 64 ? ~0ULL : (1ULL << nlanes) - 1;
 	uint64_t done = 0;
 	unsigned int it, r, e, i;
 	unsigned int pos[HP_LDPC_MAXDEG];
 	int8_t *lrow[HP_LDPC_MAXDEG], *rrow[HP_LDPC_MAXDEG];
-	V t[HP_LDPC_MAXDEG];
+	V t[HP_LDPC_MAXDEG], at[HP_LDPC_MAXDEG];
 	int nok = 0;
 
 	for (it = 1; it <= max_iter; it++) {
@@ -83,32 +83,37 @@ KN(run)(struct hp_ldpc_batch *b)
 				V mn1 = big, mn2 = big, sg = zero;
 				V s1, s2;
 
-				/* Bit-to-check: t = L - R_old; track the
-				 * two smallest magnitudes and the sign
-				 * product (XOR of sign bits). */
+				/* Bit-to-check: t = L - R_old (saturating, so
+				 * -128 can occur); |t| is taken as unsigned
+				 * (|-128| = 128) which saves clamping t and L
+				 * to -127: 12 vector ops per edge instead of 14.
+				 * Track the two smallest magnitudes and the
+				 * sign product (XOR of sign bits). */
 				for (e = 0; e < d; e++) {
-					V x = v_max(v_subs(v_ld(lrow[e] + (size_t)pos[e] * KW),
-							   v_ld(rrow[e] + (size_t)i * KW)), m127);
+					V x = v_subs(v_ld(lrow[e] + (size_t)pos[e] * KW),
+						     v_ld(rrow[e] + (size_t)i * KW));
 					V a = v_abs(x);
 
 					t[e] = x;
-					mn2 = v_min(mn2, v_max(mn1, a));
-					mn1 = v_min(mn1, a);
+					at[e] = a;
+					mn2 = v_minu(mn2, v_maxu(mn1, a));
+					mn1 = v_minu(mn1, a);
 					sg = v_xor(sg, x);
 				}
-				s1 = oms ? v_oms(mn1, off) : v_nms(mn1, ksh);
-				s2 = oms ? v_oms(mn2, off) : v_nms(mn2, ksh);
+				/* Scaled magnitudes stay <= 127: NMS of 128 is
+				 * at most 127, OMS clamps to 127 first. */
+				s1 = oms ? v_oms(v_minu(mn1, c127), off) : v_nms(mn1, ksh);
+				s2 = oms ? v_oms(v_minu(mn2, c127), off) : v_nms(mn2, ksh);
 				/* Check-to-bit: min of the others (min2 where
 				 * this edge holds min1; ties give min1 ==
 				 * min2, so no index is needed), sign of the
 				 * others; then L = t + R_new. */
 				for (e = 0; e < d; e++) {
-					V mag = v_sel_eq(v_abs(t[e]), mn1, s2, s1);
+					V mag = v_sel_eq(at[e], mn1, s2, s1);
 					V rn = v_signof(mag, v_xor(sg, t[e]));
 
 					v_st(rrow[e] + (size_t)i * KW, rn);
-					v_st(lrow[e] + (size_t)pos[e] * KW,
-					     v_max(v_adds(t[e], rn), m127));
+					v_st(lrow[e] + (size_t)pos[e] * KW, v_adds(t[e], rn));
 					pos[e] = pos[e] + 1 == z ? 0 : pos[e] + 1;
 				}
 			}

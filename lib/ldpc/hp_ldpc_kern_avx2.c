@@ -42,6 +42,10 @@ static inline KT V v_nms(V m, unsigned int k)
 static inline KT V v_oms(V m, V off) { return _mm256_subs_epu8(m, off); }
 static inline KT uint64_t v_negmask(V a) { return (uint32_t)_mm256_movemask_epi8(a); }
 
+static inline KT V v_setu(uint8_t x) { return _mm256_set1_epi8((char)x); }
+static inline KT V v_minu(V a, V b) { return _mm256_min_epu8(a, b); }
+static inline KT V v_maxu(V a, V b) { return _mm256_max_epu8(a, b); }
+
 #include "hp_ldpc_kern.h"
 
 int

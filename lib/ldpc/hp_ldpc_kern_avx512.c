@@ -40,6 +40,10 @@ static inline KT V v_nms(V m, unsigned int k)
 static inline KT V v_oms(V m, V off) { return _mm512_subs_epu8(m, off); }
 static inline KT uint64_t v_negmask(V a) { return _mm512_movepi8_mask(a); }
 
+static inline KT V v_setu(uint8_t x) { return _mm512_set1_epi8((char)x); }
+static inline KT V v_minu(V a, V b) { return _mm512_min_epu8(a, b); }
+static inline KT V v_maxu(V a, V b) { return _mm512_max_epu8(a, b); }
+
 #include "hp_ldpc_kern.h"
 
 int

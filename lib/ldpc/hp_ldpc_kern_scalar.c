@@ -29,6 +29,10 @@ static inline V v_nms(V m, unsigned int k) { return m - (m >> k); }
 static inline V v_oms(V m, V off) { return m > off ? m - off : 0; }
 static inline uint64_t v_negmask(V a) { return a < 0; }
 
+static inline V v_setu(uint8_t x) { return x; }
+static inline V v_minu(V a, V b) { return a < b ? a : b; }
+static inline V v_maxu(V a, V b) { return a > b ? a : b; }
+
 #include "hp_ldpc_kern.h"
 
 int
