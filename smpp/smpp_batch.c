@@ -158,6 +158,21 @@ find_marker(const struct smpp_config *c, const uint8_t *in, size_t from,
 	return memmem(in + from, len - from, c->marker, c->marker_len);
 }
 
+/* Is there a well-formed element (valid command_length, marker after the
+ * PDU) at pos?  ELEMENT framing only. */
+static int
+elem_ok(const struct smpp_config *c, const uint8_t *in, size_t len, size_t pos)
+{
+	size_t q = pos + c->corr_len, cl;
+
+	if (q > len || len - q < 4)
+		return 0;
+	cl = be32(in + q);
+	return cl >= SMPP_HEADER_LEN && cl <= c->max_pdu_len && cl <= len - q &&
+	       len - q - cl >= c->marker_len &&
+	       memcmp(in + q + cl, c->marker, c->marker_len) == 0;
+}
+
 /*
  * The step function: the element starting at pos.  Plain framing cannot
  * resynchronise after a bad command_length (nothing marks the next PDU), so
@@ -194,11 +209,20 @@ frame_at(const struct smpp_config *c, const uint8_t *in, size_t len,
 bad:
 	f->err = ESME_RINVCMDLEN;
 	if (c->framing == SMPP_FRAME_ELEMENT) {
+		/* Resync on a marker that ends the input or is followed by a
+		 * well-formed element: marker bytes inside a message text are
+		 * not taken for an element end. */
 		const uint8_t *m = find_marker(c, in, q, len);
-		if (m != NULL) {
-			f->len = (uint32_t)((size_t)(m - in) - q);
-			f->next = (size_t)(m - in) + c->marker_len;
-			return;
+
+		while (m != NULL) {
+			size_t nx = (size_t)(m - in) + c->marker_len;
+
+			if (nx == len || elem_ok(c, in, len, nx)) {
+				f->len = (uint32_t)((size_t)(m - in) - q);
+				f->next = nx;
+				return;
+			}
+			m = find_marker(c, in, (size_t)(m - in) + 1, len);
 		}
 	}
 	f->len = (uint32_t)(len - q > UINT32_MAX ? UINT32_MAX : len - q);
@@ -220,11 +244,11 @@ plausible(const struct smpp_config *c, const uint8_t *in, size_t len, size_t pos
 	int k;
 
 	if (c->framing == SMPP_FRAME_ELEMENT) {
-		if (pos < c->marker_len ||
-		    memcmp(in + pos - c->marker_len, c->marker, c->marker_len) != 0)
-			return 0;
-		frame_at(c, in, len, pos, &f);
-		return f.err == ESME_ROK;
+		/* elem_ok, not frame_at: a bad element's resync scan would make
+		 * this search quadratic on garbage */
+		return pos >= c->marker_len &&
+		       memcmp(in + pos - c->marker_len, c->marker, c->marker_len) == 0 &&
+		       elem_ok(c, in, len, pos);
 	}
 	/* plain: three good elements in a row with known command ids */
 	for (k = 0; k < 3 && pos < len; k++) {

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the batch decoder: both input forms, multi-threaded boundary
+ * marking against the sequential walk, per-PDU errors that do not stop the
+ * batch, resynchronisation on the end marker, and the mode switch.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#define NPDU 20000
+
+/* A SUBMIT_SM of the thesis's mix (4.1): distinct addresses, a 20-char
+ * message, 5 TLVs; every 7th message carries the end marker bytes inside
+ * its text, to trap a framer that trusts markers blindly. */
+static int
+mk_submit(uint32_t i, const struct smpp_config *cfg, uint8_t *buf, size_t cap)
+{
+	static const uint8_t v2[] = { 0, 7 }, v1[] = { 3 }, v1b[] = { 1 }, vend[] = "vend";
+	const struct smpp_tlv_value tlv[] = {
+		{ SMPP_TLV_SAR_MSG_REF_NUM, 2, v2 }, { SMPP_TLV_SAR_TOTAL_SEGMENTS, 1, v1 },
+		{ SMPP_TLV_SAR_SEGMENT_SEQNUM, 1, v1b }, { SMPP_TLV_USER_MESSAGE_REFERENCE, 2, v2 },
+		{ 0x1401, 4, vend },
+	};
+	char src[24], dst[24], msg[24];
+	struct kv kv[] = { { "source_addr", src, 0 }, { "destination_addr", dst, 0 },
+		{ "short_message", msg, 0 }, { NULL, NULL, 0 } };
+
+	snprintf(src, sizeof(src), "9477%07u", i);
+	snprintf(dst, sizeof(dst), "9471%07u", i * 7u);
+	snprintf(msg, sizeof(msg), "message number %05u", i % 100000);
+	if (i % 7 == 0 && cfg->marker_len <= 4)
+		memcpy(msg + 2, cfg->marker, cfg->marker_len);
+	return build_pdu("submit_sm", i, kv, tlv, 5, buf, cap);
+}
+
+static uint8_t *
+mk_stream(const struct smpp_config *cfg, unsigned n, size_t *len)
+{
+	size_t cap = (size_t)n * 200 + 1024, l = 0;
+	uint8_t *s = malloc(cap), pdu[512], corr[64];
+
+	for (unsigned i = 0; s && i < n; i++) {
+		int pl = mk_submit(i, cfg, pdu, sizeof(pdu));
+		int r;
+
+		assert_true(pl > 0);
+		memset(corr, 0, sizeof(corr));
+		memcpy(corr, &i, sizeof(i));
+		r = smpp_element_append(cfg, s, cap, l, corr, pdu, (uint32_t)pl);
+		assert_true(r > 0);
+		l = (size_t)r;
+	}
+	*len = l;
+	return s;
+}
+
+static void
+decode_cmp(const struct smpp_config *base, const uint8_t *s, size_t len,
+	   struct smpp_batch *b1)
+{
+	struct smpp_config cfg = *base;
+	struct smpp_ctx *c1, *c4;
+	struct smpp_batch b4;
+
+	cfg.threads = 1;
+	assert_int_equal(smpp_ctx_create(&cfg, &c1), 0);
+	cfg.threads = 4;
+	cfg.min_parallel = 0;
+	assert_int_equal(smpp_ctx_create(&cfg, &c4), 0);
+	smpp_batch_init(&b4);
+	assert_int_equal(smpp_decode_batch(c1, s, len, SMPP_MODE_CPU, b1), 0);
+	assert_int_equal(smpp_decode_batch(c4, s, len, SMPP_MODE_CPU, &b4), 0);
+	assert_int_equal(b1->n, b4.n);
+	assert_int_equal(b1->nerr, b4.nerr);
+	for (size_t i = 0; i < b1->n; i++) {
+		assert_int_equal(b1->pdus[i].off, b4.pdus[i].off);
+		assert_int_equal(b1->pdus[i].len, b4.pdus[i].len);
+		assert_int_equal(b1->pdus[i].error, b4.pdus[i].error);
+		assert_int_equal(b1->pdus[i].sequence_number, b4.pdus[i].sequence_number);
+		assert_int_equal(b1->pdus[i].ntlv, b4.pdus[i].ntlv);
+	}
+	smpp_batch_free(&b4);
+	smpp_ctx_free(c1);
+	smpp_ctx_free(c4);
+}
+
+static void
+test_plain(void **state)
+{
+	struct smpp_config cfg;
+	struct smpp_batch b;
+	size_t len;
+	uint8_t *s;
+
+	(void)state;
+	smpp_config_default(&cfg);
+	s = mk_stream(&cfg, NPDU, &len);
+	smpp_batch_init(&b);
+	decode_cmp(&cfg, s, len, &b);
+	assert_int_equal(b.n, NPDU);
+	assert_int_equal(b.nerr, 0);
+	for (size_t i = 0; i < b.n; i++) {
+		assert_int_equal(b.pdus[i].sequence_number, i);
+		assert_int_equal(b.pdus[i].ntlv, 5);
+	}
+	/* a bad body in the middle: only that PDU fails */
+	s[b.pdus[500].off + b.pdus[500].f[16].off] = 0xff; /* sm_length */
+	decode_cmp(&cfg, s, len, &b);
+	assert_int_equal(b.n, NPDU);
+	assert_int_equal(b.nerr, 1);
+	assert_int_equal(b.pdus[500].error, ESME_RINVMSGLEN);
+	assert_int_equal(b.pdus[501].error, ESME_ROK);
+	/* a bad command_length: plain framing cannot resync, the rest is one
+	 * erroneous element and everything before it decodes */
+	s[b.pdus[1000].off] = 0x7f;
+	decode_cmp(&cfg, s, len, &b);
+	assert_int_equal(b.n, 1001);
+	assert_int_equal(b.pdus[1000].error, ESME_RINVCMDLEN);
+	assert_int_equal(b.pdus[1000].error_off, b.pdus[1000].off);
+	assert_int_equal(b.pdus[999].error, ESME_ROK);
+	smpp_batch_free(&b);
+	free(s);
+}
+
+static void
+test_element(void **state)
+{
+	struct smpp_config cfg;
+	struct smpp_batch b;
+	size_t len;
+	uint8_t *s;
+	uint32_t id;
+
+	(void)state;
+	smpp_config_default(&cfg);
+	cfg.framing = SMPP_FRAME_ELEMENT;
+	cfg.corr_len = 6;
+	s = mk_stream(&cfg, NPDU, &len);
+	smpp_batch_init(&b);
+	decode_cmp(&cfg, s, len, &b);
+	assert_int_equal(b.n, NPDU);
+	assert_int_equal(b.nerr, 0);
+	for (size_t i = 0; i < b.n; i += 997) {
+		assert_int_equal(b.pdus[i].corr_len, 6);
+		memcpy(&id, s + b.pdus[i].corr_off, 4);
+		assert_int_equal(id, i);
+		assert_int_equal(b.pdus[i].sequence_number, i);
+	}
+	/* a broken command_length: resync on the end marker, one error */
+	s[b.pdus[700].off + 6] = 0x7f;
+	decode_cmp(&cfg, s, len, &b);
+	assert_int_equal(b.n, NPDU);
+	assert_int_equal(b.nerr, 1);
+	assert_int_equal(b.pdus[700].error, ESME_RINVCMDLEN);
+	assert_int_equal(b.pdus[701].sequence_number, 701);
+	/* a damaged end marker: that element fails, the next decodes */
+	s[b.pdus[800].off + 6 + b.pdus[800].len] ^= 0xff;
+	decode_cmp(&cfg, s, len, &b);
+	assert_int_equal(b.pdus[800].error, ESME_RINVCMDLEN);
+	assert_true(b.nerr >= 2);
+	assert_int_equal(b.pdus[b.n - 1].sequence_number, NPDU - 1);
+	smpp_batch_free(&b);
+	free(s);
+}
+
+static void
+test_modes(void **state)
+{
+	struct smpp_config cfg;
+	struct smpp_ctx *c;
+	struct smpp_batch b;
+	uint8_t pdu[512];
+	int n;
+
+	(void)state;
+	smpp_config_default(&cfg);
+	cfg.threads = 0;
+	assert_int_equal(smpp_ctx_create(&cfg, &c), -EINVAL);
+	cfg.threads = 2;
+	assert_int_equal(smpp_ctx_create(&cfg, &c), 0);
+	smpp_batch_init(&b);
+	n = mk_submit(1, &cfg, pdu, sizeof(pdu));
+	assert_int_equal(smpp_decode_batch(c, pdu, (size_t)n, SMPP_MODE_GPU, &b), -ENOTSUP);
+	assert_int_equal(smpp_decode_batch(c, pdu, (size_t)n, SMPP_MODE_GPU_FUSED, &b), -ENOTSUP);
+	assert_int_equal(smpp_decode_batch(c, pdu, (size_t)n, SMPP_MODE_AUTO, &b), 0);
+	assert_int_equal(b.mode_used, SMPP_MODE_CPU);
+	assert_int_equal(b.n, 1);
+	assert_int_equal(smpp_decode_batch(c, pdu, (size_t)n, (enum smpp_mode)9, &b), -EINVAL);
+	assert_int_equal(smpp_decode_batch(c, NULL, 0, SMPP_MODE_CPU, &b), 0);
+	assert_int_equal(b.n, 0);
+	assert_int_equal(smpp_backend_register(SMPP_MODE_CPU, NULL), -EINVAL);
+	smpp_batch_free(&b);
+	smpp_ctx_free(c);
+}
+
+/* Random garbage between and inside PDUs: the threaded walk must still
+ * equal the sequential one. */
+static void
+test_garbage(void **state)
+{
+	struct smpp_config cfg;
+	struct smpp_batch b;
+	size_t len;
+	uint8_t *s;
+
+	(void)state;
+	for (int fr = 0; fr < 2; fr++) {
+		smpp_config_default(&cfg);
+		cfg.framing = fr ? SMPP_FRAME_ELEMENT : SMPP_FRAME_PLAIN;
+		s = mk_stream(&cfg, 3000, &len);
+		srand(7);
+		for (int k = 0; k < 200; k++)
+			s[(size_t)rand() % len] = (uint8_t)rand();
+		smpp_batch_init(&b);
+		decode_cmp(&cfg, s, len, &b);
+		assert_true(b.n > 0);
+		smpp_batch_free(&b);
+		free(s);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_element),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_garbage),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
