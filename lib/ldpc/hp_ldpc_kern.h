@@ -60,6 +60,7 @@ KN(run)(struct hp_ldpc_batch *b)
 	const int oms = b->alg == HP_LDPC_OMS, early = b->early;
 	int8_t *const L = b->L, *const R = b->R;
 	const V big = v_setu(128), zero = v_set1(0), c127 = v_setu(127);
+	const V rmax = v_setu(HP_LDPC_RMAX);
 	const V off = v_set1((int8_t)b->oms_offset);
 	const uint64_t all = nlanes >= 64 ? ~0ULL : (1ULL << nlanes) - 1;
 	uint64_t done = 0;
@@ -100,10 +101,14 @@ KN(run)(struct hp_ldpc_batch *b)
 					mn1 = v_minu(mn1, a);
 					sg = v_xor(sg, x);
 				}
-				/* Scaled magnitudes stay <= 127: NMS of 128 is
-				 * at most 127, OMS clamps to 127 first. */
-				s1 = oms ? v_oms(v_minu(mn1, c127), off) : v_nms(mn1, ksh);
-				s2 = oms ? v_oms(v_minu(mn2, c127), off) : v_nms(mn2, ksh);
+				/* Scaled magnitudes are capped at HP_LDPC_RMAX
+				 * (OMS clamps to 127 first so the offset never
+				 * wraps): with L saturating at 127 a message
+				 * near 127 would make t = L - R collapse to ~0
+				 * and the decoder diverge (measured: plain
+				 * min-sum with 8-bit channel LLRs, BER 0.6). */
+				s1 = v_minu(oms ? v_oms(v_minu(mn1, c127), off) : v_nms(mn1, ksh), rmax);
+				s2 = v_minu(oms ? v_oms(v_minu(mn2, c127), off) : v_nms(mn2, ksh), rmax);
 				/* Check-to-bit: min of the others (min2 where
 				 * this edge holds min1; ties give min1 ==
 				 * min2, so no index is needed), sign of the

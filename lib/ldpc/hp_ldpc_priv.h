@@ -11,6 +11,9 @@
 
 /* Largest row degree of any supported base matrix (802.11n R=5/6: 22). */
 #define HP_LDPC_MAXDEG 32
+/* Largest check-to-bit message magnitude: half the int8 range, so that
+ * t = L - R keeps its sign and most of its size when L saturates. */
+#define HP_LDPC_RMAX 63
 /* Most lanes a kernel uses (AVX-512BW: 64 int8). */
 #define HP_LDPC_MAXLANES 64
 

@@ -560,9 +560,9 @@ dpi_shared_get(const char *param)
 			goto fail;
 		}
 	}
-	HP_LOG(INFO, "dpi: %u patterns, DFA %u states x %u classes (%zu MiB)%s",
+	HP_LOG(INFO, "dpi: %u patterns, DFA %u states, %u dense rows (%zu KiB)%s",
 	       dpi_ps->n, hp_nf_ac_dfa(dpi_ac)->n_states,
-	       hp_nf_ac_dfa(dpi_ac)->n_classes, hp_nf_ac_mem(dpi_ac) >> 20,
+	       hp_nf_ac_dfa(dpi_ac)->n_dense, hp_nf_ac_mem(dpi_ac) >> 10,
 	       dpi_hs ? ", Hyperscan database built" : "");
 	dpi_refs = 1;
 	goto out;

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Own Aho-Corasick: a trie with failure links (kept for a second, slower
- * walk) compiled into a dense DFA over byte classes. The DFA is one flat
- * uint32 table, the form a GPU kernel walks with one load per byte; on the
- * CPU several packets are walked interleaved to hide load latency.
+ * walk) compiled into a compact DFA: dense rows for the root and the
+ * depth-1 states (257 x 256), and per deeper state only the bytes on which
+ * it differs from the depth-1 state of its last byte (hp_nf.h). A full
+ * 256-column table for 10k Snort-like patterns is ~150k states x 1 KiB =
+ * 146 MiB and walks at cache-miss speed; this form is a few MiB. On the CPU several packets are walked interleaved so the
+ * loads of one hide the latency of the others.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <emmintrin.h>
 
 #include "hp_nf.h"
 
@@ -22,7 +27,12 @@ struct hp_nf_ac {
 	struct node *nodes;
 	uint32_t n_nodes;
 	uint32_t root_child[256]; /* dense root row for the trie walk */
-	uint32_t *next;
+	struct hp_nf_ac_state *st;
+	uint32_t *pool;
+	uint32_t pool_len, pool_cap;
+	uint32_t *dense;
+	uint32_t n_dense, dense_cap;
+	uint32_t *t1;             /* 257 x 256, row 256 = root */
 	uint32_t *out_count;
 	uint32_t *out_first;
 };
@@ -44,10 +54,83 @@ hp_nf_ac_free(struct hp_nf_ac *ac)
 	if (ac == NULL)
 		return;
 	free(ac->nodes);
-	free(ac->next);
+	free(ac->st);
+	free(ac->pool);
+	free(ac->dense);
+	free(ac->t1);
 	free(ac->out_count);
 	free(ac->out_first);
 	free(ac);
+}
+
+/* The transition of a finished state (entries without match flags). */
+static uint32_t
+dfa_next(const struct hp_nf_ac *ac, uint32_t s, uint8_t b)
+{
+	const struct hp_nf_ac_state *st = &ac->st[s];
+
+	if (st->n == HP_NF_AC_DENSE)
+		return ac->dense[st->off + b];
+	for (uint32_t i = 0; i < st->n; i++)
+		if (st->keys[i] == b)
+			return ac->pool[st->off + i];
+	return ac->t1[st->def + b];
+}
+
+static int
+grow(uint32_t **v, uint32_t *cap, uint32_t need)
+{
+	uint32_t nc = *cap ? *cap : 4096;
+	uint32_t *n;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	n = realloc(*v, (size_t)nc * sizeof(**v));
+	if (n == NULL)
+		return -ENOMEM;
+	*v = n;
+	*cap = nc;
+	return 0;
+}
+
+/* Stores state s's row given its differences from the root. */
+static int
+store_row(struct hp_nf_ac *ac, uint32_t s, const uint8_t *keys,
+	  const uint32_t *vals, uint32_t n)
+{
+	struct hp_nf_ac_state *st = &ac->st[s];
+
+	memset(st->keys, 0, sizeof(st->keys));
+	if (n <= HP_NF_AC_SPARSE) {
+		if (grow(&ac->pool, &ac->pool_cap, ac->pool_len + n) != 0)
+			return -ENOMEM;
+		memcpy(st->keys, keys, n);
+		memcpy(ac->pool + ac->pool_len, vals, n * sizeof(*vals));
+		st->off = ac->pool_len;
+		st->n = (uint16_t)n;
+		st->mask = (uint16_t)((1u << n) - 1);
+		ac->pool_len += n;
+		return 0;
+	}
+	if (grow(&ac->dense, &ac->dense_cap, (ac->n_dense + 1) * 256) != 0)
+		return -ENOMEM;
+	st->off = ac->n_dense * 256;
+	st->n = HP_NF_AC_DENSE;
+	st->mask = 0;
+	memcpy(ac->dense + st->off, ac->t1 + st->def, 256 * sizeof(uint32_t));
+	for (uint32_t i = 0; i < n; i++)
+		ac->dense[st->off + keys[i]] = vals[i];
+	ac->n_dense++;
+	return 0;
+}
+
+static void
+set_flag(const struct hp_nf_ac *ac, uint32_t *e)
+{
+	if (ac->out_count[*e] != 0)
+		*e |= HP_NF_AC_MATCH;
 }
 
 int
@@ -56,15 +139,14 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 	struct hp_nf_ac *ac;
 	uint32_t *queue = NULL;
 	uint64_t total = 1;
-	uint32_t cap, nc, qh, qt;
-	uint8_t used[256] = { 0 };
+	uint32_t cap, qh, qt;
 	int rc = -ENOMEM;
 
 	if (ps == NULL || ps->n == 0)
 		return -EINVAL;
 	for (uint32_t i = 0; i < ps->n; i++)
 		total += ps->len[i];
-	if (total > UINT32_MAX / 2)
+	if (total >= HP_NF_AC_MATCH)
 		return -E2BIG;
 	cap = (uint32_t)total;
 	ac = calloc(1, sizeof(*ac));
@@ -87,7 +169,6 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 			uint8_t b = ps->pat[id][j];
 			uint32_t c = trie_child(ac, s, b);
 
-			used[b] = 1;
 			if (c == 0) {
 				c = ac->n_nodes++;
 				ac->nodes[c].byte = b;
@@ -105,73 +186,105 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 			ac->out_first[s] = id;
 	}
 
-	/* 2. Byte classes: every byte that occurs in a pattern is its own
-	 * class, all others share class 0 (they always lead back to root). */
-	nc = 1;
-	for (int b = 0; b < 256; b++)
-		ac->dfa.cls[b] = used[b] ? (uint8_t)nc++ : 0;
-	if (nc > 256) {
-		/* All 256 bytes used: class 0 is then a real byte too. */
-		nc = 256;
-		for (int b = 0; b < 256; b++)
-			ac->dfa.cls[b] = (uint8_t)b;
-	}
-	if ((uint64_t)ac->n_nodes * nc >= HP_NF_AC_MATCH) {
-		rc = -E2BIG;
-		goto fail;
-	}
-	ac->next = calloc((size_t)ac->n_nodes * nc, sizeof(uint32_t));
+	ac->st = calloc(ac->n_nodes, sizeof(*ac->st));
 	queue = malloc(ac->n_nodes * sizeof(uint32_t));
-	if (ac->next == NULL || queue == NULL)
+	if (ac->st == NULL || queue == NULL)
 		goto fail;
 
-	/* 3. Failure links, output merging and DFA rows in BFS order: a
-	 * state's failure target is shallower, so its row and outputs are
-	 * final when the state is reached. */
-	qh = qt = 0;
-	for (int b = 0; b < 256; b++) {
-		uint32_t c = ac->root_child[b];
+	/* 2. Dense rows of the root (row 256) and of every depth-1 state
+	 * "a" (row a; the root's row when no pattern starts with a): a
+	 * depth-1 state fails to the root. */
+	ac->t1 = malloc(257 * 256 * sizeof(uint32_t));
+	if (ac->t1 == NULL)
+		goto fail;
+	memcpy(ac->t1 + 256 * 256, ac->root_child, 256 * sizeof(uint32_t));
+	for (int a = 0; a < 256; a++) {
+		uint32_t d1 = ac->root_child[a];
 
-		if (c != 0) {
-			ac->nodes[c].fail = 0;
-			ac->next[ac->dfa.cls[b]] = c * nc;
-			queue[qt++] = c;
-		}
+		memcpy(ac->t1 + a * 256, ac->root_child, 256 * sizeof(uint32_t));
+		for (uint32_t c = d1 ? ac->nodes[d1].child : 0; c != 0;
+		     c = ac->nodes[c].sibling)
+			ac->t1[a * 256 + ac->nodes[c].byte] = c;
 	}
+	ac->st[0].def = 256 * 256;
+
+	/* 3. BFS: failure links, merged outputs and each state's difference
+	 * from its default row t1[a] (a = the byte it was entered on):
+	 * D(s) = children(s) + D(fail(s)) on the other bytes, because
+	 * delta(s, b) = delta(fail(s), b) for a non-child b and fail(s), a
+	 * suffix of s, ends on the same byte a (so has the same default
+	 * row). D of a depth-1 state is empty by construction. fail(s) is
+	 * shallower, so its row is final when s is reached. */
+	qh = qt = 0;
+	for (int b = 0; b < 256; b++)
+		if (ac->root_child[b] != 0)
+			queue[qt++] = ac->root_child[b];
 	while (qh < qt) {
 		uint32_t s = queue[qh++];
-		uint32_t *row = ac->next + (size_t)s * nc;
 		uint32_t f = ac->nodes[s].fail;
+		uint8_t keys[256], is_child[256] = { 0 };
+		uint32_t vals[256], n = 0;
+		int depth1 = ac->root_child[ac->nodes[s].byte] == s;
 
-		memcpy(row, ac->next + (size_t)f * nc, nc * sizeof(*row));
+		ac->st[s].def = ac->nodes[s].byte * 256u;
 		ac->out_count[s] += ac->out_count[f];
 		if (ac->out_first[f] < ac->out_first[s])
 			ac->out_first[s] = ac->out_first[f];
 		for (uint32_t c = ac->nodes[s].child; c != 0;
 		     c = ac->nodes[c].sibling) {
-			uint32_t k = ac->dfa.cls[ac->nodes[c].byte];
+			uint8_t b = ac->nodes[c].byte;
 
-			/* row[k] still holds goto(fail(s), byte): the child's
-			 * failure state. Distinct children have distinct
-			 * classes, so overriding one entry leaves the others. */
-			ac->nodes[c].fail = row[k] / nc;
-			row[k] = c * nc;
+			/* fail(c) = delta(fail(s), b), already final. */
+			ac->nodes[c].fail = dfa_next(ac, f, b);
+			is_child[b] = 1;
+			if (!depth1) {
+				keys[n] = b;
+				vals[n++] = c;
+			}
 			queue[qt++] = c;
 		}
+		if (f != 0 && !depth1) {
+			const struct hp_nf_ac_state *fs = &ac->st[f];
+
+			if (fs->n == HP_NF_AC_DENSE) {
+				for (int b = 0; b < 256; b++) {
+					uint32_t e = ac->dense[fs->off + b];
+
+					if (!is_child[b] && e != ac->t1[fs->def + b]) {
+						keys[n] = (uint8_t)b;
+						vals[n++] = e;
+					}
+				}
+			} else {
+				for (uint32_t i = 0; i < fs->n; i++) {
+					uint8_t b = fs->keys[i];
+
+					if (!is_child[b]) {
+						keys[n] = b;
+						vals[n++] = ac->pool[fs->off + i];
+					}
+				}
+			}
+		}
+		if (store_row(ac, s, keys, vals, n) != 0)
+			goto fail;
 	}
-	/* 4. Match flags, once every state's output count is final. The
-	 * fail computation above reads plain row offsets, so the flag is
-	 * added only now. */
-	for (size_t i = 0; i < (size_t)ac->n_nodes * nc; i++)
-		if (ac->out_count[ac->next[i] / nc] != 0)
-			ac->next[i] |= HP_NF_AC_MATCH;
+
+	/* 3. Match flags, once every output count is final. */
+	for (int i = 0; i < 257 * 256; i++)
+		set_flag(ac, &ac->t1[i]);
+	for (uint32_t i = 0; i < ac->pool_len; i++)
+		set_flag(ac, &ac->pool[i]);
+	for (uint32_t i = 0; i < ac->n_dense * 256; i++)
+		set_flag(ac, &ac->dense[i]);
 
 	free(queue);
-	ac->dfa.n_states = ac->n_nodes;
-	ac->dfa.n_classes = nc;
-	ac->dfa.next = ac->next;
-	ac->dfa.out_count = ac->out_count;
-	ac->dfa.out_first = ac->out_first;
+	ac->dfa = (struct hp_nf_ac_dfa){
+		.n_states = ac->n_nodes, .n_dense = ac->n_dense,
+		.pool_len = ac->pool_len, .st = ac->st, .pool = ac->pool,
+		.dense = ac->dense, .t1 = ac->t1,
+		.out_count = ac->out_count, .out_first = ac->out_first,
+	};
 	*out = ac;
 	return 0;
 fail:
@@ -189,37 +302,48 @@ hp_nf_ac_dfa(const struct hp_nf_ac *ac)
 size_t
 hp_nf_ac_mem(const struct hp_nf_ac *ac)
 {
-	return (size_t)ac->n_nodes * ac->dfa.n_classes * sizeof(uint32_t) +
-	       (size_t)ac->n_nodes * 2 * sizeof(uint32_t);
+	return (size_t)ac->n_nodes * (sizeof(struct hp_nf_ac_state) + 8) +
+	       (size_t)ac->pool_len * 4 + (size_t)ac->n_dense * 1024 + 257 * 1024;
+}
+
+/* One DFA step: ~12 instructions, loads of st[s] and of the pool entry
+ * (or the L1-resident root row) in the common sparse case. */
+static inline uint32_t
+step(const struct hp_nf_ac *ac, uint32_t s, uint8_t b)
+{
+	const struct hp_nf_ac_state *st = &ac->st[s];
+	__m128i k = _mm_loadu_si128((const __m128i *)st->keys);
+	uint32_t m = (uint32_t)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(k, _mm_set1_epi8((char)b))) & st->mask;
+
+	if (__builtin_expect(st->n == HP_NF_AC_DENSE, 0))
+		return ac->dense[st->off + b];
+	return m ? ac->pool[st->off + (uint32_t)__builtin_ctz(m)] :
+		   ac->t1[st->def + b];
 }
 
 static inline void
-report(const struct hp_nf_ac *ac, uint32_t row, struct hp_nf_dpi_res *res)
+report(const struct hp_nf_ac *ac, uint32_t s, struct hp_nf_dpi_res *res)
 {
-	/* Rare (only in matching packets), so the division is affordable. */
-	uint32_t st = row / ac->dfa.n_classes;
-
 	if (res->count == 0)
-		res->first = ac->out_first[st];
-	res->count += ac->out_count[st];
+		res->first = ac->out_first[s];
+	res->count += ac->out_count[s];
 }
 
 void
 hp_nf_ac_scan(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
 	      struct hp_nf_dpi_res *res)
 {
-	const uint32_t *next = ac->next;
-	const uint8_t *cls = ac->dfa.cls;
-	uint32_t row = 0;
+	uint32_t s = 0;
 
 	res->count = 0;
 	res->first = HP_NF_NO_MATCH;
 	for (uint32_t i = 0; i < len; i++) {
-		uint32_t e = next[row + cls[data[i]]];
+		uint32_t e = step(ac, s, data[i]);
 
-		row = e & ~HP_NF_AC_MATCH;
+		s = e & ~HP_NF_AC_MATCH;
 		if (__builtin_expect(e & HP_NF_AC_MATCH, 0))
-			report(ac, row, res);
+			report(ac, s, res);
 	}
 }
 
@@ -231,10 +355,8 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 		    struct hp_nf_dpi_res *res)
 {
 	static const uint8_t idle_byte;
-	const uint32_t *next = ac->next;
-	const uint8_t *cls = ac->dfa.cls;
 	const uint8_t *p[AC_LANES];
-	uint32_t rem[AC_LANES], row[AC_LANES], stride[AC_LANES];
+	uint32_t rem[AC_LANES], s[AC_LANES], stride[AC_LANES];
 	int job[AC_LANES];
 	unsigned int nxt = 0, active = 0;
 
@@ -243,7 +365,7 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 		p[l] = &idle_byte;
 		stride[l] = 0;
 		rem[l] = UINT32_MAX;
-		row[l] = 0;
+		s[l] = 0;
 	}
 	for (;;) {
 		uint32_t m = UINT32_MAX;
@@ -267,7 +389,7 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 				p[l] = data[nxt];
 				rem[l] = len[nxt];
 				stride[l] = 1;
-				row[l] = 0;
+				s[l] = 0;
 				nxt++;
 				active++;
 			}
@@ -276,20 +398,20 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 		}
 		if (active == 0)
 			break;
-		/* m bytes on every lane without bound checks. Measured ~1.3
-		 * cycles/byte/lane here vs ~5 for the single-stream walk
-		 * (1458 B packets, 10k generated patterns, L2-resident hot
-		 * rows): the loads of 8 lanes overlap. */
+		/* m bytes on every lane without bound checks; idle lanes
+		 * re-read one byte and never report. Cost: see bench/nf
+		 * (the 8 lanes' independent load chains overlap, ~4x the
+		 * single-stream walk). */
 		for (uint32_t i = 0; i < m; i++) {
 #pragma GCC unroll 8
 			for (int l = 0; l < AC_LANES; l++) {
-				uint32_t e = next[row[l] + cls[*p[l]]];
+				uint32_t e = step(ac, s[l], *p[l]);
 
 				p[l] += stride[l];
-				row[l] = e & ~HP_NF_AC_MATCH;
+				s[l] = e & ~HP_NF_AC_MATCH;
 				if (__builtin_expect(e & HP_NF_AC_MATCH, 0) &&
 				    job[l] >= 0)
-					report(ac, row[l], &res[job[l]]);
+					report(ac, s[l], &res[job[l]]);
 			}
 		}
 		for (int l = 0; l < AC_LANES; l++)
@@ -312,10 +434,7 @@ hp_nf_ac_scan_nfa(const struct hp_nf_ac *ac, const uint8_t *data,
 		while ((c = trie_child(ac, s, data[i])) == 0 && s != 0)
 			s = ac->nodes[s].fail;
 		s = c;
-		if (ac->out_count[s] != 0) {
-			if (res->count == 0)
-				res->first = ac->out_first[s];
-			res->count += ac->out_count[s];
-		}
+		if (ac->out_count[s] != 0)
+			report(ac, s, res);
 	}
 }

@@ -68,6 +68,7 @@ struct sched_lc {
 	struct flowent *flows;
 	uint32_t flow_mask;
 	uint64_t sent_w[HP_MAX_WORKERS], back_w[HP_MAX_WORKERS];
+	uint64_t back_base[HP_MAX_WORKERS];
 	uint64_t cyc2ns_mult; /* ns = cycles * mult >> 32 */
 	uint64_t dl_cycles[HP_MAX_TYPES + 1];
 	/* counters (scheduler-owned; others read them relaxed) */
@@ -317,8 +318,9 @@ sched_reset(struct run *r, struct sched_lc *sc)
 	sc->i_busy = sc->i_total = 0;
 	memset(sc->i_wbusy, 0, sizeof(sc->i_wbusy));
 	memset(sc->i_wtotal, 0, sizeof(sc->i_wtotal));
-	memset(sc->sent_w, 0, sizeof(sc->sent_w));
-	memset(sc->back_w, 0, sizeof(sc->back_w));
+	/* sent_w/back_w stay monotonic (they define what is in flight); the
+	 * device share is counted from here. */
+	memcpy(sc->back_base, sc->back_w, sizeof(sc->back_w));
 	hp_reorder_reset_stats(&sc->ro);
 	hp_hist_reset(&sc->lat);
 	hp_hist_reset(&sc->ilat);
@@ -461,7 +463,10 @@ sched_main(void *arg)
 			work += n;
 		}
 		/* 3. rx + classify, only when the last burst is placed */
-		if (sc->pend_n == 0 && !rx_closed) {
+		/* Foreign ports are read only in the measured phase, so a
+		 * replayed file is counted whole. */
+		if (sc->pend_n == 0 && !rx_closed &&
+		    (cfg->src == HP_SRC_GEN || LOAD(r->t0) != 0)) {
 			n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
 			if (n == 0 && LOAD(r->sched_quit))
 				rx_closed = true;
@@ -947,7 +952,7 @@ collect(struct run *r, struct hp_run_result *res)
 	res->reorder_drains = sc->ro.st.early_drains;
 	res->n_dev = r->n_workers;
 	for (i = 0; i < r->n_workers; i++) {
-		res->dev_pkts[i] = sc->back_w[i];
+		res->dev_pkts[i] = sc->back_w[i] - sc->back_base[i];
 		oh2 += r->w[i].oh2_cycles;
 		wp += r->w[i].pkts;
 		res->stage_retries += r->w[i].st.retries + sc->wst[i]->retries;
