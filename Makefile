@@ -33,7 +33,7 @@ unit: build
 
 unit-asan: setup $(ASAN)/build.ninja
 	@ninja -C $(ASAN) >/dev/null || ninja -C $(ASAN)
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(abspath tests/ubsan.supp) ASAN_OPTIONS=detect_leaks=1 \
 		meson test -C $(ASAN) --print-errorlogs --suite unit
 
 integration: build

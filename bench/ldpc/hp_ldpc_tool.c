@@ -164,7 +164,7 @@ static const char usage[] =
 "  --offset N         OMS offset in LLR steps (default 1)\n"
 "  --isa NAME         auto|scalar|avx2|avx512 (bench also: all)\n"
 "  --no-early-stop    always run all iterations\n"
-"  --qscale S         LLR quantisation steps per unit LLR (default 2)\n"
+"  --qscale S         LLR quantisation steps per unit LLR (default 4)\n"
 "  --qmax M           LLR clip in steps (default 63)\n"
 "  --seed N           random seed (default 1)\n"
 "  --seconds S        bench: time per kernel (default 2)\n"
@@ -192,7 +192,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->nebn0 = 1;
 	o->frames = 1000;
 	o->max_err = 100;
-	o->qscale = 2.0;
+	o->qscale = 4.0;
 	o->qmax = 63;
 	o->seed = 1;
 	o->seconds = 2.0;

@@ -81,23 +81,30 @@ free_set(struct set *st)
 	free(st->len);
 }
 
-/* Runs fn over the set until min_s seconds have passed; returns Gbit/s. */
+/* Runs fn over the set in 5 slices of min_s / 5 seconds and returns the
+ * best slice in Gbit/s: the machine is shared, and the best slice is the
+ * one least disturbed by other processes. */
 typedef void (*pass_fn)(void *arg, struct set *st);
 
 static double
 measure(pass_fn fn, void *arg, struct set *st, uint64_t bytes, double min_s)
 {
-	double t0, t;
-	uint64_t passes = 0;
+	double best = 0;
 
 	fn(arg, st); /* warm caches and lazy initialisation */
-	t0 = now();
-	do {
-		fn(arg, st);
-		passes++;
-		t = now() - t0;
-	} while (t < min_s);
-	return (double)bytes * passes * 8 / t / 1e9;
+	for (int r = 0; r < 5; r++) {
+		double t0 = now(), t;
+		uint64_t passes = 0;
+
+		do {
+			fn(arg, st);
+			passes++;
+			t = now() - t0;
+		} while (t < min_s / 5);
+		if ((double)bytes * passes * 8 / t / 1e9 > best)
+			best = (double)bytes * passes * 8 / t / 1e9;
+	}
+	return best;
 }
 
 /* ---- AES-CBC ---- */
@@ -443,10 +450,11 @@ main(int argc, char **argv)
 	char info[512];
 
 	snprintf(info, sizeof(info),
-		 "%u packets per size, >= %.2f s per cell, one thread. MD5 lanes: %u. "
-		 "Patterns: %u (%s), DFA %u states x %u classes = %zu MiB. Hyperscan: %s.",
-		 npk, secs, hp_nf_md5_mb_lanes(), ps->n, pfile ? pfile : "generated, seed 1",
-		 dfa->n_states, dfa->n_classes, hp_nf_ac_mem(d.ac) >> 20,
+		 "%u packets per size, best of 5 slices of %.2f s per cell, one thread. MD5 lanes: %u. "
+		 "Patterns: %u (%s), DFA %u states (%u with own dense rows, %u table entries) = %.1f MiB. Hyperscan: %s.",
+		 npk, secs / 5, hp_nf_md5_mb_lanes(), ps->n, pfile ? pfile : "generated, seed 1",
+		 dfa->n_states, dfa->n_dense, dfa->tab_len,
+		 (double)hp_nf_ac_mem(d.ac) / 1048576.0,
 		 d.hs ? "yes" : "not built in");
 	printf("%s\n\n%s", info, tbuf);
 	if (out) {

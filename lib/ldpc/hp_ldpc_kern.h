@@ -84,15 +84,20 @@ KN(run)(struct hp_ldpc_batch *b)
 				V mn1 = big, mn2 = big, sg = zero;
 				V s1, s2;
 
-				/* Bit-to-check: t = L - R_old (saturating, so
-				 * -128 can occur); |t| is taken as unsigned
-				 * (|-128| = 128) which saves clamping t and L
-				 * to -127: 12 vector ops per edge instead of 14.
-				 * Track the two smallest magnitudes and the
-				 * sign product (XOR of sign bits). */
+				/* Bit-to-check: t = L - R_old. A saturated L
+				 * (|L| >= 127) counts as infinite and passes
+				 * through unchanged: subtracting R from a
+				 * clipped sum eroded confident bits every
+				 * iteration until they flipped (BER 0.27 after
+				 * 30 iterations at 3 dB on wifi:1296:1/2, same
+				 * as an exact numpy model; the fix costs 5 of
+				 * the 17 vector ops per edge). |t| is taken as
+				 * unsigned (|-128| = 128). Track the two
+				 * smallest magnitudes and the sign product. */
 				for (e = 0; e < d; e++) {
-					V x = v_subs(v_ld(lrow[e] + (size_t)pos[e] * KW),
-						     v_ld(rrow[e] + (size_t)i * KW));
+					V l = v_ld(lrow[e] + (size_t)pos[e] * KW);
+					V x = v_keepinf(v_subs(l, v_ld(rrow[e] + (size_t)i * KW)),
+							l, v_abs(l));
 					V a = v_abs(x);
 
 					t[e] = x;
@@ -118,7 +123,8 @@ KN(run)(struct hp_ldpc_batch *b)
 					V rn = v_signof(mag, v_xor(sg, t[e]));
 
 					v_st(rrow[e] + (size_t)i * KW, rn);
-					v_st(lrow[e] + (size_t)pos[e] * KW, v_adds(t[e], rn));
+					v_st(lrow[e] + (size_t)pos[e] * KW,
+					     v_keepinf(v_adds(t[e], rn), t[e], at[e]));
 					pos[e] = pos[e] + 1 == z ? 0 : pos[e] + 1;
 				}
 			}

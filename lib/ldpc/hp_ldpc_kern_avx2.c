@@ -32,10 +32,14 @@ static inline KT V v_signof(V m, V s)
 {
 	return _mm256_sign_epi8(m, _mm256_or_si256(s, _mm256_set1_epi8(1)));
 }
-/* No 8-bit shift in AVX2: shift 16-bit words, mask the bits that crossed. */
+/* m * (1 - 2^-k) with m/2^k rounded to nearest: truncation made small
+ * messages (1..3 steps at k = 2) unscaled, i.e. plain min-sum, which
+ * cost NR BG1 ~0.5 dB. No 8-bit shift in AVX2: shift 16-bit words and
+ * mask the bits that crossed. m <= 128, so m + 2^(k-1) fits a byte. */
 static inline KT V v_nms(V m, unsigned int k)
 {
-	V sh = _mm256_srl_epi16(m, _mm_cvtsi32_si128((int)k));
+	V r = _mm256_add_epi8(m, _mm256_set1_epi8((char)(1 << (k - 1))));
+	V sh = _mm256_srl_epi16(r, _mm_cvtsi32_si128((int)k));
 
 	return _mm256_sub_epi8(m, _mm256_and_si256(sh, _mm256_set1_epi8((char)(0xff >> k))));
 }
@@ -45,6 +49,12 @@ static inline KT uint64_t v_negmask(V a) { return (uint32_t)_mm256_movemask_epi8
 static inline KT V v_setu(uint8_t x) { return _mm256_set1_epi8((char)x); }
 static inline KT V v_minu(V a, V b) { return _mm256_min_epu8(a, b); }
 static inline KT V v_maxu(V a, V b) { return _mm256_max_epu8(a, b); }
+static inline KT V v_keepinf(V x, V ref, V aref)
+{
+	V c = _mm256_set1_epi8(127);
+
+	return _mm256_blendv_epi8(x, ref, _mm256_cmpeq_epi8(_mm256_min_epu8(aref, c), c));
+}
 
 #include "hp_ldpc_kern.h"
 

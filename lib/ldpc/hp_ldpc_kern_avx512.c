@@ -31,9 +31,11 @@ static inline KT V v_signof(V m, V s)
 {
 	return _mm512_mask_sub_epi8(m, _mm512_movepi8_mask(s), _mm512_setzero_si512(), m);
 }
+/* m * (1 - 2^-k), m/2^k rounded to nearest (see the AVX2 file). */
 static inline KT V v_nms(V m, unsigned int k)
 {
-	V sh = _mm512_srl_epi16(m, _mm_cvtsi32_si128((int)k));
+	V r = _mm512_add_epi8(m, _mm512_set1_epi8((char)(1 << (k - 1))));
+	V sh = _mm512_srl_epi16(r, _mm_cvtsi32_si128((int)k));
 
 	return _mm512_sub_epi8(m, _mm512_and_si512(sh, _mm512_set1_epi8((char)(0xff >> k))));
 }
@@ -43,6 +45,10 @@ static inline KT uint64_t v_negmask(V a) { return _mm512_movepi8_mask(a); }
 static inline KT V v_setu(uint8_t x) { return _mm512_set1_epi8((char)x); }
 static inline KT V v_minu(V a, V b) { return _mm512_min_epu8(a, b); }
 static inline KT V v_maxu(V a, V b) { return _mm512_max_epu8(a, b); }
+static inline KT V v_keepinf(V x, V ref, V aref)
+{
+	return _mm512_mask_mov_epi8(x, _mm512_cmpge_epu8_mask(aref, _mm512_set1_epi8(127)), ref);
+}
 
 #include "hp_ldpc_kern.h"
 

@@ -25,13 +25,16 @@ static inline V v_xor(V a, V b) { return a ^ b; }
 static inline V v_or(V a, V b) { return a | b; }
 static inline V v_sel_eq(V a, V b, V x, V y) { return a == b ? x : y; }
 static inline V v_signof(V m, V s) { return s < 0 ? -m : m; }
-static inline V v_nms(V m, unsigned int k) { return m - (m >> k); }
+/* m * (1 - 2^-k), the subtracted part rounded to nearest (see avx2). */
+static inline V v_nms(V m, unsigned int k) { return m - ((m + (1 << (k - 1))) >> k); }
 static inline V v_oms(V m, V off) { return m > off ? m - off : 0; }
 static inline uint64_t v_negmask(V a) { return a < 0; }
 
 static inline V v_setu(uint8_t x) { return x; }
 static inline V v_minu(V a, V b) { return a < b ? a : b; }
 static inline V v_maxu(V a, V b) { return a > b ? a : b; }
+/* x, or ref where ref is saturated (|ref| >= 127 means infinite). */
+static inline V v_keepinf(V x, V ref, V aref) { return aref >= 127 ? ref : x; }
 
 #include "hp_ldpc_kern.h"
 

@@ -141,38 +141,38 @@ int hp_nf_traffic_fill(const struct hp_nf_patset *ps, uint64_t *seed,
 struct hp_nf_ac;
 
 /* The DFA in the flat form a GPU kernel walks. Every state has one
- * transition per byte (no failure loops at scan time), stored compactly:
- * in an Aho-Corasick DFA a state s that was entered on byte a almost
- * always moves on byte b exactly as the depth-1 state "a" does, so
- *   t1[a * 256 + b]        = delta("a", b)        (257 x 256 entries;
- *   t1[256 * 256 + b]      = delta(root, b)        row 256 is the root)
- *   st[s].def              = a * 256 (256 * 256 for the root)
- *   st[s].keys[0..n-1]     the bytes on which s differs from its row
- *   pool[st[s].off + i]    the entry for keys[i]
- * States with more than HP_NF_AC_SPARSE differences get a dense row:
- * st[s].n == HP_NF_AC_DENSE, entry = dense[st[s].off + b].
- * An entry is the next state's index | HP_NF_AC_MATCH when that state
- * reports matches: out_count[state] of them, the smallest id out_first.
+ * transition per byte (no failure loops at scan time), stored compactly
+ * in one entry table tab[]: in an Aho-Corasick DFA a state s entered on
+ * byte a almost always moves on byte b exactly as the depth-1 state "a"
+ * does, so
+ *   tab[a * 256 + b]          = delta("a", b)  (rows 0..255)
+ *   tab[256 * 256 + b]        = delta(root, b) (row 256)
+ *   st[s].def                 = offset of s's default row (a * 256, the
+ *                               root's row, or a dense row of its own for
+ *                               a state with many differences)
+ *   st[s].keys[0..n-1]        bytes on which s differs from its row,
+ *   tab[st[s].off + i]        and the entries for them.
+ * One step: i = index of b in keys (SIMD compare); e = tab[found ?
+ * off + i : def + b]. An entry is the next state's index, | HP_NF_AC_MATCH
+ * when that state reports matches: out_count[state] of them, the smallest
+ * id being out_first[state].
  */
 #define HP_NF_AC_MATCH  0x80000000u
 #define HP_NF_AC_SPARSE 16
-#define HP_NF_AC_DENSE  0xffffu
 struct hp_nf_ac_state {
 	uint8_t keys[HP_NF_AC_SPARSE];
 	uint32_t off;
 	uint32_t def;
-	uint16_t n;
-	uint16_t mask; /* (1 << n) - 1, for the SIMD key compare */
+	uint32_t mask; /* (1 << n) - 1, for the SIMD key compare */
+	uint32_t n;
 };
 
 struct hp_nf_ac_dfa {
 	uint32_t n_states;
-	uint32_t n_dense;
-	uint32_t pool_len;
+	uint32_t n_dense;  /* states with a dense row of their own */
+	uint32_t tab_len;
 	const struct hp_nf_ac_state *st;
-	const uint32_t *pool;
-	const uint32_t *dense;
-	const uint32_t *t1;        /* 257 * 256 entries */
+	const uint32_t *tab;
 	const uint32_t *out_count;
 	const uint32_t *out_first;
 };

@@ -560,7 +560,7 @@ dpi_shared_get(const char *param)
 			goto fail;
 		}
 	}
-	HP_LOG(INFO, "dpi: %u patterns, DFA %u states, %u dense rows (%zu KiB)%s",
+	HP_LOG(INFO, "dpi: %u patterns, DFA %u states, %u own dense rows (%zu KiB)%s",
 	       dpi_ps->n, hp_nf_ac_dfa(dpi_ac)->n_states,
 	       hp_nf_ac_dfa(dpi_ac)->n_dense, hp_nf_ac_mem(dpi_ac) >> 10,
 	       dpi_hs ? ", Hyperscan database built" : "");

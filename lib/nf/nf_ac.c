@@ -2,7 +2,7 @@
  * Own Aho-Corasick: a trie with failure links (kept for a second, slower
  * walk) compiled into a compact DFA: dense rows for the root and the
  * depth-1 states (257 x 256), and per deeper state only the bytes on which
- * it differs from the depth-1 state of its last byte (hp_nf.h). A full
+ * it differs from the depth-1 state of its last byte (layout in hp_nf.h). A full
  * 256-column table for 10k Snort-like patterns is ~150k states x 1 KiB =
  * 146 MiB and walks at cache-miss speed; this form is a few MiB. On the CPU several packets are walked interleaved so the
  * loads of one hide the latency of the others.
@@ -28,11 +28,9 @@ struct hp_nf_ac {
 	uint32_t n_nodes;
 	uint32_t root_child[256]; /* dense root row for the trie walk */
 	struct hp_nf_ac_state *st;
-	uint32_t *pool;
-	uint32_t pool_len, pool_cap;
-	uint32_t *dense;
-	uint32_t n_dense, dense_cap;
-	uint32_t *t1;             /* 257 x 256, row 256 = root */
+	uint32_t *tab;            /* rows 0..256, then dense rows and keys' entries */
+	uint32_t tab_len, tab_cap;
+	uint32_t n_dense;
 	uint32_t *out_count;
 	uint32_t *out_first;
 };
@@ -55,9 +53,7 @@ hp_nf_ac_free(struct hp_nf_ac *ac)
 		return;
 	free(ac->nodes);
 	free(ac->st);
-	free(ac->pool);
-	free(ac->dense);
-	free(ac->t1);
+	free(ac->tab);
 	free(ac->out_count);
 	free(ac->out_first);
 	free(ac);
@@ -69,12 +65,10 @@ dfa_next(const struct hp_nf_ac *ac, uint32_t s, uint8_t b)
 {
 	const struct hp_nf_ac_state *st = &ac->st[s];
 
-	if (st->n == HP_NF_AC_DENSE)
-		return ac->dense[st->off + b];
 	for (uint32_t i = 0; i < st->n; i++)
 		if (st->keys[i] == b)
-			return ac->pool[st->off + i];
-	return ac->t1[st->def + b];
+			return ac->tab[st->off + i];
+	return ac->tab[st->def + b];
 }
 
 static int
@@ -95,34 +89,39 @@ grow(uint32_t **v, uint32_t *cap, uint32_t need)
 	return 0;
 }
 
-/* Stores state s's row given its differences from the root. */
+/* Stores state s's transitions given its differences from its default
+ * row (st[s].def set by the caller). */
 static int
 store_row(struct hp_nf_ac *ac, uint32_t s, const uint8_t *keys,
 	  const uint32_t *vals, uint32_t n)
 {
 	struct hp_nf_ac_state *st = &ac->st[s];
+	uint32_t need = n <= HP_NF_AC_SPARSE ? n : 256;
 
+	if ((uint64_t)ac->tab_len + need >= HP_NF_AC_MATCH)
+		return -E2BIG;
+	if (grow(&ac->tab, &ac->tab_cap, ac->tab_len + need) != 0)
+		return -ENOMEM;
 	memset(st->keys, 0, sizeof(st->keys));
 	if (n <= HP_NF_AC_SPARSE) {
-		if (grow(&ac->pool, &ac->pool_cap, ac->pool_len + n) != 0)
-			return -ENOMEM;
 		memcpy(st->keys, keys, n);
-		memcpy(ac->pool + ac->pool_len, vals, n * sizeof(*vals));
-		st->off = ac->pool_len;
-		st->n = (uint16_t)n;
-		st->mask = (uint16_t)((1u << n) - 1);
-		ac->pool_len += n;
-		return 0;
+		memcpy(ac->tab + ac->tab_len, vals, n * sizeof(*vals));
+		st->off = ac->tab_len;
+		st->n = n;
+		st->mask = (1u << n) - 1;
+	} else {
+		/* Many differences: a dense row of its own as default. */
+		memcpy(ac->tab + ac->tab_len, ac->tab + st->def,
+		       256 * sizeof(uint32_t));
+		st->def = ac->tab_len;
+		for (uint32_t i = 0; i < n; i++)
+			ac->tab[st->def + keys[i]] = vals[i];
+		st->off = 0;
+		st->n = 0;
+		st->mask = 0;
+		ac->n_dense++;
 	}
-	if (grow(&ac->dense, &ac->dense_cap, (ac->n_dense + 1) * 256) != 0)
-		return -ENOMEM;
-	st->off = ac->n_dense * 256;
-	st->n = HP_NF_AC_DENSE;
-	st->mask = 0;
-	memcpy(ac->dense + st->off, ac->t1 + st->def, 256 * sizeof(uint32_t));
-	for (uint32_t i = 0; i < n; i++)
-		ac->dense[st->off + keys[i]] = vals[i];
-	ac->n_dense++;
+	ac->tab_len += need;
 	return 0;
 }
 
@@ -194,17 +193,17 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 	/* 2. Dense rows of the root (row 256) and of every depth-1 state
 	 * "a" (row a; the root's row when no pattern starts with a): a
 	 * depth-1 state fails to the root. */
-	ac->t1 = malloc(257 * 256 * sizeof(uint32_t));
-	if (ac->t1 == NULL)
+	if (grow(&ac->tab, &ac->tab_cap, 257 * 256) != 0)
 		goto fail;
-	memcpy(ac->t1 + 256 * 256, ac->root_child, 256 * sizeof(uint32_t));
+	ac->tab_len = 257 * 256;
+	memcpy(ac->tab + 256 * 256, ac->root_child, 256 * sizeof(uint32_t));
 	for (int a = 0; a < 256; a++) {
 		uint32_t d1 = ac->root_child[a];
 
-		memcpy(ac->t1 + a * 256, ac->root_child, 256 * sizeof(uint32_t));
+		memcpy(ac->tab + a * 256, ac->root_child, 256 * sizeof(uint32_t));
 		for (uint32_t c = d1 ? ac->nodes[d1].child : 0; c != 0;
 		     c = ac->nodes[c].sibling)
-			ac->t1[a * 256 + ac->nodes[c].byte] = c;
+			ac->tab[a * 256 + ac->nodes[c].byte] = c;
 	}
 	ac->st[0].def = 256 * 256;
 
@@ -246,11 +245,15 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 		if (f != 0 && !depth1) {
 			const struct hp_nf_ac_state *fs = &ac->st[f];
 
-			if (fs->n == HP_NF_AC_DENSE) {
-				for (int b = 0; b < 256; b++) {
-					uint32_t e = ac->dense[fs->off + b];
+			if (fs->def >= 257 * 256) {
+				/* f has a dense row: its differences from
+				 * the shared row of byte a. */
+				const uint32_t *t1 = ac->tab + ac->st[s].def;
 
-					if (!is_child[b] && e != ac->t1[fs->def + b]) {
+				for (int b = 0; b < 256; b++) {
+					uint32_t e = ac->tab[fs->def + b];
+
+					if (!is_child[b] && e != t1[b]) {
 						keys[n] = (uint8_t)b;
 						vals[n++] = e;
 					}
@@ -261,7 +264,7 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 
 					if (!is_child[b]) {
 						keys[n] = b;
-						vals[n++] = ac->pool[fs->off + i];
+						vals[n++] = ac->tab[fs->off + i];
 					}
 				}
 			}
@@ -271,18 +274,13 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 	}
 
 	/* 3. Match flags, once every output count is final. */
-	for (int i = 0; i < 257 * 256; i++)
-		set_flag(ac, &ac->t1[i]);
-	for (uint32_t i = 0; i < ac->pool_len; i++)
-		set_flag(ac, &ac->pool[i]);
-	for (uint32_t i = 0; i < ac->n_dense * 256; i++)
-		set_flag(ac, &ac->dense[i]);
+	for (uint32_t i = 0; i < ac->tab_len; i++)
+		set_flag(ac, &ac->tab[i]);
 
 	free(queue);
 	ac->dfa = (struct hp_nf_ac_dfa){
 		.n_states = ac->n_nodes, .n_dense = ac->n_dense,
-		.pool_len = ac->pool_len, .st = ac->st, .pool = ac->pool,
-		.dense = ac->dense, .t1 = ac->t1,
+		.tab_len = ac->tab_len, .st = ac->st, .tab = ac->tab,
 		.out_count = ac->out_count, .out_first = ac->out_first,
 	};
 	*out = ac;
@@ -303,11 +301,12 @@ size_t
 hp_nf_ac_mem(const struct hp_nf_ac *ac)
 {
 	return (size_t)ac->n_nodes * (sizeof(struct hp_nf_ac_state) + 8) +
-	       (size_t)ac->pool_len * 4 + (size_t)ac->n_dense * 1024 + 257 * 1024;
+	       (size_t)ac->tab_len * sizeof(uint32_t);
 }
 
-/* One DFA step: ~12 instructions, loads of st[s] and of the pool entry
- * (or the L1-resident root row) in the common sparse case. */
+/* One DFA step, branch-free: load the state (32 B), compare the byte
+ * against its keys with SSE2, pick the entry index with a cmov, load the
+ * entry. Two dependent loads per byte; see bench/nf for the cost. */
 static inline uint32_t
 step(const struct hp_nf_ac *ac, uint32_t s, uint8_t b)
 {
@@ -315,11 +314,10 @@ step(const struct hp_nf_ac *ac, uint32_t s, uint8_t b)
 	__m128i k = _mm_loadu_si128((const __m128i *)st->keys);
 	uint32_t m = (uint32_t)_mm_movemask_epi8(
 		_mm_cmpeq_epi8(k, _mm_set1_epi8((char)b))) & st->mask;
+	uint32_t hit = st->off + (uint32_t)__builtin_ctz(m | 0x10000);
+	uint32_t miss = st->def + b;
 
-	if (__builtin_expect(st->n == HP_NF_AC_DENSE, 0))
-		return ac->dense[st->off + b];
-	return m ? ac->pool[st->off + (uint32_t)__builtin_ctz(m)] :
-		   ac->t1[st->def + b];
+	return ac->tab[m ? hit : miss];
 }
 
 static inline void
@@ -347,7 +345,7 @@ hp_nf_ac_scan(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
 	}
 }
 
-#define AC_LANES 8
+#define AC_LANES 16
 
 void
 hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,

@@ -172,8 +172,8 @@ test_reorder_in_order(void **state)
 	}
 	assert_int_equal(r.st.in_order, 100);
 	assert_int_equal(r.held, 0);
-	assert_true(hp_reorder_init(&r, 4, 6) < 0);
 	hp_reorder_free(&r);
+	assert_true(hp_reorder_init(&r, 4, 6) < 0);
 }
 
 static void

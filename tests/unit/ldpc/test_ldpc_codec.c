@@ -41,7 +41,7 @@ gauss(void)
 }
 
 /* ncw random codewords through BPSK + AWGN at ebn0 dB (inf: noiseless),
- * LLRs quantised with 2 steps per unit, clipped at +-63. */
+ * LLRs quantised with 4 steps per unit (the tool default), clipped at +-63. */
 static void
 make_frames(struct frames *f, const char *spec, unsigned int ncw, double ebn0)
 {
@@ -73,7 +73,7 @@ make_frames(struct frames *f, const char *spec, unsigned int ncw, double ebn0)
 
 			if (isfinite(ebn0))
 				y += sqrt(sigma2) * gauss();
-			q = nearbyint(isfinite(ebn0) ? 4 * y / sigma2 : 40 * y);
+			q = nearbyint(isfinite(ebn0) ? 8 * y / sigma2 : 40 * y);
 			f->llr[(size_t)i * f->n + j] = q > 63 ? 63 : q < -63 ? -63 : q;
 		}
 	}

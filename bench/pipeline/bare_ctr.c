@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The peer of the pipeline benchmark: a bare OpenSSL AES-128-CTR loop over
+ * the same IMIX payloads the generator makes, with the same per-flow key
+ * contexts, on one core and with no framework around it. Prints packets per
+ * second; bench/pipeline/run.py runs it beside `hplane run` and takes the
+ * ratio.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+#include "hp_gen.h"
+
+#define NPKT 4096
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int
+main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 3.0;
+	static uint8_t frames[NPKT][HP_GEN_MAX_FRAME];
+	static uint32_t off[NPKT], len[NPKT], seq[NPKT], flow[NPKT];
+	struct hp_type_table tt;
+	struct hp_imix mx;
+	struct hp_gen g;
+	EVP_CIPHER_CTX **ctx;
+	uint8_t key[16] = { 0 }, iv[16] = { 0 };
+	uint64_t pkts = 0, bytes = 0;
+	double t0, t;
+	char err[128];
+	unsigned int i;
+
+	if (secs <= 0 || secs > 600) {
+		fprintf(stderr, "bare_ctr: seconds must be in (0, 600]\n");
+		return 2;
+	}
+	hp_type_table_default(&tt, 1000);
+	if (hp_imix_parse(&mx, "243,486,1458", "2,1,2", err, sizeof(err)) < 0 ||
+	    hp_gen_init(&g, &mx, &tt, 16, 1, err, sizeof(err)) < 0) {
+		fprintf(stderr, "bare_ctr: %s\n", err);
+		return 1;
+	}
+	ctx = calloc(g.n_flows, sizeof(*ctx));
+	for (i = 0; i < g.n_flows; i++) {
+		key[0] = (uint8_t)i;
+		ctx[i] = EVP_CIPHER_CTX_new();
+		EVP_EncryptInit_ex(ctx[i], EVP_aes_128_ctr(), NULL, key, iv);
+	}
+	for (i = 0; i < NPKT; i++) {
+		struct hp_flow_key k;
+		uint16_t o, l;
+		uint32_t size;
+		unsigned int f;
+
+		hp_gen_pick(&g, &size, &f);
+		hp_gen_frame(&g, f, size, frames[i]);
+		hp_parse(frames[i], size, &k, &o, &l);
+		off[i] = o + 16u;
+		len[i] = l - 16u;
+		seq[i] = i;
+		flow[i] = f;
+	}
+	t0 = now_s();
+	do {
+		for (i = 0; i < NPKT; i++) {
+			int outl;
+
+			memcpy(iv + 8, &seq[i], 4);
+			EVP_EncryptInit_ex(ctx[flow[i]], NULL, NULL, NULL, iv);
+			EVP_EncryptUpdate(ctx[flow[i]], frames[i] + off[i], &outl,
+					  frames[i] + off[i], (int)len[i]);
+			bytes += len[i];
+		}
+		pkts += NPKT;
+		t = now_s();
+	} while (t - t0 < secs);
+	printf("{\"pps\": %.1f, \"payload_gbps\": %.4f, \"seconds\": %.3f}\n",
+	       (double)pkts / (t - t0), (double)bytes * 8 / (t - t0) / 1e9, t - t0);
+	for (i = 0; i < g.n_flows; i++)
+		EVP_CIPHER_CTX_free(ctx[i]);
+	free(ctx);
+	hp_gen_free(&g);
+	return 0;
+}
