@@ -449,6 +449,23 @@ struct smpp_receipt {
  * "submit_date", extra keys ignored. Returns the number of fields found. */
 int smpp_receipt_parse(const char *s, size_t n, struct smpp_receipt *r);
 
+/* ---- workload generation (Weerasinghe 4.1) ------------------------------ */
+
+struct smpp_sim_config {
+	unsigned msg_len;        /* short_message octets, default 20 */
+	unsigned ntlv;           /* TLVs per PDU, default 5 */
+	uint32_t command_id;     /* SMPP_SUBMIT_SM (default) or SMPP_DELIVER_SM */
+};
+void smpp_sim_config_default(struct smpp_sim_config *c);
+/* PDU number i: distinct addresses and text per i. Returns its length or
+ * -EINVAL / -ENOSPC. */
+int smpp_sim_pdu(const struct smpp_sim_config *c, uint32_t i, uint8_t *buf,
+		 size_t cap);
+/* n PDUs from number first, framed as fr says (correlation id = i).
+ * Returns the stream length or -ENOSPC / -EINVAL / -E2BIG. */
+int smpp_sim_stream(const struct smpp_sim_config *c, const struct smpp_config *fr,
+		    uint32_t first, uint32_t n, uint8_t *buf, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

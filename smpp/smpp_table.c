@@ -337,22 +337,34 @@ smpp_pdu_desc_by_name(const char *name)
 	return NULL;
 }
 
+/* tag -> 1 + index into tlv_tab; all v3.4 tags are below 0x1400 (the
+ * vendor range starts there), so one 5 KiB table answers in one load,
+ * which the decoder's per-TLV lookup measurably needs. */
+#define X(t) [SMPP_TLV_##t] = 1 + T_##t
+static const uint8_t tlv_idx[0x1400] = {
+	X(DEST_ADDR_SUBUNIT), X(DEST_NETWORK_TYPE), X(DEST_BEARER_TYPE),
+	X(DEST_TELEMATICS_ID), X(SOURCE_ADDR_SUBUNIT), X(SOURCE_NETWORK_TYPE),
+	X(SOURCE_BEARER_TYPE), X(SOURCE_TELEMATICS_ID), X(QOS_TIME_TO_LIVE),
+	X(PAYLOAD_TYPE), X(ADDITIONAL_STATUS_INFO_TEXT), X(RECEIPTED_MESSAGE_ID),
+	X(MS_MSG_WAIT_FACILITIES), X(PRIVACY_INDICATOR), X(SOURCE_SUBADDRESS),
+	X(DEST_SUBADDRESS), X(USER_MESSAGE_REFERENCE), X(USER_RESPONSE_CODE),
+	X(SOURCE_PORT), X(DESTINATION_PORT), X(SAR_MSG_REF_NUM),
+	X(LANGUAGE_INDICATOR), X(SAR_TOTAL_SEGMENTS), X(SAR_SEGMENT_SEQNUM),
+	X(SC_INTERFACE_VERSION), X(CALLBACK_NUM_PRES_IND), X(CALLBACK_NUM_ATAG),
+	X(NUMBER_OF_MESSAGES), X(CALLBACK_NUM), X(DPF_RESULT), X(SET_DPF),
+	X(MS_AVAILABILITY_STATUS), X(NETWORK_ERROR_CODE), X(MESSAGE_PAYLOAD),
+	X(DELIVERY_FAILURE_REASON), X(MORE_MESSAGES_TO_SEND), X(MESSAGE_STATE),
+	X(USSD_SERVICE_OP), X(DISPLAY_TIME), X(SMS_SIGNAL), X(MS_VALIDITY),
+	X(ALERT_ON_MESSAGE_DELIVERY), X(ITS_REPLY_TYPE), X(ITS_SESSION_INFO),
+};
+#undef X
+
 const struct smpp_tlv_desc *
 smpp_tlv_desc_find(uint16_t tag)
 {
-	unsigned lo = 0, hi = T_COUNT;
-
-	/* tlv_tab is sorted by tag. */
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-		if (tlv_tab[mid].tag == tag)
-			return &tlv_tab[mid];
-		if (tlv_tab[mid].tag < tag)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	if (tag >= sizeof(tlv_idx) || tlv_idx[tag] == 0)
+		return NULL;
+	return &tlv_tab[tlv_idx[tag] - 1];
 }
 
 const struct smpp_tlv_desc *
