@@ -98,7 +98,7 @@ struct hp_ldpc_result {
 
 struct hp_ldpc_dec;
 
-/* Fills cfg with the defaults: 10 iterations, NMS 0.75, auto ISA. */
+/* Fills cfg with the defaults: 10 iterations, OMS offset 2, auto ISA. */
 void hp_ldpc_dec_cfg_default(struct hp_ldpc_dec_cfg *cfg);
 /* -EINVAL for a bad cfg (zero iterations, shift out of range),
  * -ENOTSUP when the requested ISA is not available on this CPU. */

@@ -24,10 +24,13 @@ void
 hp_ldpc_dec_cfg_default(struct hp_ldpc_dec_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	/* OMS with offset 2 at the tool's 4 steps per LLR (0.5) beat NMS
+	 * 0.75 by ~0.3 dB on both wifi:1944:1/2 and NR BG1 (FER at 20
+	 * iterations: 0.0075 vs 0.053 at 1.5 dB; 0.018 vs 0.15 at 1.0 dB). */
 	cfg->max_iter = 10;
-	cfg->alg = HP_LDPC_NMS;
+	cfg->alg = HP_LDPC_OMS;
 	cfg->nms_shift = 2;
-	cfg->oms_offset = 1;
+	cfg->oms_offset = 2;
 	cfg->isa = HP_LDPC_ISA_AUTO;
 }
 
