@@ -87,6 +87,7 @@ def make(name, kw, seq):
     kw = dict(kw)
     status = kw.pop("status", 0)
     pdu = smpp.make_pdu(name, sequence=seq, **kw)
+    pdu.sequence = seq      # make_pdu does not keep it
     pdu.status = status
     return pdu, pdu.generate()
 
