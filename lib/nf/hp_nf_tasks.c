@@ -153,6 +153,11 @@ struct cbc_priv {
 	int evp;                  /* impl=evp: OpenSSL per packet */
 	struct hp_nf_aes_key master;
 	struct cbc_flow flows[CBC_CACHE];
+	/* Burst generation that last used each cache slot: a job keeps a
+	 * pointer to its flow's key until the burst is encrypted, so a slot
+	 * in use by the current burst must not be evicted. */
+	uint64_t pin[CBC_CACHE];
+	uint64_t gen;
 	struct hp_nf_cbc_job jobs[HP_BURST];
 	struct rte_mbuf *jm[HP_BURST];
 	struct l3l4 jh[HP_BURST];
@@ -289,20 +294,26 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	while (i < n) {
 		unsigned int k = 0;
 
+		p->gen++;
 		for (; i < n && k < HP_BURST; i++) {
 			struct rte_mbuf *m = pkts[i];
 			struct hp_meta *md = hp_meta(m);
+			unsigned int slot = md->flow_id & (CBC_CACHE - 1);
 			struct cbc_flow *f;
 			uint8_t sb[16];
 			int len;
 
 			if (md->status != HP_ST_OK)
 				continue;
+			if (p->pin[slot] == p->gen && p->flows[slot].flow_id !=
+			    md->flow_id)
+				break; /* encrypt the burst first (rare) */
 			if (m->nb_segs != 1 || find_headers(m, &p->jh[k]) != 0) {
 				task_fail(md, EINVAL);
 				continue;
 			}
 			f = cbc_flow(p, md, &p->jh[k]);
+			p->pin[slot] = p->gen;
 			len = cbc_pad_pkt(m, md, &p->jh[k], &p->grow[k]);
 			if (len < 0) {
 				task_fail(md, -len);
@@ -590,7 +601,7 @@ dpi_free(struct hp_task_ctx *ctx)
 }
 
 static int
-dpi_init(struct hp_task_ctx *ctx)
+dpi_init_engine(struct hp_task_ctx *ctx, int force_ac)
 {
 	static const char *const known[] = { "engine", "patterns", "gen",
 					     "seed", NULL };
@@ -618,7 +629,7 @@ dpi_init(struct hp_task_ctx *ctx)
 	}
 	ctx->priv = p;
 	/* Default: Hyperscan where built in, else the own DFA. */
-	p->use_hs = strcmp(eng, "ac") != 0 && dpi_hs != NULL;
+	p->use_hs = !force_ac && strcmp(eng, "ac") != 0 && dpi_hs != NULL;
 	if (dpi_hs != NULL) {
 		rc = hp_nf_hs_scratch_alloc(dpi_hs, &p->scr);
 		if (rc != 0) {
@@ -628,6 +639,18 @@ dpi_init(struct hp_task_ctx *ctx)
 		}
 	}
 	return 0;
+}
+
+static int
+dpi_init(struct hp_task_ctx *ctx)
+{
+	return dpi_init_engine(ctx, 0);
+}
+
+static int
+dpi_ac_init(struct hp_task_ctx *ctx)
+{
+	return dpi_init_engine(ctx, 1);
 }
 
 /* Cost note (bench/nf, 1458 B, 10k patterns, one core): Hyperscan per
@@ -711,3 +734,23 @@ static const struct hp_app app_ids = {
 	.tasks = { "dpi" },
 };
 HP_APP_REGISTER(app_ids)
+
+/* The same task pinned to the own Aho-Corasick DFA (the GPU issue's
+ * reference), so it runs end to end without a task option. */
+static const struct hp_task_ops task_dpi_ac = {
+	.name = "dpi_ac",
+	.desc = "dpi with the own Aho-Corasick DFA (16 packets interleaved); Hyperscan verifies",
+	.ctx_init = dpi_ac_init,
+	.ctx_free = dpi_free,
+	.process = dpi_process,
+	.verify = dpi_verify,
+};
+HP_TASK_REGISTER(task_dpi_ac)
+
+static const struct hp_app app_ids_ac = {
+	.name = "ids_ac",
+	.desc = "ids on the own Aho-Corasick DFA instead of Hyperscan",
+	.n_tasks = 1,
+	.tasks = { "dpi_ac" },
+};
+HP_APP_REGISTER(app_ids_ac)
