@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""hp-smpptune (thesis 3.3.1 tuner): sweeps batch sizes x threads x forms
+from a config file into CSV, from the generator or from a file of PDUs,
+and refuses the GPU keys of a later issue."""
+import csv
+import io
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("BUILD_DIR", os.path.join(ROOT, "build"))
+
+
+def prog(*p):
+    path = os.path.join(BUILD, "smpp", *p)
+    assert os.access(path, os.X_OK), "%s not built (BUILD_DIR=%s)" % (path, BUILD)
+    return path
+
+
+def tune(conf_text, tmp_path):
+    conf = tmp_path / "tune.conf"
+    conf.write_text(conf_text)
+    out = tmp_path / "out.csv"
+    r = subprocess.run([prog("tools", "hp-smpptune"), "-c", str(conf), "-o", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    return r, (list(csv.DictReader(io.StringIO(out.read_text()))) if out.exists() else [])
+
+
+def test_tuner_sweep_generator(tmp_path):
+    r, rows = tune("# sweep\nbatch_sizes = 500,2000\nthreads = 1,2\n"
+                   "forms = plain,element\nrepeats = 3\nmsg_len = 40\ntlvs = 3\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert [(x["form"], x["batch"], x["threads"]) for x in rows] == [
+        (f, b, t) for f in ("plain", "element") for b in ("500", "2000") for t in ("1", "2")]
+    for x in rows:
+        assert x["errors"] == "0"
+        assert float(x["pdus_per_s"]) > 0
+        assert float(x["min_latency_ms"]) <= float(x["mean_latency_ms"]) <= float(x["max_latency_ms"])
+
+
+def test_tuner_input_file_and_refusals(tmp_path):
+    pdus = tmp_path / "pdus.bin"
+    subprocess.run([prog("bench_smpp"), "-w", str(pdus), "-n", "300"], check=True, timeout=60)
+    r, rows = tune("input = %s\nbatch_sizes = 1000\nthreads = 2\nrepeats = 2\n" % pdus, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert len(rows) == 1 and rows[0]["errors"] == "0"
+    r, _ = tune("batch_sizes = 1000\ngrid = 64\n", tmp_path)
+    assert r.returncode == 2 and "GPU" in r.stderr
+    r, _ = tune("bogus = 1\n", tmp_path)
+    assert r.returncode == 2 and "unknown key" in r.stderr
+    pdus.write_bytes(b"\x00\x00\x00\x05garbage")
+    r, _ = tune("input = %s\nbatch_sizes = 10\n" % pdus, tmp_path)
+    assert r.returncode != 0
