@@ -335,7 +335,7 @@ main(int argc, char **argv)
 		/* AES-CBC: padded in place once, then encrypted repeatedly. */
 		if (hp_nf_cbc_create(&ca.mb) != 0)
 			return 1;
-		ca.keys = aligned_alloc(64, npk * sizeof(*ca.keys));
+		ca.keys = aligned_alloc(16, npk * sizeof(*ca.keys));
 		ca.raw = calloc(npk, 16);
 		ca.iv = calloc(npk, 16);
 		ca.plen = calloc(npk, sizeof(uint32_t));

@@ -191,7 +191,7 @@ cbc_init(struct hp_task_ctx *ctx)
 		HP_LOG(ERR, "aes_cbc: --param impl=mb|evp");
 		return -EINVAL;
 	}
-	p = aligned_alloc(64, sizeof(*p));
+	p = aligned_alloc(16, sizeof(*p)); /* sizeof is a multiple of 16 */
 	if (p == NULL)
 		return -ENOMEM;
 	memset(p, 0, sizeof(*p));

@@ -218,7 +218,7 @@ cmd_cbc(const struct opts *o)
 		goto out;
 	}
 	jobs = calloc(n + 1, sizeof(*jobs));
-	keys = aligned_alloc(64, (n + 1) * sizeof(*keys));
+	keys = aligned_alloc(16, (n + 1) * sizeof(*keys)); /* size: multiple of 16 */
 	ivs = calloc(n + 1, 16);
 	if (jobs == NULL || keys == NULL || ivs == NULL) {
 		fail("cbc: out of memory");

@@ -170,7 +170,7 @@ test_mb_vs_evp_imix(void **state)
 	enum { N = 150 };
 	static const uint32_t sizes[] = { 0, 1, 15, 16, 17, 64, 243, 486, 1458 };
 	struct hp_nf_cbc *c = *state;
-	struct hp_nf_aes_key *keys = aligned_alloc(64, N * sizeof(*keys));
+	struct hp_nf_aes_key *keys = aligned_alloc(16, N * sizeof(*keys));
 	struct hp_nf_cbc_job jobs[N];
 	uint8_t *a[N], *b[N], rawk[N][16], iv[N][16];
 	uint32_t len[N];
