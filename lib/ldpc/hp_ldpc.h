@@ -109,6 +109,7 @@ void hp_ldpc_dec_free(struct hp_ldpc_dec *d);
 /* Codewords decoded side by side (SIMD lanes): 64, 32 or 1. */
 unsigned int hp_ldpc_dec_lanes(const struct hp_ldpc_dec *d);
 const char *hp_ldpc_dec_isa(const struct hp_ldpc_dec *d);
+const struct hp_ldpc_code *hp_ldpc_dec_code(const struct hp_ldpc_dec *d);
 /* Whether an ISA can run on this CPU. */
 int hp_ldpc_isa_supported(enum hp_ldpc_isa isa);
 
@@ -127,6 +128,44 @@ int hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 /* Packs nbits bits (one per byte) into bytes, MSB first; and back. */
 void hp_ldpc_pack(const uint8_t *bits, unsigned int nbits, uint8_t *bytes);
 void hp_ldpc_unpack(const uint8_t *bytes, unsigned int nbits, uint8_t *bits);
+
+/*
+ * Packet units of the `ran` app (thesis 4.3: 243-byte units, one 802.11n
+ * n=1944 R=1/2 codeword each). A received unit is the 1944 hard decisions
+ * of one codeword, packed MSB first. A decoded unit is:
+ *   bytes 0..121   the 972 info bits, packed MSB first (4 pad bits 0)
+ *   byte  122      F, the number of received bits the decoder flipped
+ *   bytes 123..    F big-endian uint16 bit positions, ascending; zeros
+ * so the received unit can be rebuilt exactly (encode, then flip), which
+ * is what the sink's verification does. F <= HP_LDPC_UNIT_MAXFLIP.
+ */
+#define HP_LDPC_UNIT_CODE "wifi:1944:1/2"
+#define HP_LDPC_UNIT_LEN 243
+#define HP_LDPC_UNIT_MAXFLIP 60
+/* LLR magnitude given to a hard decision, in quantisation steps. */
+#define HP_LDPC_UNIT_LLR 16
+
+/* Makes a received unit: random info bits from seed, encoded, nflips
+ * distinct bit positions flipped (nflips <= 1944). 0 or -EINVAL. */
+int hp_ldpc_unit_gen(const struct hp_ldpc_code *c, uint8_t *unit,
+		     uint64_t seed, unsigned int nflips);
+/*
+ * Decodes the units of n bodies in place (body i: lens[i] bytes; whole
+ * units only, trailing bytes untouched), all units side by side through
+ * d. A body is rewritten only when every unit in it decoded to a
+ * codeword within HP_LDPC_UNIT_MAXFLIP flips; ok[i] says which (1) and
+ * which not (0: left as it was). scratch: at least
+ * hp_ldpc_units_scratch(d, total units) bytes. Returns the number of
+ * bodies rewritten or a negative errno.
+ */
+size_t hp_ldpc_units_scratch(const struct hp_ldpc_dec *d, unsigned int units);
+int hp_ldpc_units_decode(struct hp_ldpc_dec *d, uint8_t *const *bodies,
+			 const uint32_t *lens, unsigned int n, uint8_t *ok,
+			 void *scratch);
+/* Rebuilds the received units from decoded ones (the reference path):
+ * 0, or -EBADMSG when a unit is malformed. */
+int hp_ldpc_units_restore(const struct hp_ldpc_code *c, uint8_t *body,
+			  uint32_t len);
 
 #ifdef __cplusplus
 }

@@ -120,6 +120,9 @@ hp_ldpc_dec_free(struct hp_ldpc_dec *d)
 unsigned int
 hp_ldpc_dec_lanes(const struct hp_ldpc_dec *d) { return d->W; }
 
+const struct hp_ldpc_code *
+hp_ldpc_dec_code(const struct hp_ldpc_dec *d) { return d->c; }
+
 const char *
 hp_ldpc_dec_isa(const struct hp_ldpc_dec *d)
 {
