@@ -454,6 +454,17 @@ hp_nf_patset_generate(uint64_t seed, uint32_t n, struct hp_nf_patset **out)
 		uint32_t slot;
 
 		gen_one(&s, p, &len);
+		/* No runs of one byte value (00 00 00 00, NOP sleds): they hit
+		 * zero padding and counters in almost every packet, which
+		 * would drown the share of matching packets we aim for. */
+		if (memchr(p + 1, p[0], (size_t)len - 1) != NULL) {
+			int run = 1;
+
+			for (int j = 1; j < len && run; j++)
+				run = p[j] == p[0];
+			if (run)
+				continue;
+		}
 		h = fnv(p, len);
 		/* Distinct patterns only: duplicates would just repeat ids. */
 		for (slot = (uint32_t)h & (cap - 1); set[slot] != 0;

@@ -10,6 +10,7 @@ import struct
 import subprocess
 from pathlib import Path
 
+import ahocorasick
 import dpkt
 import pytest
 from cryptography.hazmat.primitives import padding
@@ -88,3 +89,47 @@ def test_vpn_receiver_decrypts_pcap(tmp_path):
         assert sent[hdr] == pt
         got += 1
     assert got == 400
+
+
+def test_ids_on_traffic_with_planted_patterns(tmp_path):
+    """About 30 % of the frames carry one of the 10k generated patterns
+    (the set the dpi task builds by default: --gen 10000 --seed 1); both
+    engines run in hplane and the sink checks each packet's match count
+    and first id against the other engine."""
+    tool = str(BUILD / "lib" / "nf" / "hp-nf")
+    src, planted = tmp_path / "in.pcap", tmp_path / "planted.pcap"
+    hplane(["gen", "--pcap", str(src), "--count", "1500", "--seed", "8"])
+    p = subprocess.run([tool, "plant-pcap", "--in", str(src), "--out", str(planted),
+                        "--gen", "10000", "--seed", "1", "--p", "0.3"],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    pats = subprocess.run([tool, "gen-patterns", "--gen", "10000", "--seed", "1"],
+                          capture_output=True, check=True).stdout
+    a = ahocorasick.Automaton()
+    for line in pats.split(b"\n"):
+        if line:
+            out, i = bytearray(), 0
+            while i < len(line):
+                if line[i:i + 1] == b"|":
+                    j = line.index(b"|", i + 1)
+                    out += bytes.fromhex(line[i + 1:j].decode())
+                    i = j + 1
+                else:
+                    out += line[i:i + 1]
+                    i += 1
+            a.add_word(bytes(out).decode("latin-1"), 1)
+    a.make_automaton()
+    hits = n = 0
+    for _, frame in dpkt.pcap.Reader(open(planted, "rb")):
+        _, ip, l4 = l4_of(frame)
+        body = bytes(l4.data)[16:]
+        n += 1
+        hits += any(True for _ in a.iter(body.decode("latin-1")))
+    assert n == 1500 and 0.2 * n <= hits <= 0.4 * n, hits
+    for app in ("ids", "ids_ac"):
+        out = tmp_path / app
+        hplane(["run", "--app", app, "--source", f"pcap:{planted}", "--quiet",
+                "--out", str(out), "--tx", str(tmp_path / f"{app}.pcap")])
+        s = json.loads((out / "summary.json").read_text())
+        assert s["packets_delivered"] == n
+        assert s["verified"] == n and s["verify_failures"] == 0

@@ -22,6 +22,8 @@ struct rec {
 };
 
 struct opts {
+	const char *in;
+	const char *out;
 	const char *impl;
 	const char *engine;
 	const char *patterns;
@@ -57,7 +59,10 @@ usage(FILE *f)
 	      "                                                       'count first' per record\n"
 	      "  gen-patterns --gen N [--seed S]                      write a pattern file\n"
 	      "  gen-traffic  --patterns F | --gen N [--seed S] --count C --size B [--p 0.3]\n"
-	      "  check-patterns --patterns F                          parse and count\n",
+	      "  check-patterns --patterns F                          parse and count\n"
+	      "  plant-pcap --in IN.pcap --out OUT.pcap --patterns F | --gen N [--p 0.3] [--seed S]\n"
+	      "        copy hplane-generated frames, planting a pattern into the body of a\n"
+	      "        share p of them and renewing the hp header's CRC32C tag\n",
 	      f);
 }
 
@@ -447,6 +452,136 @@ cmd_gen_traffic(const struct opts *o)
 	return 0;
 }
 
+/* CRC32C (Castagnoli, reflected, init and final xor ~0): the tag of the
+ * hp header, recomputed here without DPDK. */
+static uint32_t
+crc32c(const uint8_t *p, uint32_t n)
+{
+	uint32_t c = ~0u;
+
+	for (uint32_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+static uint32_t
+rd32(const uint8_t *p, int swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/* Body of an hplane frame (after Ethernet, IPv4, UDP/TCP and the 16-byte
+ * hp header); -1 when the frame is not one. */
+static int
+hp_body(uint8_t *f, uint32_t len, uint32_t *boff, uint32_t *blen)
+{
+	uint32_t off = 14, ihl, tot, l4h;
+
+	if (len < off + 20 || f[12] != 0x08 || f[13] != 0x00 || (f[14] >> 4) != 4)
+		return -1;
+	ihl = (f[14] & 0xf) * 4u;
+	tot = (uint32_t)f[16] << 8 | f[17];
+	if (ihl < 20 || off + tot > len || tot < ihl + 8)
+		return -1;
+	if (f[off + 9] == 17)
+		l4h = 8;
+	else if (f[off + 9] == 6)
+		l4h = (f[off + ihl + 12] >> 4) * 4u;
+	else
+		return -1;
+	off += ihl + l4h;
+	if (off + 16 > 14 + tot || rd32(f + off, 1) != 0x48504c31u)
+		return -1;
+	*boff = off + 16;
+	*blen = 14 + tot - *boff;
+	return 0;
+}
+
+static int
+cmd_plant_pcap(const struct opts *o)
+{
+	struct hp_nf_patset *ps = NULL;
+	uint64_t s = o->seed * 0x9E3779B97F4A7C15ULL + 3;
+	uint8_t gh[24], rh[16], *f = NULL;
+	FILE *in = NULL, *out = NULL;
+	unsigned long n = 0, planted = 0;
+	int swap, rc = 1;
+
+	if (o->in == NULL || o->out == NULL)
+		return fail("plant-pcap: --in and --out are required");
+	if (get_patterns(o, &ps) != 0)
+		return 1;
+	in = fopen(o->in, "rb");
+	if (in == NULL) {
+		fail("%s: %s", o->in, strerror(errno));
+		goto out;
+	}
+	if (fread(gh, 1, 24, in) != 24) {
+		fail("%s: not a pcap file", o->in);
+		goto out;
+	}
+	swap = rd32(gh, 0) == 0xd4c3b2a1u || rd32(gh, 0) == 0x4d3cb2a1u;
+	if (!swap && rd32(gh, 0) != 0xa1b2c3d4u && rd32(gh, 0) != 0xa1b23c4du) {
+		fail("%s: not a pcap file", o->in);
+		goto out;
+	}
+	out = fopen(o->out, "wb");
+	f = malloc(MAX_REC + 1);
+	if (out == NULL || f == NULL) {
+		fail("%s: %s", o->out, strerror(errno));
+		goto out;
+	}
+	fwrite(gh, 1, 24, out);
+	while (fread(rh, 1, 16, in) == 16) {
+		uint32_t cap = rd32(rh + 8, swap), boff, blen;
+
+		if (cap > MAX_REC || fread(f, 1, cap, in) != cap) {
+			fail("%s: truncated record %lu", o->in, n);
+			goto out;
+		}
+		/* A pattern after the body's first 8 bytes (the generator's
+		 * packet index, which keeps bodies distinct). */
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		if (hp_body(f, cap, &boff, &blen) == 0 &&
+		    (double)(s >> 11) * (1.0 / 9007199254740992.0) < o->p) {
+			uint32_t id = (uint32_t)((s >> 20) % ps->n), t;
+			uint8_t *body = f + boff;
+
+			if (blen >= 8u + ps->len[id]) {
+				memcpy(body + 8 + (s >> 40) % (blen - 8 - ps->len[id] + 1),
+				       ps->pat[id], ps->len[id]);
+				t = crc32c(body, blen);
+				body[-4] = (uint8_t)(t >> 24);
+				body[-3] = (uint8_t)(t >> 16);
+				body[-2] = (uint8_t)(t >> 8);
+				body[-1] = (uint8_t)t;
+				planted++;
+			}
+		}
+		fwrite(rh, 1, 16, out);
+		fwrite(f, 1, cap, out);
+		n++;
+	}
+	fprintf(stderr, "hp-nf: %lu frames, %lu with a planted pattern\n", n, planted);
+	rc = ferror(out) ? fail("%s: write error", o->out) : 0;
+out:
+	free(f);
+	if (out)
+		fclose(out);
+	if (in)
+		fclose(in);
+	hp_nf_patset_free(ps);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -461,6 +596,8 @@ main(int argc, char **argv)
 		{ "p", required_argument, NULL, 'p' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "key-file", required_argument, NULL, 'K' },
+		{ "in", required_argument, NULL, 'I' },
+		{ "out", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -490,6 +627,8 @@ main(int argc, char **argv)
 		case 'p': o.p = strtod(optarg, NULL); break;
 		case 'k': o.key_hex = optarg; break;
 		case 'K': o.key_file = optarg; break;
+		case 'I': o.in = optarg; break;
+		case 'O': o.out = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -504,6 +643,8 @@ main(int argc, char **argv)
 		return cmd_gen_patterns(&o);
 	if (strcmp(cmd, "gen-traffic") == 0)
 		return cmd_gen_traffic(&o);
+	if (strcmp(cmd, "plant-pcap") == 0)
+		return cmd_plant_pcap(&o);
 	if (strcmp(cmd, "check-patterns") == 0) {
 		struct hp_nf_patset *ps;
 
