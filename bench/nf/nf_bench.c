@@ -400,12 +400,12 @@ main(int argc, char **argv)
 			d.matched += d.res[i].count > 0;
 		if (d.hs) {
 			b = measure(hs_pass, &d, &st, st.bytes, secs);
-			row(t, "DPI 10k", st.name, "own AC DFA, 16 interleaved", a,
+			row(t, "DPI 10k", st.name, "own AC DFA, 8 interleaved", a,
 			    "Hyperscan per packet", b);
 			row(t, "DPI 10k", st.name, "own AC DFA, single", a1,
 			    "Hyperscan per packet", b);
 		} else {
-			row(t, "DPI 10k", st.name, "own AC DFA, 16 interleaved", a,
+			row(t, "DPI 10k", st.name, "own AC DFA, 8 interleaved", a,
 			    "own AC DFA, single", a1);
 		}
 		if (sizes[si].size == 1458 && d.hs) {
@@ -425,7 +425,7 @@ main(int argc, char **argv)
 
 			row(t, "DPI 10k", "1458", "Hyperscan per packet", b,
 			    "Hyperscan one large buffer", hb);
-			row(t, "DPI 10k", "1458", "own AC DFA, 16 interleaved", a,
+			row(t, "DPI 10k", "1458", "own AC DFA, 8 interleaved", a,
 			    "own AC DFA one large buffer", ab);
 			free(big);
 		}

@@ -142,29 +142,31 @@ struct hp_nf_ac;
 
 /* The DFA in the flat form a GPU kernel walks. Every state has one
  * transition per byte (no failure loops at scan time), stored compactly
- * in one entry table tab[]: in an Aho-Corasick DFA a state s entered on
- * byte a almost always moves on byte b exactly as the depth-1 state "a"
- * does, so
- *   tab[a * 256 + b]          = delta("a", b)  (rows 0..255)
- *   tab[256 * 256 + b]        = delta(root, b) (row 256)
- *   st[s].def                 = offset of s's default row (a * 256, the
- *                               root's row, or a dense row of its own for
- *                               a state with many differences)
- *   st[s].keys[0..n-1]        bytes on which s differs from its row,
- *   tab[st[s].off + i]        and the entries for them.
- * One step: i = index of b in keys (SIMD compare); e = tab[found ?
- * off + i : def + b]. An entry is the next state's index, | HP_NF_AC_MATCH
- * when that state reports matches: out_count[state] of them, the smallest
- * id being out_first[state].
+ * in one entry table tab[]. In an Aho-Corasick DFA every transition into
+ * a state s is on the same byte a (the last byte of its string), and s
+ * almost always moves on byte b exactly as the depth-1 state "a" does, so
+ *   tab[a * 256 + b]          = delta("a", b) (rows 0..255; the root's row
+ *                               where no pattern starts with a)
+ *   tab[256 * 256 + b]        = delta(root, b) (row 256: before the first
+ *                               byte, "a" = 256)
+ *   st[s].keys[0..11]         bytes on which s differs from row a (unused
+ *                               slots repeat keys[0]),
+ *   tab[st[s].off + i]        and the entry for keys[i].
+ * A state with more than HP_NF_AC_SPARSE differences has a dense row of
+ * its own: st[s].off = HP_NF_AC_OWNROW | row offset, keys unused.
+ * One step on byte b after byte a (16-byte state, SSE2 compare, cmov):
+ *   own = off & OWNROW; i = first key == b (none if own);
+ *   e = tab[i found ? off + i : (own ? off & ~OWNROW : a * 256) + b]
+ * An entry is the next state's index, | HP_NF_AC_MATCH when that state
+ * reports matches: out_count[state] of them, the smallest id being
+ * out_first[state].
  */
 #define HP_NF_AC_MATCH  0x80000000u
-#define HP_NF_AC_SPARSE 16
+#define HP_NF_AC_OWNROW 0x80000000u
+#define HP_NF_AC_SPARSE 12
 struct hp_nf_ac_state {
 	uint8_t keys[HP_NF_AC_SPARSE];
 	uint32_t off;
-	uint32_t def;
-	uint32_t mask; /* (1 << n) - 1, for the SIMD key compare */
-	uint32_t n;
 };
 
 struct hp_nf_ac_dfa {

@@ -23,11 +23,21 @@ struct node {
 	uint8_t byte;
 };
 
+/* A state while the DFA is built: its default row and its differences
+ * (compacted into struct hp_nf_ac_state at the end). */
+struct bstate {
+	uint8_t keys[HP_NF_AC_SPARSE];
+	uint32_t off;
+	uint32_t def;
+	uint32_t n;
+};
+
 struct hp_nf_ac {
 	struct hp_nf_ac_dfa dfa;
 	struct node *nodes;
 	uint32_t n_nodes;
 	uint32_t root_child[256]; /* dense root row for the trie walk */
+	struct bstate *bst;       /* build only */
 	struct hp_nf_ac_state *st;
 	uint32_t *tab;            /* rows 0..256, then dense rows and keys' entries */
 	uint32_t tab_len, tab_cap;
@@ -55,6 +65,7 @@ hp_nf_ac_free(struct hp_nf_ac *ac)
 	if (ac == NULL)
 		return;
 	free(ac->nodes);
+	free(ac->bst);
 	free(ac->st);
 	free(ac->tab);
 	free(ac->out_count);
@@ -68,7 +79,7 @@ hp_nf_ac_free(struct hp_nf_ac *ac)
 static uint32_t
 dfa_next(const struct hp_nf_ac *ac, uint32_t s, uint8_t b)
 {
-	const struct hp_nf_ac_state *st = &ac->st[s];
+	const struct bstate *st = &ac->bst[s];
 
 	for (uint32_t i = 0; i < st->n; i++)
 		if (st->keys[i] == b)
@@ -100,7 +111,7 @@ static int
 store_row(struct hp_nf_ac *ac, uint32_t s, const uint8_t *keys,
 	  const uint32_t *vals, uint32_t n)
 {
-	struct hp_nf_ac_state *st = &ac->st[s];
+	struct bstate *st = &ac->bst[s];
 	uint32_t need = n <= HP_NF_AC_SPARSE ? n : 256;
 
 	if ((uint64_t)ac->tab_len + need >= HP_NF_AC_MATCH)
@@ -113,7 +124,6 @@ store_row(struct hp_nf_ac *ac, uint32_t s, const uint8_t *keys,
 		memcpy(ac->tab + ac->tab_len, vals, n * sizeof(*vals));
 		st->off = ac->tab_len;
 		st->n = n;
-		st->mask = (1u << n) - 1;
 	} else {
 		/* Many differences: a dense row of its own as default. */
 		memcpy(ac->tab + ac->tab_len, ac->tab + st->def,
@@ -123,7 +133,6 @@ store_row(struct hp_nf_ac *ac, uint32_t s, const uint8_t *keys,
 			ac->tab[st->def + keys[i]] = vals[i];
 		st->off = 0;
 		st->n = 0;
-		st->mask = 0;
 		ac->n_dense++;
 	}
 	ac->tab_len += need;
@@ -137,36 +146,61 @@ set_flag(const struct hp_nf_ac *ac, uint32_t *e)
 		*e |= HP_NF_AC_MATCH;
 }
 
+/* Renumbers the states in BFS order and writes the 16-byte walk form
+ * (hp_nf.h): default row implicit (the previous byte), own dense rows
+ * flagged, unused key slots repeating keys[0], and states without
+ * differences given one explicit entry so that their keys can match. */
 static int
-renumber(struct hp_nf_ac *ac, const uint32_t *queue, uint32_t qt)
+compact(struct hp_nf_ac *ac, const uint32_t *queue, uint32_t qt)
 {
 	uint32_t n = ac->n_nodes;
 	uint32_t *perm = malloc(n * sizeof(*perm));
-	struct hp_nf_ac_state *st = malloc(n * sizeof(*st));
+	struct hp_nf_ac_state *st = calloc(n, sizeof(*st));
 
 	ac->dfa_count = malloc(n * sizeof(uint32_t));
 	ac->dfa_first = malloc(n * sizeof(uint32_t));
 	if (perm == NULL || st == NULL || ac->dfa_count == NULL ||
-	    ac->dfa_first == NULL) {
-		free(perm);
-		free(st);
-		return -ENOMEM;
-	}
+	    ac->dfa_first == NULL)
+		goto nomem;
 	perm[0] = 0;
 	for (uint32_t i = 0; i < qt; i++)
 		perm[queue[i]] = i + 1;
-	for (uint32_t s = 0; s < n; s++) {
-		st[perm[s]] = ac->st[s];
-		ac->dfa_count[perm[s]] = ac->out_count[s];
-		ac->dfa_first[perm[s]] = ac->out_first[s];
-	}
 	for (uint32_t i = 0; i < ac->tab_len; i++)
 		ac->tab[i] = perm[ac->tab[i] & ~HP_NF_AC_MATCH] |
 			     (ac->tab[i] & HP_NF_AC_MATCH);
-	free(ac->st);
+	for (uint32_t s = 0; s < n; s++) {
+		const struct bstate *b = &ac->bst[s];
+		struct hp_nf_ac_state *w = &st[perm[s]];
+
+		ac->dfa_count[perm[s]] = ac->out_count[s];
+		ac->dfa_first[perm[s]] = ac->out_first[s];
+		if (b->def >= 257 * 256) {
+			w->off = HP_NF_AC_OWNROW | b->def;
+		} else if (b->n == 0) {
+			/* keys are all 0: byte 0 "differs" with the default. */
+			if (grow(&ac->tab, &ac->tab_cap, ac->tab_len + 1) != 0)
+				goto nomem;
+			ac->tab[ac->tab_len] = ac->tab[b->def];
+			w->off = ac->tab_len++;
+		} else {
+			for (uint32_t i = 0; i < HP_NF_AC_SPARSE; i++)
+				w->keys[i] = b->keys[i < b->n ? i : 0];
+			w->off = b->off;
+		}
+	}
+	if (ac->tab_len >= HP_NF_AC_OWNROW)
+		goto toobig;
 	ac->st = st;
 	free(perm);
 	return 0;
+toobig:
+	free(perm);
+	free(st);
+	return -E2BIG;
+nomem:
+	free(perm);
+	free(st);
+	return -ENOMEM;
 }
 
 int
@@ -222,9 +256,9 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 			ac->out_first[s] = id;
 	}
 
-	ac->st = calloc(ac->n_nodes, sizeof(*ac->st));
+	ac->bst = calloc(ac->n_nodes, sizeof(*ac->bst));
 	queue = malloc(ac->n_nodes * sizeof(uint32_t));
-	if (ac->st == NULL || queue == NULL)
+	if (ac->bst == NULL || queue == NULL)
 		goto fail;
 
 	/* 2. Dense rows of the root (row 256) and of every depth-1 state
@@ -242,7 +276,7 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 		     c = ac->nodes[c].sibling)
 			ac->tab[a * 256 + ac->nodes[c].byte] = c;
 	}
-	ac->st[0].def = 256 * 256;
+	ac->bst[0].def = 256 * 256;
 
 	/* 3. BFS: failure links, merged outputs and each state's difference
 	 * from its default row t1[a] (a = the byte it was entered on):
@@ -262,7 +296,7 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 		uint32_t vals[256], n = 0;
 		int depth1 = ac->root_child[ac->nodes[s].byte] == s;
 
-		ac->st[s].def = ac->nodes[s].byte * 256u;
+		ac->bst[s].def = ac->nodes[s].byte * 256u;
 		ac->out_count[s] += ac->out_count[f];
 		if (ac->out_first[f] < ac->out_first[s])
 			ac->out_first[s] = ac->out_first[f];
@@ -280,12 +314,12 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 			queue[qt++] = c;
 		}
 		if (f != 0 && !depth1) {
-			const struct hp_nf_ac_state *fs = &ac->st[f];
+			const struct bstate *fs = &ac->bst[f];
 
 			if (fs->def >= 257 * 256) {
 				/* f has a dense row: its differences from
 				 * the shared row of byte a. */
-				const uint32_t *t1 = ac->tab + ac->st[s].def;
+				const uint32_t *t1 = ac->tab + ac->bst[s].def;
 
 				for (int b = 0; b < 256; b++) {
 					uint32_t e = ac->tab[fs->def + b];
@@ -314,13 +348,19 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 	for (uint32_t i = 0; i < ac->tab_len; i++)
 		set_flag(ac, &ac->tab[i]);
 
-	/* 5. Renumber the DFA states in BFS order (root, depth 1, depth 2,
-	 * ...): the shallow states that traffic keeps visiting become one
-	 * contiguous block that stays in cache (bench/nf, 1458 B: 0.65 ->
-	 * 0.83 Gbit/s single stream, 2.9 -> 4.0 interleaved). The trie
-	 * keeps its own ids. */
-	if (renumber(ac, queue, qt) != 0)
+	/* 4. Renumber the DFA states in BFS order (root, depth 1, depth 2,
+	 * ...), so the shallow states that traffic keeps visiting are one
+	 * contiguous block that stays in cache, and write the 16-byte walk
+	 * form. Measured at 1458 B (bench/nf): BFS order took the single
+	 * stream from 0.65 to 0.83 Gbit/s; the 16-byte states with the
+	 * default row taken from the previous byte (no load of it) to 3.3.
+	 * The trie keeps its own ids. */
+	rc = compact(ac, queue, qt);
+	if (rc != 0)
 		goto fail;
+	rc = -ENOMEM;
+	free(ac->bst);
+	ac->bst = NULL;
 	free(queue);
 	ac->dfa = (struct hp_nf_ac_dfa){
 		.n_states = ac->n_nodes, .n_dense = ac->n_dense,
@@ -348,20 +388,24 @@ hp_nf_ac_mem(const struct hp_nf_ac *ac)
 	       (size_t)ac->tab_len * sizeof(uint32_t);
 }
 
-/* One DFA step, branch-free: load the state (32 B), compare the byte
- * against its keys with SSE2, pick the entry index with a cmov, load the
- * entry. Two dependent loads per byte; see bench/nf for the cost. */
+/* One DFA step on byte b after byte a (a = 256 before the first byte),
+ * branch-free: load the 16-byte state, compare b with its 12 keys (SSE2),
+ * pick the entry index with cmovs, load the entry: two dependent loads
+ * per byte; see bench/nf for the cost. */
 static inline uint32_t
-step(const struct hp_nf_ac *ac, uint32_t s, uint8_t b)
+step(const struct hp_nf_ac *ac, uint32_t s, uint32_t a, uint8_t b)
 {
 	const struct hp_nf_ac_state *st = &ac->st[s];
-	__m128i k = _mm_loadu_si128((const __m128i *)st->keys);
+	__m128i k = _mm_loadu_si128((const __m128i *)st);
+	uint32_t off = st->off;
+	uint32_t own = off & HP_NF_AC_OWNROW;
 	uint32_t m = (uint32_t)_mm_movemask_epi8(
-		_mm_cmpeq_epi8(k, _mm_set1_epi8((char)b))) & st->mask;
-	uint32_t hit = st->off + (uint32_t)__builtin_ctz(m | 0x10000);
-	uint32_t miss = st->def + b;
+		_mm_cmpeq_epi8(k, _mm_set1_epi8((char)b))) &
+		(own ? 0 : (1u << HP_NF_AC_SPARSE) - 1);
+	uint32_t def = own ? off & ~HP_NF_AC_OWNROW : a << 8;
+	uint32_t hit = off + (uint32_t)__builtin_ctz(m | 0x10000);
 
-	return ac->tab[m ? hit : miss];
+	return ac->tab[m ? hit : def + b];
 }
 
 static inline void
@@ -376,20 +420,21 @@ void
 hp_nf_ac_scan(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
 	      struct hp_nf_dpi_res *res)
 {
-	uint32_t s = 0;
+	uint32_t s = 0, a = 256;
 
 	res->count = 0;
 	res->first = HP_NF_NO_MATCH;
 	for (uint32_t i = 0; i < len; i++) {
-		uint32_t e = step(ac, s, data[i]);
+		uint32_t e = step(ac, s, a, data[i]);
 
+		a = data[i];
 		s = e & ~HP_NF_AC_MATCH;
 		if (__builtin_expect(e & HP_NF_AC_MATCH, 0))
 			report(ac, s, res);
 	}
 }
 
-#define AC_LANES 16
+#define AC_LANES 8
 #define AC_CHUNK 64 /* packets sorted per call */
 
 void
@@ -399,7 +444,7 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 {
 	static const uint8_t idle_byte;
 	const uint8_t *p[AC_LANES];
-	uint32_t rem[AC_LANES], s[AC_LANES], stride[AC_LANES];
+	uint32_t rem[AC_LANES], s[AC_LANES], stride[AC_LANES], prev[AC_LANES];
 	int job[AC_LANES];
 	unsigned int nxt = 0, active = 0;
 	uint8_t ord[AC_CHUNK];
@@ -412,7 +457,7 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 		return;
 	}
 	/* Longest first, so the lanes finish together instead of one long
-	 * packet walking alone at the end (bench/nf, IMIX: 2.7 -> 3.1). */
+	 * packet walking alone at the end (bench/nf, IMIX: +16 %). */
 	for (unsigned int j = 0; j < n; j++) {
 		unsigned int q = j;
 
@@ -429,6 +474,7 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 		stride[l] = 0;
 		rem[l] = UINT32_MAX;
 		s[l] = 0;
+		prev[l] = 256;
 	}
 	for (;;) {
 		uint32_t m = UINT32_MAX;
@@ -453,6 +499,7 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 				rem[l] = len[job[l]];
 				stride[l] = 1;
 				s[l] = 0;
+				prev[l] = 256;
 				nxt++;
 				active++;
 			}
@@ -462,15 +509,18 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 		if (active == 0)
 			break;
 		/* m bytes on every lane without bound checks; idle lanes
-		 * re-read one byte and never report. The 16 lanes' load
-		 * chains overlap: bench/nf measures ~4 Gbit/s at 1458 B vs
-		 * ~0.8 for one stream (10k patterns, 13 MiB DFA); 16 lanes
-		 * beat 8 by ~15 % there. */
+		 * re-read one byte and never report. The lanes' load chains
+		 * overlap, but the step is ~20 instructions, so this is
+		 * nearly instruction bound: bench/nf at 1458 B, 10k patterns:
+		 * 3.4 Gbit/s with 8 lanes, 3.2 with 4 or 16, 3.3 for one
+		 * stream; the gain is on small packets (64 B: 2.1 vs 1.6). */
 		for (uint32_t i = 0; i < m; i++) {
 #pragma GCC unroll 8
 			for (int l = 0; l < AC_LANES; l++) {
-				uint32_t e = step(ac, s[l], *p[l]);
+				uint8_t b = *p[l];
+				uint32_t e = step(ac, s[l], prev[l], b);
 
+				prev[l] = b;
 				p[l] += stride[l];
 				s[l] = e & ~HP_NF_AC_MATCH;
 				if (__builtin_expect(e & HP_NF_AC_MATCH, 0) &&
