@@ -5,7 +5,7 @@
  * which it differs from the depth-1 state of its last byte (layout in
  * hp_nf.h). A full 256-column table for 10k Snort-like patterns is ~150k
  * states x 1 KiB = 146 MiB and walks at cache-miss speed; this form is
- * 13 MiB. On the CPU several packets are walked interleaved so the loads
+ * 11 MiB. On the CPU several packets are walked interleaved so the loads
  * of one hide the latency of the others.
  */
 #include <errno.h>
