@@ -52,6 +52,12 @@ usage(FILE *o)
 "  --tx DST              output for pcap (a pcap file) [OUT/out.pcap] or af_packet\n"
 "                        (an interface) [the source interface]\n"
 "  --workers N           CPU worker lcores [1]\n"
+"  --gpu DEV             add an accelerator device beside the CPU workers:\n"
+"                        model:PROFILE (timings from profiles/PROFILE.json, results\n"
+"                        from the CPU code; reported as modeled), e.g.\n"
+"                        model:jetson-thesis; or cuda (the CUDA plugin). Options\n"
+"                        after commas: batch=N min_batch=N max_bytes=N\n"
+"                        timeout_us=T adapt=0|1 fail_after=N (fault injection)\n"
 "  --duration S          seconds to run (pcap: until the file is consumed) [8]\n"
 "  --packets N           stop after N packets received [no limit]\n"
 "  --capacity PPS        capacity the scenario is scaled to [measured at start]\n"
@@ -171,7 +177,7 @@ enum {
 	O_APP = 256, O_SCHED, O_SCEN, O_TRACE, O_SRC, O_TX, O_WORKERS, O_DUR,
 	O_PKTS, O_CAP, O_CALIB, O_OUT, O_SIZES, O_SHARES, O_TYPES, O_DEADLINE,
 	O_FLOWS, O_MAXFLOWS, O_WIN, O_BURST, O_RING, O_MBUFS, O_VERIFY, O_KEY,
-	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT,
+	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU,
 };
 
 static const struct option longopts[] = {
@@ -204,6 +210,7 @@ static const struct option longopts[] = {
 	{ "quiet", no_argument, NULL, O_QUIET },
 	{ "pcap", required_argument, NULL, O_PCAP },
 	{ "count", required_argument, NULL, O_COUNT },
+	{ "gpu", required_argument, NULL, O_GPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -274,6 +281,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_QUIET: cfg->quiet = true; break;
 		case O_PCAP: c->pcap_out = a; break;
 		case O_COUNT: bad = parse_u64(a, &c->count) || c->count == 0; break;
+		case O_GPU: cfg->gpu = a; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
 		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -442,7 +450,8 @@ cmd_gen(struct cli *c)
 static int
 default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 {
-	unsigned int need = 2 + c->cfg.workers + (c->cfg.src == HP_SRC_GEN ? 1 : 0);
+	unsigned int ndev = c->cfg.workers + (c->cfg.gpu != NULL ? 1 : 0);
+	unsigned int need = 2 + ndev + (c->cfg.src == HP_SRC_GEN ? 1 : 0);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static char prefix[64];
 	size_t o = 0;
@@ -464,11 +473,11 @@ default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 	eargv[n++] = (char *)"--log-level=lib.ethdev:error";
 	lc = store;
 	o += (size_t)snprintf(store + o, storelen - o, "--lcores=");
-	/* lcore 0: main; 1..workers: workers; then scheduler and traffic. */
+	/* lcore 0: main; 1..ndev: devices; then scheduler and traffic. */
 	for (i = 0; i < need && o < storelen; i++) {
 		unsigned int cpu;
 
-		if (i >= 1 && i <= c->cfg.workers && ncpu > 1)
+		if (i >= 1 && i <= ndev && ncpu > 1)
 			cpu = 1 + (i - 1) % (unsigned int)(ncpu - 1);
 		else
 			cpu = 0;

@@ -23,6 +23,7 @@
 #include <rte_ring.h>
 
 #include "hp_common.h"
+#include "hp_device.h"
 #include "hp_pipeline.h"
 #include "hp_reorder.h"
 #include "hp_sched.h"
@@ -37,19 +38,6 @@
 
 struct run;
 
-struct worker {
-	struct run *r;
-	unsigned int idx;
-	unsigned int lcore;
-	struct rte_ring *in;
-	struct rte_ring *out;
-	unsigned int n_tasks;
-	struct hp_task_ctx ctx[HP_MAX_TASKS];
-	int quit;
-	int epoch_seen;
-	uint64_t busy_cycles, total_cycles, pkts, oh2_cycles;
-	struct hp_stage st;
-} __rte_cache_aligned;
 
 struct flowent {
 	uint64_t id;
@@ -60,15 +48,15 @@ struct flowent {
 struct sched_lc {
 	struct hp_sched s;
 	uint32_t room[HP_MAX_DEV];
-	struct hp_stage *wst[HP_MAX_WORKERS];
+	struct hp_stage *wst[HP_MAX_DEVICES];
 	struct hp_stage txs;
 	struct rte_mbuf *pend[HP_BURST];
 	unsigned int pend_n, pend_idx;
 	struct hp_reorder ro;
 	struct flowent *flows;
 	uint32_t flow_mask;
-	uint64_t sent_w[HP_MAX_WORKERS], back_w[HP_MAX_WORKERS];
-	uint64_t back_base[HP_MAX_WORKERS];
+	uint64_t sent_w[HP_MAX_DEVICES], back_w[HP_MAX_DEVICES];
+	uint64_t back_base[HP_MAX_DEVICES];
 	uint64_t cyc2ns_mult; /* ns = cycles * mult >> 32 */
 	uint64_t dl_cycles[HP_MAX_TYPES + 1];
 	/* counters (scheduler-owned; others read them relaxed) */
@@ -80,9 +68,10 @@ struct sched_lc {
 	int done;
 	int epoch_seen;
 	struct hp_hist lat, ilat;
+	struct hp_hist dlat[HP_MAX_DEVICES]; /* latency per device */
 	/* per-second interval snapshot */
 	uint64_t i_tx, i_bytes, i_dl, i_dlmet, i_ro, i_roin, i_off, i_portdrop;
-	uint64_t i_busy, i_total, i_wbusy[HP_MAX_WORKERS], i_wtotal[HP_MAX_WORKERS];
+	uint64_t i_busy, i_total, i_wbusy[HP_MAX_DEVICES], i_wtotal[HP_MAX_DEVICES];
 };
 
 struct traffic {
@@ -106,8 +95,10 @@ struct run {
 	struct rte_mempool *pool;
 	uint16_t rx_port, tx_port;
 	int rx_port_ok, tx_port_ok;
-	unsigned int n_workers;
-	struct worker *w;
+	unsigned int n_workers;    /* cpu devices */
+	unsigned int n_dev;        /* cpu devices + accelerator */
+	struct hp_device *dev;
+	struct hp_dev_env env;
 	struct sched_lc *sc;
 	struct traffic *tr;
 	unsigned int sched_lcore, traffic_lcore;
@@ -133,68 +124,13 @@ idle(const struct run *r, unsigned int *idle_polls)
 	}
 }
 
-/* ------------------------------------------------------------------ */
-/* CPU worker: dequeue a burst, run the app's chain, stage the output.  */
-
+/* Device lcores run the device kind's loop (lib/device). */
 static int
-worker_main(void *arg)
+device_main(void *arg)
 {
-	struct worker *w = arg;
-	struct run *r = w->r;
-	unsigned int burst = r->cfg->burst, idle_polls = 0;
-	struct rte_mbuf *pkts[HP_BURST];
+	struct hp_device *dev = arg;
 
-	hp_stage_init(&w->st, 2 * burst);
-	for (;;) {
-		uint64_t t0 = rte_rdtsc(), t1;
-		unsigned int n, i, k;
-		int e = LOAD(r->epoch);
-
-		if (e != w->epoch_seen) {
-			w->busy_cycles = w->total_cycles = w->pkts = w->oh2_cycles = 0;
-			STORE(w->epoch_seen, e);
-		}
-		if (w->st.len)
-			hp_stage_flush_ring(&w->st, w->out);
-		n = 0;
-		if (hp_stage_room(&w->st) >= burst)
-			n = rte_ring_dequeue_burst(w->in, (void **)pkts, burst, NULL);
-		if (n == 0) {
-			if (LOAD(w->quit) && w->st.len == 0 &&
-			    rte_ring_count(w->in) == 0)
-				break;
-			w->total_cycles += rte_rdtsc() - t0;
-			idle(r, &idle_polls);
-			continue;
-		}
-		for (i = 0; i < n; i++) {
-			struct hp_meta *md = hp_meta(pkts[i]);
-
-			md->t_work = t0;
-			md->device = (uint8_t)w->idx;
-		}
-		t1 = t0;
-		for (k = 0; k < w->n_tasks; k++) {
-			uint64_t ts = rte_rdtsc();
-
-			/* Overhead 2 (thesis Fig. 5.1): the hop between two
-			 * tasks of the chain. */
-			if (k > 0)
-				w->oh2_cycles += (ts - t1) * n;
-			w->ctx[k].ops->process(&w->ctx[k], pkts, (uint16_t)n);
-			t1 = rte_rdtsc();
-		}
-		for (i = 0; i < n; i++) {
-			hp_meta(pkts[i])->t_done = t1;
-			hp_stage_put(&w->st, pkts[i]);
-		}
-		hp_stage_flush_ring(&w->st, w->out);
-		w->pkts += n;
-		t1 = rte_rdtsc();
-		w->busy_cycles += t1 - t0;
-		w->total_cycles += t1 - t0;
-	}
-	return 0;
+	return dev->ops->main(dev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -293,6 +229,7 @@ account_tx(struct sched_lc *sc, struct rte_mbuf *m, uint64_t now)
 	sc->bytes_tx += rte_pktmbuf_pkt_len(m);
 	hp_hist_add(&sc->lat, ns);
 	hp_hist_add(&sc->ilat, ns);
+	hp_hist_add(&sc->dlat[md->device], ns);
 	sc->oh1 += md->t_work - md->t_rx;
 	sc->proc += md->t_done - md->t_work;
 	sc->oh3 += now - md->t_done;
@@ -324,6 +261,8 @@ sched_reset(struct run *r, struct sched_lc *sc)
 	hp_reorder_reset_stats(&sc->ro);
 	hp_hist_reset(&sc->lat);
 	hp_hist_reset(&sc->ilat);
+	for (unsigned int d = 0; d < HP_MAX_DEVICES; d++)
+		hp_hist_reset(&sc->dlat[d]);
 	sc->txs.retries = 0;
 	RTE_SET_USED(r);
 }
@@ -374,8 +313,8 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 	row->sched_busy_pct = sc->total_cycles > sc->i_total ?
 		100.0 * (double)(sc->busy_cycles - sc->i_busy) /
 		(double)(sc->total_cycles - sc->i_total) : 0;
-	for (i = 0; i < r->n_workers; i++) {
-		uint64_t b = LOAD(r->w[i].busy_cycles), t = LOAD(r->w[i].total_cycles);
+	for (i = 0; i < r->n_dev; i++) {
+		uint64_t b = LOAD(r->dev[i].st.busy_cycles), t = LOAD(r->dev[i].st.total_cycles);
 
 		row->worker_busy_pct[i] = t > sc->i_wtotal[i] ?
 			100.0 * (double)(b - sc->i_wbusy[i]) / (double)(t - sc->i_wtotal[i]) : 0;
@@ -402,7 +341,7 @@ sched_main(void *arg)
 	struct run *r = arg;
 	struct sched_lc *sc = r->sc;
 	const struct hp_run_cfg *cfg = r->cfg;
-	unsigned int burst = cfg->burst, nw = r->n_workers, idle_polls = 0;
+	unsigned int burst = cfg->burst, nw = r->n_dev, idle_polls = 0;
 	unsigned int w, i;
 	uint64_t next_row = 0;
 	struct rte_mbuf *buf[HP_BURST], *emit[HP_STAGE_MAX];
@@ -425,7 +364,7 @@ sched_main(void *arg)
 		for (w = 0; w < nw; w++) {
 			if (hp_stage_room(&sc->txs) < burst + sc->ro.win + 1)
 				break;
-			n = rte_ring_dequeue_burst(r->w[w].out, (void **)buf, burst, NULL);
+			n = rte_ring_dequeue_burst(r->dev[w].out, (void **)buf, burst, NULL);
 			if (n == 0)
 				continue;
 			work += n;
@@ -500,10 +439,12 @@ sched_main(void *arg)
 		/* 5. flush device staging */
 		for (w = 0; w < nw; w++) {
 			if (sc->wst[w]->len) {
-				n = hp_stage_flush_ring(sc->wst[w], r->w[w].in);
+				n = hp_stage_flush_ring(sc->wst[w], r->dev[w].in);
 				sc->sent_w[w] += n;
 			}
-			sc->room[w] = hp_stage_room(sc->wst[w]);
+			/* A failed device gets nothing new; what it holds, it
+			 * finishes on the CPU path. */
+			sc->room[w] = LOAD(r->dev[w].failed) ? 0 : hp_stage_room(sc->wst[w]);
 			inflight += sc->sent_w[w] - sc->back_w[w] + sc->wst[w]->len;
 		}
 		inflight += sc->pend_n - sc->pend_idx + sc->ro.held + sc->txs.len;
@@ -914,9 +855,9 @@ print_row(const struct run *r, const struct hp_trace_row *row)
 	unsigned int i;
 
 	o = (size_t)snprintf(load, sizeof(load), "sched %3.0f%%", row->sched_busy_pct);
-	for (i = 0; i < r->n_workers && o < sizeof(load); i++)
-		o += (size_t)snprintf(load + o, sizeof(load) - o, " w%u %3.0f%%", i,
-				      row->worker_busy_pct[i]);
+	for (i = 0; i < r->n_dev && o < sizeof(load); i++)
+		o += (size_t)snprintf(load + o, sizeof(load) - o, " %s %3.0f%%",
+				      r->dev[i].name, row->worker_busy_pct[i]);
 	printf("[%5.1fs] offered %8.3f Mpps  delivered %8.3f Mpps %7.3f Gbps  p50 %8.1f us  p99 %8.1f us  deadline %5.1f%%  reorder %5.1f%%  port-drops %" PRIu64 "  load: %s\n",
 	       row->t, row->offered_pps / 1e6, row->delivered_pps / 1e6, row->gbps,
 	       row->p50_us, row->p99_us, row->deadline_pct, row->reorder_pct,
@@ -950,12 +891,31 @@ collect(struct run *r, struct hp_run_result *res)
 	res->reorder_in_order = sc->ro.st.in_order;
 	res->reorder_late = sc->ro.st.late;
 	res->reorder_drains = sc->ro.st.early_drains;
-	res->n_dev = r->n_workers;
-	for (i = 0; i < r->n_workers; i++) {
+	res->n_dev = r->n_dev;
+	for (i = 0; i < r->n_dev; i++) {
+		const struct hp_device *d = &r->dev[i];
+		struct hp_dev_report *dr = &res->dev[i];
+
 		res->dev_pkts[i] = sc->back_w[i] - sc->back_base[i];
-		oh2 += r->w[i].oh2_cycles;
-		wp += r->w[i].pkts;
-		res->stage_retries += r->w[i].st.retries + sc->wst[i]->retries;
+		oh2 += d->st.oh2_cycles;
+		wp += d->st.pkts;
+		res->stage_retries += d->ost.retries + sc->wst[i]->retries;
+		snprintf(dr->name, sizeof(dr->name), "%s", d->name);
+		dr->modeled = d->caps.modeled;
+		dr->batch = d->accel != NULL;
+		dr->pkts = sc->dlat[i].count;
+		dr->lat_mean_us = hp_hist_mean(&sc->dlat[i]) / 1e3;
+		dr->lat_p99_us = (double)hp_hist_quantile(&sc->dlat[i], 0.99) / 1e3;
+		dr->batches = d->st.batches;
+		dr->batch_pkts = d->st.batch_pkts;
+		RTE_BUILD_BUG_ON(HP_FLUSH_REASONS > RTE_DIM(dr->flush));
+		memcpy(dr->flush, d->st.flush, sizeof(d->st.flush));
+		dr->fallback_pkts = d->st.fallback_pkts;
+		dr->failed = d->failed != 0;
+		dr->failed_at_s = d->failed_at_s;
+		snprintf(dr->fail_reason, sizeof(dr->fail_reason), "%s", d->fail_reason);
+		dr->model_busy_pct = res->duration_s > 0 ?
+			100.0 * (double)d->st.model_cycles / (double)r->hz / res->duration_s : 0;
 	}
 	res->stage_retries += sc->txs.retries;
 	n = sc->tx;
@@ -1060,11 +1020,13 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		snprintf(err, errlen, "--workers must be 1..%d", HP_MAX_WORKERS);
 		return -EINVAL;
 	}
-	need = 2 + cfg->workers + (cfg->src == HP_SRC_GEN ? 1 : 0);
+	r->n_dev = cfg->workers + (cfg->gpu != NULL ? 1 : 0);
+	need = 2 + r->n_dev + (cfg->src == HP_SRC_GEN ? 1 : 0);
 	if (rte_lcore_count() < need) {
-		snprintf(err, errlen, "%u workers need %u lcores (main, scheduler%s, workers) but EAL has %u: map more with --lcores",
-			 cfg->workers, need, cfg->src == HP_SRC_GEN ? ", traffic" : "",
-			 rte_lcore_count());
+		snprintf(err, errlen, "%u workers%s need %u lcores (main, scheduler%s, workers%s) but EAL has %u: map more with --lcores",
+			 cfg->workers, cfg->gpu ? " and a device" : "", need,
+			 cfg->src == HP_SRC_GEN ? ", traffic" : "",
+			 cfg->gpu ? ", device" : "", rte_lcore_count());
 		return -EINVAL;
 	}
 	if (cfg->burst == 0 || cfg->burst > HP_BURST) {
@@ -1073,10 +1035,10 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	}
 	r->n_workers = cfg->workers;
 	r->rows = calloc(HP_TRACE_MAX, sizeof(*r->rows));
-	r->w = rte_zmalloc("hp_workers", sizeof(*r->w) * cfg->workers, RTE_CACHE_LINE_SIZE);
+	r->dev = rte_zmalloc("hp_devices", sizeof(*r->dev) * r->n_dev, RTE_CACHE_LINE_SIZE);
 	r->sc = rte_zmalloc("hp_sched", sizeof(*r->sc), RTE_CACHE_LINE_SIZE);
 	r->tr = rte_zmalloc("hp_traffic", sizeof(*r->tr), RTE_CACHE_LINE_SIZE);
-	if (r->rows == NULL || r->w == NULL || r->sc == NULL || r->tr == NULL) {
+	if (r->rows == NULL || r->dev == NULL || r->sc == NULL || r->tr == NULL) {
 		snprintf(err, errlen, "out of memory (try a larger -m)");
 		ret = -ENOMEM;
 		goto out;
@@ -1091,6 +1053,43 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	ret = ports_setup(r, err, errlen);
 	if (ret < 0)
 		goto out;
+
+	/* devices: cfg->workers cpu workers, then the accelerator if any */
+	r->env = (struct hp_dev_env){
+		.epoch = &r->epoch,
+		.burst = cfg->burst,
+		.idle_yield = cfg->idle_yield,
+		.hz = r->hz,
+		.app = r->app,
+		.task_cfg = &cfg->task,
+	};
+	memcpy(r->env.tasks, r->tasks, sizeof(r->tasks));
+	for (i = 0; i < r->n_dev; i++) {
+		struct hp_device *d = &r->dev[i];
+
+		ret = hp_device_create(d, i < cfg->workers ? "cpu" : cfg->gpu, &r->env, i,
+				       err, errlen);
+		if (ret < 0)
+			goto out;
+		snprintf(name, sizeof(name), "hp_d%u_in", i);
+		d->in = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "hp_d%u_out", i);
+		d->out = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (d->in == NULL || d->out == NULL) {
+			snprintf(err, errlen, "cannot create device rings: %s",
+				 rte_strerror(rte_errno));
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (d->accel != NULL && !cfg->quiet) {
+			char line[256];
+
+			d->accel->ops->describe(d, line, sizeof(line));
+			printf("device %u: %s\n", i, line);
+		}
+	}
 
 	/* scheduler state */
 	{
@@ -1114,7 +1113,7 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 			sc->dl_cycles[i + 1] = hp_us_to_tsc(cfg->types.t[i].deadline_us);
 		hp_stage_init(&sc->txs, HP_STAGE_MAX);
 		sc->s.ops = sops;
-		sc->s.n_dev = cfg->workers;
+		sc->s.n_dev = r->n_dev;
 		sc->s.room = sc->room;
 		if (sops->init && (ret = sops->init(&sc->s)) < 0) {
 			snprintf(err, errlen, "scheduler %s: set-up failed", sops->name);
@@ -1122,7 +1121,9 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		}
 		hp_hist_reset(&sc->lat);
 		hp_hist_reset(&sc->ilat);
-		for (i = 0; i < cfg->workers; i++) {
+		for (i = 0; i < HP_MAX_DEVICES; i++)
+			hp_hist_reset(&sc->dlat[i]);
+		for (i = 0; i < r->n_dev; i++) {
 			sc->wst[i] = rte_zmalloc("hp_wstage", sizeof(struct hp_stage), 0);
 			if (sc->wst[i] == NULL) {
 				ret = -ENOMEM;
@@ -1132,29 +1133,6 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 			hp_stage_init(sc->wst[i], 2 * cfg->burst);
 			sc->room[i] = sc->wst[i]->cap;
 		}
-	}
-	/* workers */
-	for (i = 0; i < cfg->workers; i++) {
-		struct worker *w = &r->w[i];
-
-		w->r = r;
-		w->idx = i;
-		w->n_tasks = r->app->n_tasks;
-		snprintf(name, sizeof(name), "hp_w%u_in", i);
-		w->in = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
-					RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "hp_w%u_out", i);
-		w->out = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (w->in == NULL || w->out == NULL) {
-			snprintf(err, errlen, "cannot create worker rings: %s",
-				 rte_strerror(rte_errno));
-			ret = -ENOMEM;
-			goto out;
-		}
-		ret = ctx_init_chain(r, w->ctx, err, errlen);
-		if (ret < 0)
-			goto out;
 	}
 	/* traffic and verification */
 	r->tr->scratch = malloc(HP_VERIFY_BUF);
@@ -1174,8 +1152,8 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 
 	/* launch: scheduler, traffic, workers */
 	next = rte_get_main_lcore();
-	for (i = 0; i < cfg->workers; i++) {
-		ret = launch(&next, worker_main, &r->w[i], &r->w[i].lcore, err, errlen);
+	for (i = 0; i < r->n_dev; i++) {
+		ret = launch(&next, device_main, &r->dev[i], &r->dev[i].lcore, err, errlen);
 		if (ret < 0)
 			goto stop;
 		launched_w++;
@@ -1231,16 +1209,18 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	/* measured phase: every lcore zeroes its own counters */
 	STORE(r->epoch, 1);
 	wait_until(&r->sc->epoch_seen, 1);
-	for (i = 0; i < cfg->workers; i++)
-		wait_until(&r->w[i].epoch_seen, 1);
+	for (i = 0; i < r->n_dev; i++)
+		wait_until(&r->dev[i].epoch_seen, 1);
 	if (traffic_launched)
 		wait_until(&r->tr->epoch_seen, 1);
 	start = rte_rdtsc();
 	stop_at = start + (uint64_t)(cfg->duration_s * (double)r->hz);
 	STORE(r->t0, start);
-	printf("running: app %s, %u worker(s), source %s, up to %.1f s\n", cfg->app,
-	       cfg->workers, cfg->src == HP_SRC_GEN ? "generator" : cfg->src_arg,
-	       cfg->duration_s);
+	printf("running: app %s, %u worker(s)%s%s%s, source %s, up to %.1f s\n", cfg->app,
+	       cfg->workers, cfg->gpu ? " + device " : "",
+	       cfg->gpu ? r->dev[r->n_dev - 1].name : "",
+	       cfg->gpu && r->dev[r->n_dev - 1].caps.modeled ? " (modeled)" : "",
+	       cfg->src == HP_SRC_GEN ? "generator" : cfg->src_arg, cfg->duration_s);
 	fflush(stdout);
 	if (cfg->src == HP_SRC_GEN)
 		STORE(r->gen_on, 1);
@@ -1270,8 +1250,8 @@ stop:
 	else
 		STORE(r->sc->done, 1);
 	for (i = 0; i < launched_w; i++) {
-		STORE(r->w[i].quit, 1);
-		rte_eal_wait_lcore(r->w[i].lcore);
+		STORE(r->dev[i].quit, 1);
+		rte_eal_wait_lcore(r->dev[i].lcore);
 	}
 	STORE(r->sink_quit, 1);
 	if (traffic_launched)
@@ -1281,11 +1261,11 @@ stop:
 		collect(r, res);
 out:
 	ports_close(r);
-	if (r->w != NULL) {
-		for (i = 0; i < cfg->workers; i++) {
-			ctx_free_chain(r, r->w[i].ctx);
-			rte_ring_free(r->w[i].in);
-			rte_ring_free(r->w[i].out);
+	if (r->dev != NULL) {
+		for (i = 0; i < r->n_dev; i++) {
+			hp_device_destroy(&r->dev[i]);
+			rte_ring_free(r->dev[i].in);
+			rte_ring_free(r->dev[i].out);
 		}
 	}
 	if (r->tr != NULL) {
@@ -1296,7 +1276,7 @@ out:
 		rte_ring_free(r->tr->tx_ring);
 	}
 	if (r->sc != NULL) {
-		for (i = 0; i < HP_MAX_WORKERS; i++)
+		for (i = 0; i < HP_MAX_DEVICES; i++)
 			rte_free(r->sc->wst[i]);
 		if (r->sc->s.ops && r->sc->s.ops->fini)
 			r->sc->s.ops->fini(&r->sc->s);
@@ -1308,7 +1288,7 @@ out:
 		res->mbufs_leaked = r->pool->size - rte_mempool_avail_count(r->pool);
 		rte_mempool_free(r->pool);
 	}
-	rte_free(r->w);
+	rte_free(r->dev);
 	rte_free(r->sc);
 	rte_free(r->tr);
 	free(r->rows);

@@ -16,6 +16,7 @@
 #include "hp_task.h"
 
 #define HP_MAX_WORKERS 16
+#define HP_MAX_DEVICES (HP_MAX_WORKERS + 1) /* cpu workers + one accelerator */
 #define HP_TRACE_MAX 36000
 
 enum hp_source_kind { HP_SRC_GEN, HP_SRC_PCAP, HP_SRC_AF_PACKET };
@@ -30,6 +31,7 @@ struct hp_run_cfg {
 	const char *tx_arg;       /* output pcap / interface (NULL: default) */
 	const char *out_dir;
 	unsigned int workers;
+	const char *gpu;          /* accelerator device spec (NULL: none) */
 	double duration_s;
 	uint64_t max_packets;     /* stop after this many received (0: no) */
 	double capacity_pps;      /* 0: measure */
@@ -59,7 +61,23 @@ struct hp_trace_row {
 	double reorder_pct;
 	uint64_t dropped_port;
 	double sched_busy_pct;
-	double worker_busy_pct[HP_MAX_WORKERS];
+	double worker_busy_pct[HP_MAX_DEVICES]; /* per device lcore */
+};
+
+/* What the summary says about each device. */
+struct hp_dev_report {
+	char name[48];
+	bool modeled;
+	bool batch;
+	uint64_t pkts;             /* delivered packets it ran */
+	double lat_mean_us, lat_p99_us;
+	uint64_t batches, batch_pkts;
+	uint64_t flush[8];         /* by enum hp_flush_reason */
+	uint64_t fallback_pkts;
+	bool failed;
+	double failed_at_s;
+	char fail_reason[160];
+	double model_busy_pct;     /* modeled device time / run time */
 };
 
 struct hp_run_result {
@@ -73,7 +91,8 @@ struct hp_run_result {
 	struct hp_hist lat;        /* ns */
 	uint64_t deadline_pkts, deadline_met;
 	uint64_t reorder_pkts, reorder_in_order, reorder_late, reorder_drains;
-	uint64_t dev_pkts[HP_MAX_WORKERS];
+	uint64_t dev_pkts[HP_MAX_DEVICES];
+	struct hp_dev_report dev[HP_MAX_DEVICES];
 	unsigned int n_dev;
 	double oh1_us, oh2_us, oh3_us, proc_us; /* means per packet */
 	double sched_cycles_per_pkt;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hp_batch.h"
 #include "hp_pipeline.h"
 #include "hp_sched.h"
 
@@ -67,10 +68,30 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	printf("  %-26s %.2f %% of %" PRIu64 " order-needing packets (%" PRIu64 " late, %" PRIu64 " window drains)\n",
 	       "in order", pct(r->reorder_in_order, r->reorder_pkts), r->reorder_pkts,
 	       r->reorder_late, r->reorder_drains);
-	printf("  %-26s", "device share");
-	for (i = 0; i < r->n_dev; i++)
-		printf(" cpu%u %.1f %%", i, pct(r->dev_pkts[i], r->delivered));
-	printf("\n  %-26s sched->device %.2f  between tasks %.2f  device->tx %.2f  (processing %.2f)\n",
+	for (i = 0; i < r->n_dev; i++) {
+		const struct hp_dev_report *d = &r->dev[i];
+
+		printf("  %-26s %5.1f %% of packets, latency mean %.1f us p99 %.1f us",
+		       i == 0 ? "device share" : "", pct(r->dev_pkts[i], r->delivered),
+		       d->lat_mean_us, d->lat_p99_us);
+		printf("  %s%s\n", d->name, d->modeled ? " (modeled)" : "");
+		if (d->batch) {
+			unsigned int k;
+
+			printf("  %-26s %" PRIu64 " batches, mean %.1f packets; flushes:", "",
+			       d->batches, d->batches ? (double)d->batch_pkts / (double)d->batches : 0);
+			for (k = 1; k < HP_FLUSH_REASONS; k++)
+				if (d->flush[k])
+					printf(" %s %" PRIu64, hp_flush_reason_names[k], d->flush[k]);
+			if (d->modeled)
+				printf("; modeled busy %.1f %%", d->model_busy_pct);
+			printf("\n");
+		}
+		if (d->failed)
+			printf("  %-26s FAILED at %.2f s (%s); %" PRIu64 " packets finished on the CPU path instead\n",
+			       "", d->failed_at_s, d->fail_reason, d->fallback_pkts);
+	}
+	printf("  %-26s sched->device %.2f  between tasks %.2f  device->tx %.2f  (processing %.2f)\n",
 	       "overhead per packet (us)", r->oh1_us, r->oh2_us, r->oh3_us, r->proc_us);
 	printf("  %-26s %.0f cycles/packet\n", "scheduler lcore busy", r->sched_cycles_per_pkt);
 	fflush(stdout);
@@ -128,8 +149,31 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 		r->reorder_late, r->reorder_drains);
 	fprintf(f, "  \"device_share\": {");
 	for (i = 0; i < r->n_dev; i++)
-		fprintf(f, "%s\"cpu%u\": %.3f", i ? ", " : "", i, pct(r->dev_pkts[i], r->delivered));
+		fprintf(f, "%s\"%s\": %.3f", i ? ", " : "", r->dev[i].name,
+			pct(r->dev_pkts[i], r->delivered));
 	fprintf(f, "},\n");
+	fprintf(f, "  \"devices\": [");
+	for (i = 0; i < r->n_dev; i++) {
+		const struct hp_dev_report *d = &r->dev[i];
+		unsigned int k;
+
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"modeled\": %s, \"packets\": %" PRIu64
+			", \"share_pct\": %.3f, \"latency_mean_us\": %.3f, \"latency_p99_us\": %.3f",
+			i ? "," : "", d->name, d->modeled ? "true" : "false", r->dev_pkts[i],
+			pct(r->dev_pkts[i], r->delivered), d->lat_mean_us, d->lat_p99_us);
+		if (d->batch) {
+			fprintf(f, ", \"batches\": %" PRIu64 ", \"mean_batch\": %.2f, \"flush\": {",
+				d->batches, d->batches ? (double)d->batch_pkts / (double)d->batches : 0);
+			for (k = 1; k < HP_FLUSH_REASONS; k++)
+				fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
+					hp_flush_reason_names[k], d->flush[k]);
+			fprintf(f, "}, \"modeled_busy_pct\": %.3f", d->model_busy_pct);
+		}
+		fprintf(f, ", \"failed\": %s, \"failed_at_s\": %.3f, \"fail_reason\": \"%s\", \"fallback_packets\": %" PRIu64 "}",
+			d->failed ? "true" : "false", d->failed_at_s, d->fail_reason,
+			d->fallback_pkts);
+	}
+	fprintf(f, "\n  ],\n");
 	fprintf(f, "  \"overhead_us\": {\"sched_to_device\": %.4f, \"between_tasks\": %.4f, \"device_to_tx\": %.4f, \"processing\": %.4f},\n",
 		r->oh1_us, r->oh2_us, r->oh3_us, r->proc_us);
 	fprintf(f, "  \"sched_cycles_per_packet\": %.1f,\n  \"stage_retries\": %" PRIu64 "\n}\n",
@@ -145,8 +189,8 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 		return -errno;
 	}
 	fprintf(f, "t_s,offered_pps,delivered_pps,gbps,p50_us,p99_us,deadline_pct,reorder_pct,dropped_port,sched_load_pct");
-	for (w = 0; w < cfg->workers; w++)
-		fprintf(f, ",cpu%u_load_pct", w);
+	for (w = 0; w < r->n_dev; w++)
+		fprintf(f, ",%s_load_pct", r->dev[w].name);
 	fprintf(f, "\n");
 	for (i = 0; i < r->n_rows; i++) {
 		const struct hp_trace_row *row = &r->rows[i];
@@ -155,7 +199,7 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 			row->t, row->offered_pps, row->delivered_pps, row->gbps,
 			row->p50_us, row->p99_us, row->deadline_pct, row->reorder_pct,
 			row->dropped_port, row->sched_busy_pct);
-		for (w = 0; w < cfg->workers; w++)
+		for (w = 0; w < r->n_dev; w++)
 			fprintf(f, ",%.2f", row->worker_busy_pct[w]);
 		fprintf(f, "\n");
 	}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Service-time profiles (format heteroplane-profile-1, profiles/NAME.json):
+ * per device and task, rows by batch size of
+ *   time(n packets, b bytes) = fixed_us + per_pkt_us * n + per_byte_ns * b
+ * Read by the modeled device, and by schedulers that need a cost model.
+ */
+#ifndef HP_MODEL_H
+#define HP_MODEL_H
+
+#include <stdint.h>
+
+#define HP_MODEL_TASKS 16
+#define HP_MODEL_ROWS 16
+
+struct hp_model_row {
+	uint32_t batch;       /* largest batch this row describes */
+	double fixed_us;
+	double per_pkt_us;
+	double per_byte_ns;
+};
+
+struct hp_model_task {
+	char name[32];
+	unsigned int n_rows;
+	struct hp_model_row rows[HP_MODEL_ROWS];
+};
+
+struct hp_model {
+	char profile[128];
+	char device[32];
+	uint32_t max_batch;
+	uint32_t copy_engines;
+	char mem_kind[24];
+	unsigned int n_tasks;
+	struct hp_model_task tasks[HP_MODEL_TASKS];
+};
+
+/* Loads "NAME[@device]" (profiles dir) or "FILE.json[@device]"; the
+ * device defaults to "gpu". 0 or -EINVAL with a one-line reason. */
+int hp_model_load(struct hp_model *m, const char *spec, char *err,
+		  size_t errlen);
+/* Predicted microseconds for n packets of bytes total; -1 if the
+ * profile has no model of the task. */
+double hp_model_predict_us(const struct hp_model *m, const char *task,
+			   uint32_t n, uint32_t bytes);
+
+#endif /* HP_MODEL_H */
