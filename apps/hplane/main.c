@@ -550,7 +550,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		rte_eal_cleanup();
 		free(res.rows);
-		return fail(ret == -EINVAL || ret == -ENODEV ? EXIT_USAGE : 1, "%s", err);
+		return fail(ret == -EINVAL || ret == -ENODEV || ret == -ENOTSUP ? EXIT_USAGE : 1, "%s", err);
 	}
 	hp_print_summary(&c.cfg, &res);
 	rc = 0;
