@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Load estimation for polling loops: windows, the three estimators and the
+ * projected-load warning (see hp_load.h and docs/load.md for the model).
+ * Nothing here runs per iteration except through hp_load_poll(); the
+ * window roll runs on the owning lcore once per interval (~1 us).
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "hp_load.h"
+
+/* A bucket's mean is trusted (empty-poll cost, level, outlier limit)
+ * after this many iterations. */
+#define MIN_BUCKET_N 32
+/* The cost at full batches is read from the largest batch sizes seen,
+ * taken together until they hold this many items: few enough that a
+ * short saturated spell (a calibration, a burst) is enough, many enough
+ * that IMIX-sized cost variation averages out (~1 %). */
+#define MIN_TOP_PKTS 4096
+#define MIN_TOP_ITERS 16
+/* Outlier limit: an iteration longer than LIM_MULT x its bucket's mean
+ * plus LIM_US lost the CPU. Interrupts (a few us) stay in, preemption by
+ * another thread (a time slice, >= 100 us) goes out. */
+#define LIM_MULT 4
+#define LIM_US 50.0
+#define LIM_MIN_N 64
+/* Trend of (c) for the projection: EWMA time constant. */
+#define TREND_TAU_S 1.0
+#define WARN_HYSTERESIS 0.05
+
+int
+hp_load_init(struct hp_load *ld, const struct hp_load_conf *conf)
+{
+	struct hp_load_conf c = *conf;
+	unsigned int k;
+
+	if (c.interval_s == 0)
+		c.interval_s = HP_LOAD_INTERVAL_DEFAULT;
+	if (c.warn_threshold == 0)
+		c.warn_threshold = 0.9;
+	if (c.warn_horizon_s == 0)
+		c.warn_horizon_s = 2.0;
+	if (!(c.interval_s >= HP_LOAD_INTERVAL_MIN && c.interval_s <= HP_LOAD_INTERVAL_MAX) ||
+	    c.max_batch == 0 || !(c.warn_threshold > 0 && c.warn_threshold <= 2) ||
+	    !(c.warn_horizon_s > 0 && c.warn_horizon_s <= 3600))
+		return -EINVAL;
+	if (c.hz == 0)
+		c.hz = rte_get_tsc_hz();
+	if (c.hz == 0)
+		return -EINVAL;
+	c.name[HP_LOAD_NAMELEN - 1] = '\0';
+	memset(ld, 0, sizeof(*ld));
+	ld->conf = c;
+	ld->interval_cyc = (uint64_t)(c.interval_s * (double)c.hz);
+	for (k = 0; k < HP_LOAD_HIST; k++)
+		ld->hist[k].lim = UINT64_MAX;
+	ld->next_roll = UINT64_MAX; /* no window until hp_load_start */
+	rte_seqcount_init(&ld->est_sc);
+	return 0;
+}
+
+/* The owner's own consistent snapshot (plain reads: it is the writer). */
+static void
+snap_own(const struct hp_load *ld, struct hp_load_raw *r)
+{
+	unsigned int k;
+
+	r->tsc = ld->last;
+	r->total_cycles = ld->total_cycles;
+	r->busy_cycles = ld->busy_cycles;
+	r->polls = ld->polls;
+	r->empty_polls = ld->empty_polls;
+	r->packets = ld->packets;
+	r->outliers = ld->outliers;
+	for (k = 0; k < HP_LOAD_HIST; k++) {
+		r->hn[k] = ld->hist[k].n;
+		r->hcyc[k] = ld->hist[k].cyc;
+		r->hpkts[k] = ld->hist[k].pkts;
+	}
+}
+
+void
+hp_load_read(const struct hp_load *ld, struct hp_load_raw *r)
+{
+#define RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+	unsigned int k;
+
+	/* total first, busy after: a window never shows busy > total */
+	r->tsc = RD(ld->last);
+	r->total_cycles = RD(ld->total_cycles);
+	r->polls = RD(ld->polls);
+	r->empty_polls = RD(ld->empty_polls);
+	r->busy_cycles = RD(ld->busy_cycles);
+	r->packets = RD(ld->packets);
+	r->outliers = RD(ld->outliers);
+	for (k = 0; k < HP_LOAD_HIST; k++) {
+		r->hn[k] = RD(ld->hist[k].n);
+		r->hcyc[k] = RD(ld->hist[k].cyc);
+		r->hpkts[k] = RD(ld->hist[k].pkts);
+	}
+#undef RD
+}
+
+void
+hp_load_start(struct hp_load *ld, uint64_t now)
+{
+	__atomic_store_n(&ld->last, now, __ATOMIC_RELAXED);
+	snap_own(ld, &ld->prev);
+	ld->next_roll = now + ld->interval_cyc;
+}
+
+int
+hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
+		unsigned int max_batch, uint64_t hz, struct hp_load_est *e)
+{
+	uint64_t dt, polls, empty, pk, busy, tn = 0, tc = 0, tp = 0;
+	const struct hp_load_raw *ref;
+	double p = 0, w, level = 1, sumc = 0, sume = 0, sat;
+	int k;
+
+	memset(e, 0, sizeof(*e));
+	if (b->total_cycles < a->total_cycles || b->polls < a->polls ||
+	    max_batch == 0 || hz == 0)
+		return -EINVAL;
+	dt = b->total_cycles - a->total_cycles;
+	polls = b->polls - a->polls;
+	empty = b->empty_polls - a->empty_polls;
+	pk = b->packets - a->packets;
+	busy = b->busy_cycles - a->busy_cycles;
+	e->t_s = (double)dt / (double)hz;
+	e->packets = pk;
+	if (dt == 0)
+		return 0;
+	/* (a) eq. 4.2 and (b) eq. 4.3 */
+	e->polls = polls ? (double)(polls - empty) / (double)polls : 0;
+	e->busy = (double)busy / (double)dt;
+	e->pps = (double)pk * (double)hz / (double)dt;
+	e->cycles_per_pkt = pk ? (double)busy / (double)pk : 0;
+	e->mean_batch = polls > empty ? (double)pk / (double)(polls - empty) : 0;
+
+	/* (c) prices the window's items with what the loop learnt before
+	 * the window (ref = a): the window then measures only the level. A
+	 * loop too young for that learns from everything up to b. */
+	ref = b;
+	for (k = 1; k <= HP_LOAD_MAX_BATCH; k++)
+		tp += a->hpkts[k];
+	if (tp >= MIN_TOP_PKTS)
+		ref = a;
+	tp = 0;
+	/* The cost of an empty poll: every non-empty poll pays it too, but
+	 * at saturation a whole batch shares it. */
+	if (ref->hn[0] >= MIN_BUCKET_N)
+		p = (double)ref->hcyc[0] / (double)ref->hn[0];
+	else if (b->hn[0] >= MIN_BUCKET_N)
+		p = (double)b->hcyc[0] / (double)b->hn[0];
+	e->empty_poll_cycles = p;
+	/* Work per item at the largest batches seen: batch effects (fixed
+	 * per-batch cost, multi-buffer lanes) make small batches dearer per
+	 * item, and saturation runs full batches. */
+	for (k = HP_LOAD_MAX_BATCH; k >= 1; k--) {
+		tn += ref->hn[k];
+		tc += ref->hcyc[k];
+		tp += ref->hpkts[k];
+		if (tp >= MIN_TOP_PKTS && tn >= MIN_TOP_ITERS)
+			break;
+	}
+	if (tp == 0)
+		return 0; /* no item ever: pk is 0 too */
+	w = ((double)tc - (double)tn * p) / (double)tp;
+	if (w <= 0)
+		w = (double)tc / (double)tp;
+	/* Level: this window's work against the learnt table, batch size for
+	 * batch size, so a heavier or lighter traffic mix shows at once. */
+	for (k = 1; k <= HP_LOAD_MAX_BATCH; k++) {
+		uint64_t dn = b->hn[k] - a->hn[k];
+		double mean;
+
+		if (dn == 0 || ref->hn[k] < MIN_BUCKET_N)
+			continue;
+		mean = (double)ref->hcyc[k] / (double)ref->hn[k];
+		sume += (double)dn * (mean - p);
+		sumc += (double)(b->hcyc[k] - a->hcyc[k]) - (double)dn * p;
+	}
+	if (sume > 0 && sumc > 0)
+		level = sumc / sume;
+	sat = level * w + p / (double)max_batch;
+	e->level = level;
+	e->sat_cycles_per_pkt = sat;
+	e->capacity_pps = (double)hz / sat;
+	e->load = (double)pk * sat / (double)dt;
+	e->headroom = e->load < 1 ? 1 - e->load : 0;
+	return 0;
+}
+
+static void
+trend(struct hp_load *ld, struct hp_load_est *e)
+{
+	double a = 1 - exp(-e->t_s / TREND_TAU_S), thr = ld->conf.warn_threshold;
+
+	if (!ld->trend_init) {
+		ld->trend_load = e->load;
+		ld->trend_slope = 0;
+		ld->trend_init = true;
+	} else {
+		double nl = ld->trend_load + a * (e->load - ld->trend_load);
+
+		ld->trend_slope += a * ((nl - ld->trend_load) / e->t_s - ld->trend_slope);
+		ld->trend_load = nl;
+	}
+	/* Only a rising trend is projected: a falling one must not hide
+	 * what the current window shows. */
+	e->projected = fmax(e->load, ld->trend_load +
+			    fmax(ld->trend_slope, 0) * ld->conf.warn_horizon_s);
+	if (!ld->warned && e->projected >= thr) {
+		ld->warned = true;
+		ld->warn_count++;
+	} else if (ld->warned && e->projected < thr - WARN_HYSTERESIS) {
+		ld->warned = false;
+	}
+	e->warn = ld->warned;
+	e->warn_count = ld->warn_count;
+}
+
+static void
+update_limits(struct hp_load *ld, const struct hp_load_raw *r)
+{
+	double extra = LIM_US * (double)ld->conf.hz / 1e6;
+	unsigned int k;
+
+	for (k = 0; k < HP_LOAD_HIST; k++)
+		if (r->hn[k] >= LIM_MIN_N)
+			ld->hist[k].lim = (uint64_t)(LIM_MULT * (double)r->hcyc[k] /
+						     (double)r->hn[k] + extra);
+}
+
+void
+hp_load_roll(struct hp_load *ld, uint64_t now)
+{
+	struct hp_load_raw cur;
+	struct hp_load_est e;
+
+	snap_own(ld, &cur);
+	if (cur.total_cycles > ld->prev.total_cycles &&
+	    hp_load_compute(&ld->prev, &cur, ld->conf.max_batch, ld->conf.hz, &e) == 0) {
+		trend(ld, &e);
+		rte_seqcount_write_begin(&ld->est_sc);
+		ld->est = e;
+		ld->windows++;
+		rte_seqcount_write_end(&ld->est_sc);
+		update_limits(ld, &cur);
+		ld->prev = cur;
+	}
+	ld->next_roll = now + ld->interval_cyc;
+}
+
+int
+hp_load_last(const struct hp_load *ld, struct hp_load_est *out)
+{
+	uint32_t sn;
+	uint64_t w;
+
+	do {
+		sn = rte_seqcount_read_begin(&ld->est_sc);
+		*out = ld->est;
+		w = ld->windows;
+	} while (rte_seqcount_read_retry(&ld->est_sc, sn));
+	return w ? 0 : -EAGAIN;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Load estimation for polling loops (Rydén & Näslund, ch. 4): how busy is a
+ * core that always shows 100 % in top, and how close is it to dropping?
+ *
+ * Every polling loop owns one struct hp_load and calls hp_load_poll() once
+ * per iteration with the iteration's start and end TSC and the number of
+ * items it handled. That keeps raw cumulative counters (wall time, busy
+ * time, polls, empty polls, items, and a table of iteration cost per batch
+ * size); any window is computed exactly from two snapshots of them. Three
+ * estimators are computed per window:
+ *   (a) polls:  non-empty polls / polls                       (thesis eq. 4.2)
+ *   (b) busy:   time in non-empty polls / all time            (thesis eq. 4.3)
+ *   (c) load:   items x cost of one item at full batches / all time, where
+ *               that cost is learnt from the batch-size table with the cost
+ *               of an empty poll removed (docs/load.md explains the model).
+ * (c) is linear in the offered rate by construction and reads 1.0 where the
+ * loop saturates, which is what (b) misses: at low load every item pays a
+ * whole poll and a small, inefficient batch.
+ *
+ * Threads: only the owning lcore writes the counters (relaxed 64-bit stores,
+ * never torn); any thread may read them. The owner also closes a window
+ * every conf.interval_s and publishes its estimates (hp_load_last()).
+ */
+#ifndef HP_LOAD_H
+#define HP_LOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_seqcount.h>
+
+#include "hp_load_config.h" /* HP_LOAD_COUNTERS: meson option load_counters */
+
+/* Batch-size table: exact sizes 1..HP_LOAD_MAX_BATCH-1, the last bucket
+ * holds everything larger, bucket 0 the empty polls. */
+#define HP_LOAD_MAX_BATCH 128
+#define HP_LOAD_HIST (HP_LOAD_MAX_BATCH + 1)
+
+#define HP_LOAD_INTERVAL_DEFAULT 1.0  /* s */
+#define HP_LOAD_INTERVAL_MIN 0.01     /* s */
+#define HP_LOAD_INTERVAL_MAX 60.0     /* s */
+#define HP_LOAD_NAMELEN 32
+
+struct hp_load_conf {
+	char name[HP_LOAD_NAMELEN];  /* "sched", "w0", ... */
+	unsigned int lcore;
+	unsigned int max_batch;      /* items one iteration takes at saturation */
+	double interval_s;           /* window; 0: HP_LOAD_INTERVAL_DEFAULT */
+	uint64_t hz;                 /* TSC rate; 0: rte_get_tsc_hz() */
+	double warn_threshold;       /* projected load that warns; 0: 0.9 */
+	double warn_horizon_s;       /* how far ahead to project; 0: 5 s */
+};
+
+/* One bucket of the batch-size table (32 bytes: one iteration touches one
+ * cache line). lim is the owner's outlier limit, not a counter. */
+struct hp_load_bucket {
+	uint64_t n;    /* iterations of this batch size */
+	uint64_t cyc;  /* their own time (poll + work), TSC cycles */
+	uint64_t pkts; /* their items */
+	uint64_t lim;  /* longer iterations were preempted: not in the table */
+};
+
+/* A snapshot of the raw cumulative counters. */
+struct hp_load_raw {
+	uint64_t tsc;          /* end of the last iteration counted */
+	uint64_t total_cycles; /* wall time covered: busy + empty + between polls */
+	uint64_t busy_cycles;  /* own time of iterations that had work (tb1) */
+	uint64_t polls;        /* iterations (ti) */
+	uint64_t empty_polls;  /* iterations without work (i0) */
+	uint64_t packets;      /* items handled */
+	uint64_t outliers;     /* iterations left out of the table */
+	uint64_t hn[HP_LOAD_HIST], hcyc[HP_LOAD_HIST], hpkts[HP_LOAD_HIST];
+};
+
+/* Estimates over one window. Loads are fractions (1.0 = saturated). */
+struct hp_load_est {
+	double t_s;              /* window length */
+	double polls;            /* (a) eq. 4.2 */
+	double busy;             /* (b) eq. 4.3 */
+	double load;             /* (c) */
+	double headroom;         /* 1 - (c), at least 0 */
+	double pps;              /* items per second */
+	double cycles_per_pkt;   /* busy cycles / item, as observed */
+	double sat_cycles_per_pkt; /* (c)'s cost of one item at full batches */
+	double capacity_pps;     /* hz / sat_cycles_per_pkt */
+	double empty_poll_cycles;  /* measured cost of one empty poll */
+	double mean_batch;       /* items / non-empty poll */
+	double level;            /* this window's work cost vs the learnt table */
+	double projected;        /* trend of (c) projected warn_horizon_s ahead */
+	uint64_t packets;        /* items in the window */
+	uint64_t warn_count;     /* upward crossings of warn_threshold so far */
+	bool warn;               /* projected >= threshold (with hysteresis) */
+};
+
+struct hp_load {
+	/* hot: the owner writes these every iteration */
+	uint64_t last;
+	uint64_t total_cycles, busy_cycles, polls, empty_polls, packets, outliers;
+	uint64_t next_roll;
+	struct hp_load_bucket hist[HP_LOAD_HIST] __rte_cache_aligned;
+	/* cold: the owner writes these once per window */
+	struct hp_load_conf conf __rte_cache_aligned;
+	uint64_t interval_cyc;
+	uint64_t windows;
+	struct hp_load_raw prev;   /* start of the open window */
+	double trend_load, trend_slope;
+	bool trend_init, warned;
+	uint64_t warn_count;
+	rte_seqcount_t est_sc;
+	struct hp_load_est est;    /* the last closed window */
+} __rte_cache_aligned;
+
+/* Fills defaults, checks ranges: 0 or -EINVAL (interval outside
+ * 10 ms..60 s, max_batch 0, threshold outside (0, 2]). */
+int hp_load_init(struct hp_load *ld, const struct hp_load_conf *conf);
+/* The owner calls this right before its loop: the first window starts. */
+void hp_load_start(struct hp_load *ld, uint64_t now);
+/* Closes the open window at `now` (the owner does this by itself from
+ * hp_load_poll; exposed for tests and for loops that stop). */
+void hp_load_roll(struct hp_load *ld, uint64_t now);
+
+/* Hot path, once per iteration: t0 = start of the iteration, t1 = its end
+ * (after the work, before any pause or yield), n = items handled.
+ * Measured cost (bench/load, Xeon VM): ~6 cycles per iteration on top of
+ * the loop's own rdtsc; the window roll (~1 us) runs once per interval. */
+static inline void
+hp_load_poll(struct hp_load *ld, uint64_t t0, uint64_t t1, unsigned int n)
+{
+#if HP_LOAD_COUNTERS
+#define HP_LOAD_ADD_(f, v) __atomic_store_n(&(f), (f) + (v), __ATOMIC_RELAXED)
+	uint64_t d = t1 - t0;
+	struct hp_load_bucket *b =
+		&ld->hist[n < HP_LOAD_MAX_BATCH ? n : HP_LOAD_MAX_BATCH];
+
+	HP_LOAD_ADD_(ld->total_cycles, t1 - ld->last);
+	__atomic_store_n(&ld->last, t1, __ATOMIC_RELAXED);
+	HP_LOAD_ADD_(ld->polls, 1);
+	if (n == 0) {
+		HP_LOAD_ADD_(ld->empty_polls, 1);
+	} else {
+		HP_LOAD_ADD_(ld->busy_cycles, d);
+		HP_LOAD_ADD_(ld->packets, n);
+	}
+	/* An iteration that took far longer than its batch size usually
+	 * does lost the CPU (preemption, a yield inside): it counts in the
+	 * totals above, not in the cost table. */
+	if (likely(d <= b->lim)) {
+		HP_LOAD_ADD_(b->n, 1);
+		HP_LOAD_ADD_(b->cyc, d);
+		HP_LOAD_ADD_(b->pkts, n);
+	} else {
+		HP_LOAD_ADD_(ld->outliers, 1);
+	}
+	if (unlikely(t1 >= ld->next_roll))
+		hp_load_roll(ld, t1);
+#undef HP_LOAD_ADD_
+#else
+	RTE_SET_USED(ld);
+	RTE_SET_USED(t0);
+	RTE_SET_USED(t1);
+	RTE_SET_USED(n);
+#endif
+}
+
+static inline bool
+hp_load_enabled(void)
+{
+	return HP_LOAD_COUNTERS != 0;
+}
+
+/* Any thread: a snapshot of the raw counters (each field untorn; fields
+ * may be one iteration apart, which no window of >= 10 ms notices). */
+void hp_load_read(const struct hp_load *ld, struct hp_load_raw *out);
+/* Any thread: the estimates of the last closed window; -EAGAIN if none
+ * has closed yet. */
+int hp_load_last(const struct hp_load *ld, struct hp_load_est *out);
+/* Estimates over the window a -> b (b later). max_batch and hz as in the
+ * loop's conf. Trend fields are left 0. 0, or -EINVAL if b is not later. */
+int hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
+		    unsigned int max_batch, uint64_t hz, struct hp_load_est *e);
+
+/* ---- registry, telemetry (hp_load_tel.c) ---- */
+
+/* Makes a loop visible to telemetry and hp_load_foreach: 0, -EEXIST,
+ * -ENOSPC (HP_LOAD_MAX_LOOPS). Unregister before freeing it. */
+#define HP_LOAD_MAX_LOOPS 128
+int hp_load_register(struct hp_load *ld);
+void hp_load_unregister(struct hp_load *ld);
+/* Calls fn for every registered loop under the registry lock; stops at
+ * the first non-zero return and returns it. */
+int hp_load_foreach(int (*fn)(const struct hp_load *ld, void *arg), void *arg);
+/* Registers the telemetry command /heteroplane/lcore/load (once) and,
+ * where DPDK has it (23.03+), the EAL lcore usage callback. 0 or -errno. */
+int hp_load_telemetry_init(void);
+/* Whether this build registers DPDK's lcore usage callback. */
+bool hp_load_has_usage_cb(void);
+
+#endif /* HP_LOAD_H */
