@@ -76,6 +76,10 @@ usage(FILE *o)
 "  --mbufs N             mbufs in the pool [32767]\n"
 "  --verify-every N      sink verifies every Nth packet, 0 = off [1]\n"
 "  --key HEX             128-bit master key, 32 hex digits [000102..0f]\n"
+"  --param OPTS          task options, name=value[,name=value...], e.g.\n"
+"                        ids: engine=hs|ac,patterns=FILE|gen=N,seed=S,plant=P;\n"
+"                        ran: code=wifi:1944:1/2,iters=N,flips=N,seed=S,isa=..;\n"
+"                        vpn, dedup: impl=..  (docs/nf.md, docs/ldpc.md)\n"
 "  --seed N              generator seed [1]\n"
 "  --idle MODE           auto | yield | spin: what a polling lcore does when idle;\n"
 "                        auto yields when lcores share CPUs [auto]\n"
@@ -177,7 +181,7 @@ enum {
 	O_APP = 256, O_SCHED, O_SCEN, O_TRACE, O_SRC, O_TX, O_WORKERS, O_DUR,
 	O_PKTS, O_CAP, O_CALIB, O_OUT, O_SIZES, O_SHARES, O_TYPES, O_DEADLINE,
 	O_FLOWS, O_MAXFLOWS, O_WIN, O_BURST, O_RING, O_MBUFS, O_VERIFY, O_KEY,
-	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU,
+	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 };
 
 static const struct option longopts[] = {
@@ -211,6 +215,7 @@ static const struct option longopts[] = {
 	{ "pcap", required_argument, NULL, O_PCAP },
 	{ "count", required_argument, NULL, O_COUNT },
 	{ "gpu", required_argument, NULL, O_GPU },
+	{ "param", required_argument, NULL, O_PARAM },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -282,6 +287,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_PCAP: c->pcap_out = a; break;
 		case O_COUNT: bad = parse_u64(a, &c->count) || c->count == 0; break;
 		case O_GPU: cfg->gpu = a; break;
+		case O_PARAM: cfg->task.param = a; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
 		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -293,6 +299,13 @@ parse_opts(struct cli *c, int argc, char **argv)
 	if (optind < argc)
 		return fail(EXIT_USAGE, "unexpected argument '%s' (EAL arguments go after --)",
 			    argv[optind]);
+	if (cfg->task.param != NULL) {
+		char err[512];
+
+		if (hp_app_param_check(hp_app_find(cfg->app), cfg->task.param, err,
+				       sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "%s", err);
+	}
 	return 0;
 }
 

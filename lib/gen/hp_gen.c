@@ -180,19 +180,50 @@ hp_gen_pick(struct hp_gen *g, uint32_t *size, unsigned int *flow)
 }
 
 void
-hp_gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size, uint8_t *buf)
+hp_gen_set_body(struct hp_gen *g, hp_gen_body_fn fn, void *arg)
+{
+	g->body_fn = fn;
+	g->body_arg = fn != NULL ? arg : NULL;
+}
+
+/* Writes the frame into buf, which holds cap bytes (cap >= size). */
+static uint32_t
+gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size, uint8_t *buf,
+	  uint32_t cap)
 {
 	struct hp_gen_flow *fl = &g->flows[flow];
 	struct rte_ether_hdr *eth = (void *)buf;
 	struct rte_ipv4_hdr *ip = (void *)(eth + 1);
 	uint8_t *l4 = (uint8_t *)(ip + 1);
 	struct hp_app_hdr *h;
-	uint32_t l4hl, body_len, off;
+	uint32_t l4hl, hdr_len, body_len, off;
 	uint8_t *body;
 
 	static const struct rte_ether_addr src = {{ 0x02, 0, 0, 0, 0, 1 }};
 	static const struct rte_ether_addr dst = {{ 0x02, 0, 0, 0, 0, 2 }};
 
+	l4hl = fl->key.proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr) :
+					      sizeof(struct rte_udp_hdr);
+	h = (void *)(l4 + l4hl);
+	body = (uint8_t *)(h + 1);
+	hdr_len = (uint32_t)(body - buf);
+	if (g->body_fn != NULL) {
+		/* The hook decides the body, and so the frame length. */
+		body_len = g->body_fn(g->body_arg, g->gen_id, size, hdr_len, body,
+				      cap - hdr_len);
+		if (body_len > cap - hdr_len)
+			body_len = cap - hdr_len;
+		size = hdr_len + body_len;
+	} else {
+		/* A window of the random pool chosen by the packet index,
+		 * with the index itself in front, so bodies differ. */
+		body_len = size - hdr_len;
+		off = (uint32_t)((g->gen_id * 2654435761u) %
+				 (g->pool_len - body_len - 8));
+		memcpy(body, g->pool + off, body_len);
+		if (body_len >= 8)
+			memcpy(body, &g->gen_id, 8);
+	}
 	rte_ether_addr_copy(&dst, &eth->dst_addr);
 	rte_ether_addr_copy(&src, &eth->src_addr);
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
@@ -210,7 +241,6 @@ hp_gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size, uint8_t *buf)
 		struct rte_tcp_hdr *t = (void *)l4;
 
 		memset(t, 0, sizeof(*t));
-		l4hl = sizeof(*t);
 		t->src_port = fl->key.src_port;
 		t->dst_port = fl->key.dst_port;
 		t->data_off = (uint8_t)((sizeof(*t) / 4) << 4);
@@ -220,42 +250,43 @@ hp_gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size, uint8_t *buf)
 	} else {
 		struct rte_udp_hdr *u = (void *)l4;
 
-		l4hl = sizeof(*u);
 		u->src_port = fl->key.src_port;
 		u->dst_port = fl->key.dst_port;
 		u->dgram_len = rte_cpu_to_be_16((uint16_t)(size - sizeof(*eth) -
 							   sizeof(*ip)));
 		u->dgram_cksum = 0; /* optional for UDP/IPv4 */
 	}
-	h = (void *)(l4 + l4hl);
-	body = (uint8_t *)(h + 1);
-	body_len = size - (uint32_t)(body - buf);
-	/* Body: a window of the random pool chosen by the packet index, with
-	 * the index itself in front, so bodies differ between packets. */
-	off = (uint32_t)((g->gen_id * 2654435761u) % (g->pool_len - body_len - 8));
-	memcpy(body, g->pool + off, body_len);
-	if (body_len >= 8)
-		memcpy(body, &g->gen_id, 8);
 	h->magic = rte_cpu_to_be_32(HP_HDR_MAGIC);
 	h->seq = rte_cpu_to_be_32(fl->seq);
 	h->gen_id = rte_cpu_to_be_32((uint32_t)g->gen_id);
 	h->tag = rte_cpu_to_be_32(hp_crc32c(body, body_len));
 	fl->seq++;
 	g->gen_id++;
+	return size;
+}
+
+uint32_t
+hp_gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size, uint8_t *buf)
+{
+	return gen_frame(g, flow, size, buf,
+			 g->body_fn != NULL ? HP_GEN_MAX_FRAME : size);
 }
 
 int
 hp_gen_build(struct hp_gen *g, struct rte_mbuf *m)
 {
-	uint32_t size;
+	uint32_t size, cap = rte_pktmbuf_tailroom(m);
 	unsigned int flow;
-	uint8_t *p;
 
 	hp_gen_pick(g, &size, &flow);
-	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)size);
-	if (p == NULL)
+	if (cap < size)
 		return -ENOSPC;
-	hp_gen_frame(g, flow, size, p);
+	if (cap > HP_GEN_MAX_FRAME)
+		cap = HP_GEN_MAX_FRAME;
+	size = gen_frame(g, flow, size, rte_pktmbuf_mtod(m, uint8_t *),
+			 g->body_fn != NULL ? cap : size);
+	if (rte_pktmbuf_append(m, (uint16_t)size) == NULL)
+		return -ENOSPC;
 	return 0;
 }
 

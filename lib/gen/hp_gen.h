@@ -37,6 +37,18 @@ struct hp_gen_flow {
 	struct hp_flow_key key;
 };
 
+/* Optional body hook (hp_gen_set_body): writes the body (the bytes after
+ * the hp header) of a generated frame instead of the random bytes the
+ * generator uses by default. gen_id: the packet index (its low 32 bits go
+ * into hp_app_hdr.gen_id); size: the frame size drawn from the IMIX;
+ * hdr_len: header bytes in front of the body; room: bytes available for
+ * the body. Returns the body length written (0..room): the frame is
+ * hdr_len + that long, so a hook may make frames longer or shorter than
+ * size. The generator computes the CRC32C tag over what it wrote. */
+typedef uint32_t (*hp_gen_body_fn)(void *arg, uint64_t gen_id, uint32_t size,
+				   uint32_t hdr_len, uint8_t *body,
+				   uint32_t room);
+
 struct hp_gen {
 	struct hp_imix imix;
 	const struct hp_type_table *types;
@@ -50,6 +62,8 @@ struct hp_gen {
 	uint8_t size_ntypes[HP_IMIX_MAX];
 	uint8_t *pool; /* random bytes the bodies are cut from */
 	size_t pool_len;
+	hp_gen_body_fn body_fn; /* NULL: bodies from the pool */
+	void *body_arg;
 };
 
 int hp_gen_init(struct hp_gen *g, const struct hp_imix *mx,
@@ -57,16 +71,21 @@ int hp_gen_init(struct hp_gen *g, const struct hp_imix *mx,
 		uint64_t seed, char *err, size_t errlen);
 void hp_gen_free(struct hp_gen *g);
 
+/* Sets (fn != NULL) or clears the body hook; call after hp_gen_init. */
+void hp_gen_set_body(struct hp_gen *g, hp_gen_body_fn fn, void *arg);
+
 /* Picks size, type and flow for the next packet (exposed for tests). */
 void hp_gen_pick(struct hp_gen *g, uint32_t *size, unsigned int *flow);
 
 /* Builds the next packet into m (single segment). 0 or -errno. */
 int hp_gen_build(struct hp_gen *g, struct rte_mbuf *m);
 
-/* Writes one frame for flow/size into buf (at least size bytes); used by
- * hp_gen_build and by `hplane gen` to write pcap files. */
-void hp_gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size,
-		  uint8_t *buf);
+/* Writes one frame for flow/size into buf (at least HP_GEN_MAX_FRAME
+ * bytes when a body hook is set, else at least size); used by
+ * hp_gen_build and by `hplane gen` to write pcap files. Returns the frame
+ * length: size, or what the body hook made of it. */
+uint32_t hp_gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size,
+		      uint8_t *buf);
 
 /* CRC32C as in RFC 3720 (init ~0, final xor ~0). */
 uint32_t hp_crc32c(const void *data, uint32_t len);

@@ -60,7 +60,8 @@ struct hp_meta {
 	uint16_t l4_off;      /* offset of the L4 payload in the frame */
 	uint16_t data_off;    /* offset of the task data region */
 	uint16_t data_len;    /* length of the task data region */
-	uint16_t flow_slot;   /* index of the flow in the scheduler's table */
+	uint16_t flow_slot;   /* index of the flow in the scheduler's table,
+			       * HP_FLOW_UNTRACKED when the table was full */
 	uint8_t type;         /* packet type (1-based index into the type table) */
 	uint8_t flags;        /* HP_MF_* */
 	uint8_t app;          /* app index */
@@ -73,10 +74,24 @@ struct hp_meta {
 	uint8_t digest[16];   /* task result: e.g. MD5 */
 };
 
+/* flow_slot of a packet whose flow found no room in the scheduler's flow
+ * table: it has no per-flow state, so flow_seq is 0 for every packet of
+ * that flow. Without an hp header (HP_MF_HPHDR) such a packet has no
+ * unique sequence, and tasks that derive an IV or counter from it must
+ * refuse it (task_err ENOTUNIQ) rather than reuse one. */
+#define HP_FLOW_UNTRACKED UINT16_MAX
+
 #define HP_MF_REORDER  0x01 /* flow needs order */
 #define HP_MF_LATENCY  0x02 /* latency sensitive (has a deadline) */
 #define HP_MF_HPHDR    0x04 /* carries an hp_app_hdr */
 #define HP_MF_TCP      0x08
+
+/* Whether hdr_seq is unique within the packet's flow (see above). */
+static inline int
+hp_meta_seq_unique(const struct hp_meta *md)
+{
+	return (md->flags & HP_MF_HPHDR) || md->flow_slot != HP_FLOW_UNTRACKED;
+}
 
 /* The metadata lives in the mbuf private area, not in a dynamic field:
  * DPDK's dynamic-field space is 36 bytes shared with drivers and

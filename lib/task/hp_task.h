@@ -7,6 +7,7 @@
 #ifndef HP_TASK_H
 #define HP_TASK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <rte_mbuf.h>
 
@@ -56,6 +57,27 @@ struct hp_task_ops {
 	 * -ENOTSUP when it cannot be checked. */
 	int (*verify)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 		      uint8_t *buf, uint32_t *len);
+	/* Optional: writes the data region of a generated packet so that the
+	 * task has real work and the sink can check its result (LDPC
+	 * codewords from known info bits, payloads with planted patterns).
+	 * Only the first task of an app's chain is asked. Runs on the
+	 * generator's lcore with a context of its own (made by ctx_init with
+	 * the run's cfg). gen_id: the packet's index, whose low 32 bits go
+	 * into hp_app_hdr.gen_id; size: the frame size drawn from the IMIX;
+	 * hdr_len: bytes of headers in front of the body; room: bytes the
+	 * body may take (at least size - hdr_len). Returns the body length
+	 * written, 0..room; the frame becomes hdr_len + that. The body must
+	 * follow from ctx->cfg and the low 32 bits of gen_id alone, so that
+	 * verify can rebuild what was sent. */
+	uint32_t (*gen_body)(struct hp_task_ctx *ctx, uint64_t gen_id,
+			     uint32_t size, uint32_t hdr_len, uint8_t *body,
+			     uint32_t room);
+	/* Optional: the option names the task reads from cfg->param,
+	 * comma-separated ("engine,patterns"), and a check of their values
+	 * that needs no context, so a CLI can reject bad input before start
+	 * (0, or -EINVAL with a one-line reason in err). */
+	const char *params;
+	int (*param_check)(const char *param, char *err, size_t errlen);
 };
 
 int hp_task_register(const struct hp_task_ops *ops);
@@ -80,5 +102,21 @@ const struct hp_app *hp_app_at(unsigned int i);
 
 #define HP_APP_REGISTER(app) \
 	RTE_INIT(hp_app_reg_ ## app) { hp_app_register(&(app)); }
+
+/* ---- generator bodies and task options of an app ---- */
+
+/* The context, among an app's chain contexts ctx[0..n_tasks), whose task
+ * writes generated bodies (the first task, if it has gen_body), or NULL. */
+struct hp_task_ctx *hp_app_body_ctx(const struct hp_app *app,
+				    struct hp_task_ctx *ctx);
+/* gen_body of the context arg (a struct hp_task_ctx *) in the shape of
+ * hp_gen_body_fn (hp_gen.h), for hp_gen_set_body(). */
+uint32_t hp_task_gen_body(void *arg, uint64_t gen_id, uint32_t size,
+			  uint32_t hdr_len, uint8_t *body, uint32_t room);
+/* Checks a --param string for an app: comma-separated name=value items,
+ * each name read by some task of the chain, each value accepted by that
+ * task's param_check. 0 or -EINVAL with a one-line reason in err. */
+int hp_app_param_check(const struct hp_app *app, const char *param,
+		       char *err, size_t errlen);
 
 #endif /* HP_TASK_H */

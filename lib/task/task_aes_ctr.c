@@ -5,7 +5,9 @@
  *   nonce    = AES-128-ECB(master, flow_block(0x02))[0..7]
  *   counter  = nonce | be32(seq) | be32(0), incremented per 16-byte block
  * where seq is the sender's per-flow sequence from the hp header (or the
- * per-flow arrival index for foreign traffic). The data region is the L4
+ * per-flow arrival index for foreign traffic; a packet with neither, from
+ * a flow beyond the scheduler's flow table, is refused with ENOTUNIQ
+ * rather than encrypted under a reused counter). The data region is the L4
  * payload after the 16-byte hp header, so a receiver can read seq in the
  * clear (docs/packet-format.md). Per-lcore cache of flow contexts: a hit
  * costs one EVP re-init with a new IV (~60 ns) instead of a key schedule.
@@ -146,6 +148,13 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		if (m->nb_segs != 1) {
 			md->status = HP_ST_TASK_ERR;
 			md->task_err = EINVAL;
+			continue;
+		}
+		/* No hp header and no flow-table slot: seq would be 0 for
+		 * every packet of the flow, i.e. a reused counter block. */
+		if (!hp_meta_seq_unique(md)) {
+			md->status = HP_ST_TASK_ERR;
+			md->task_err = ENOTUNIQ;
 			continue;
 		}
 		f = ctr_flow(p, m, md);
