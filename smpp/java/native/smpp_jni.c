@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * JNI binding of the SMPP batch decoder for org.heteroplane.smpp.Native.
+ *
+ * One call per batch crosses the boundary (Weerasinghe 2017, 5.2 future
+ * work 1): Java hands a direct ByteBuffer over, the C batch decoder fills
+ * its struct smpp_pdu array, and Java reads that array in place through a
+ * direct ByteBuffer view of it (field offsets come from layout()).  No Java
+ * object is created per PDU or per field on the native side, and nothing is
+ * copied: decoded fields stay (offset, length) views into the input buffer.
+ */
+#include <errno.h>
+#include <jni.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smpp.h"
+
+/* One decoder handle per Java SmppDecoder; used by one thread at a time
+ * (SmppDecoder.decode is synchronized), as struct smpp_ctx requires. */
+struct jdec {
+	struct smpp_ctx *ctx;
+	struct smpp_batch b;
+	const void *view_base;    /* b.pdus when the Java view was made */
+	size_t view_cap;
+};
+
+/* Indexes of layout(); Native.java reads them by the same order. */
+enum {
+	L_SIZE, L_PDU, L_OFF, L_LEN, L_CORR_OFF, L_CORR_LEN, L_ERROR,
+	L_ERROR_OFF, L_CMD_LEN, L_CMD_ID, L_CMD_STATUS, L_SEQ, L_NFIELDS,
+	L_NTLV, L_TLV_AREA_OFF, L_TLV_AREA_LEN, L_F, L_TLV, L_MAX_FIELDS,
+	L_TLV_INLINE, L_VIEW_SIZE, L_TLVREC_SIZE, L_COUNT
+};
+
+static void
+throw_errno(JNIEnv *env, int err, const char *what)
+{
+	const char *cls = "java/lang/IllegalStateException";
+	jclass c;
+
+	if (err == EINVAL)
+		cls = "java/lang/IllegalArgumentException";
+	else if (err == ENOMEM)
+		cls = "java/lang/OutOfMemoryError";
+	else if (err == ENOTSUP)
+		cls = "java/lang/UnsupportedOperationException";
+	c = (*env)->FindClass(env, cls);
+	if (c != NULL)
+		(*env)->ThrowNew(env, c, what);
+}
+
+JNIEXPORT jintArray JNICALL
+Java_org_heteroplane_smpp_Native_layout(JNIEnv *env, jclass cls)
+{
+	jint v[L_COUNT] = {
+		[L_SIZE] = sizeof(struct smpp_pdu),
+		[L_PDU] = offsetof(struct smpp_pdu, pdu),
+		[L_OFF] = offsetof(struct smpp_pdu, off),
+		[L_LEN] = offsetof(struct smpp_pdu, len),
+		[L_CORR_OFF] = offsetof(struct smpp_pdu, corr_off),
+		[L_CORR_LEN] = offsetof(struct smpp_pdu, corr_len),
+		[L_ERROR] = offsetof(struct smpp_pdu, error),
+		[L_ERROR_OFF] = offsetof(struct smpp_pdu, error_off),
+		[L_CMD_LEN] = offsetof(struct smpp_pdu, command_length),
+		[L_CMD_ID] = offsetof(struct smpp_pdu, command_id),
+		[L_CMD_STATUS] = offsetof(struct smpp_pdu, command_status),
+		[L_SEQ] = offsetof(struct smpp_pdu, sequence_number),
+		[L_NFIELDS] = offsetof(struct smpp_pdu, nfields),
+		[L_NTLV] = offsetof(struct smpp_pdu, ntlv),
+		[L_TLV_AREA_OFF] = offsetof(struct smpp_pdu, tlv_area_off),
+		[L_TLV_AREA_LEN] = offsetof(struct smpp_pdu, tlv_area_len),
+		[L_F] = offsetof(struct smpp_pdu, f),
+		[L_TLV] = offsetof(struct smpp_pdu, tlv),
+		[L_MAX_FIELDS] = SMPP_MAX_FIELDS,
+		[L_TLV_INLINE] = SMPP_TLV_INLINE,
+		[L_VIEW_SIZE] = sizeof(struct smpp_view),
+		[L_TLVREC_SIZE] = sizeof(struct smpp_tlv),
+	};
+	jintArray a = (*env)->NewIntArray(env, L_COUNT);
+
+	if (a != NULL)
+		(*env)->SetIntArrayRegion(env, a, 0, L_COUNT, v);
+	return a;
+}
+
+/* Every command id of the table, probed over the v3.4 id space (the table
+ * has no iterator, and the ids are sparse but small). */
+JNIEXPORT jintArray JNICALL
+Java_org_heteroplane_smpp_Native_commandIds(JNIEnv *env, jclass cls)
+{
+	jint ids[64];
+	jsize n = 0;
+	jintArray a;
+
+	for (uint32_t lo = 0; lo < 0x200 && n < 64; lo++) {
+		if (smpp_pdu_desc_find(lo) != NULL)
+			ids[n++] = (jint)lo;
+		if (smpp_pdu_desc_find(lo | SMPP_RESP_BIT) != NULL && n < 64)
+			ids[n++] = (jint)(lo | SMPP_RESP_BIT);
+	}
+	a = (*env)->NewIntArray(env, n);
+	if (a != NULL)
+		(*env)->SetIntArrayRegion(env, a, 0, n, ids);
+	return a;
+}
+
+JNIEXPORT jstring JNICALL
+Java_org_heteroplane_smpp_Native_pduName(JNIEnv *env, jclass cls, jint id)
+{
+	const struct smpp_pdu_desc *d = smpp_pdu_desc_find((uint32_t)id);
+
+	return d == NULL ? NULL : (*env)->NewStringUTF(env, d->name);
+}
+
+JNIEXPORT jobjectArray JNICALL
+Java_org_heteroplane_smpp_Native_fieldNames(JNIEnv *env, jclass cls, jint id)
+{
+	const struct smpp_pdu_desc *d = smpp_pdu_desc_find((uint32_t)id);
+	jclass sc = (*env)->FindClass(env, "java/lang/String");
+	jobjectArray a;
+
+	if (d == NULL || sc == NULL)
+		return NULL;
+	a = (*env)->NewObjectArray(env, d->nfields, sc, NULL);
+	for (unsigned i = 0; a != NULL && i < d->nfields; i++) {
+		jstring s = (*env)->NewStringUTF(env, d->fields[i].name);
+
+		if (s == NULL)
+			return NULL;
+		(*env)->SetObjectArrayElement(env, a, (jsize)i, s);
+		(*env)->DeleteLocalRef(env, s);
+	}
+	return a;
+}
+
+JNIEXPORT jbyteArray JNICALL
+Java_org_heteroplane_smpp_Native_fieldTypes(JNIEnv *env, jclass cls, jint id)
+{
+	const struct smpp_pdu_desc *d = smpp_pdu_desc_find((uint32_t)id);
+	jbyte t[SMPP_MAX_FIELDS];
+	jbyteArray a;
+
+	if (d == NULL)
+		return NULL;
+	for (unsigned i = 0; i < d->nfields; i++)
+		t[i] = (jbyte)d->fields[i].type;
+	a = (*env)->NewByteArray(env, d->nfields);
+	if (a != NULL)
+		(*env)->SetByteArrayRegion(env, a, 0, d->nfields, t);
+	return a;
+}
+
+JNIEXPORT jintArray JNICALL
+Java_org_heteroplane_smpp_Native_tlvTags(JNIEnv *env, jclass cls)
+{
+	unsigned n = smpp_tlv_desc_count();
+	jintArray a = (*env)->NewIntArray(env, (jsize)n);
+
+	for (unsigned i = 0; a != NULL && i < n; i++) {
+		jint tag = smpp_tlv_desc_at(i)->tag;
+
+		(*env)->SetIntArrayRegion(env, a, (jsize)i, 1, &tag);
+	}
+	return a;
+}
+
+JNIEXPORT jstring JNICALL
+Java_org_heteroplane_smpp_Native_tlvName(JNIEnv *env, jclass cls, jint tag)
+{
+	const struct smpp_tlv_desc *d = smpp_tlv_desc_find((uint16_t)tag);
+
+	return d == NULL ? NULL : (*env)->NewStringUTF(env, d->name);
+}
+
+JNIEXPORT jstring JNICALL
+Java_org_heteroplane_smpp_Native_statusName(JNIEnv *env, jclass cls, jint st)
+{
+	return (*env)->NewStringUTF(env, smpp_status_name((uint32_t)st));
+}
+
+JNIEXPORT jlong JNICALL
+Java_org_heteroplane_smpp_Native_create(JNIEnv *env, jclass cls, jint threads,
+					jint max_pdu, jint framing, jint corr_len,
+					jbyteArray marker, jint flags,
+					jint min_parallel, jint gpu_threshold)
+{
+	struct smpp_config cfg;
+	struct jdec *d;
+	jsize ml = marker == NULL ? 0 : (*env)->GetArrayLength(env, marker);
+	int rc;
+
+	smpp_config_default(&cfg);
+	if (threads < 1 || max_pdu < (jint)SMPP_HEADER_LEN || corr_len < 0 ||
+	    corr_len > UINT16_MAX || (framing != SMPP_FRAME_PLAIN &&
+	    framing != SMPP_FRAME_ELEMENT) || ml > SMPP_MARKER_MAX ||
+	    min_parallel < 0 || gpu_threshold < 0) {
+		throw_errno(env, EINVAL, "bad SmppConfig value");
+		return 0;
+	}
+	cfg.threads = (unsigned)threads;
+	cfg.max_pdu_len = (uint32_t)max_pdu;
+	cfg.framing = (enum smpp_framing)framing;
+	cfg.corr_len = (uint16_t)corr_len;
+	if (marker != NULL) {
+		/* an empty marker is refused for element framing by
+		 * smpp_ctx_create */
+		(*env)->GetByteArrayRegion(env, marker, 0, ml, (jbyte *)cfg.marker);
+		cfg.marker_len = (uint8_t)ml;
+	}
+	cfg.flags = (unsigned)flags;
+	cfg.min_parallel = (uint32_t)min_parallel;
+	cfg.gpu_threshold = (uint32_t)gpu_threshold;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL) {
+		throw_errno(env, ENOMEM, "smpp decoder handle");
+		return 0;
+	}
+	rc = smpp_ctx_create(&cfg, &d->ctx);
+	if (rc < 0) {
+		free(d);
+		throw_errno(env, -rc, rc == -EINVAL ? "SmppConfig refused by "
+			    "smpp_ctx_create" : "smpp_ctx_create");
+		return 0;
+	}
+	smpp_batch_init(&d->b);
+	return (jlong)(uintptr_t)d;
+}
+
+JNIEXPORT void JNICALL
+Java_org_heteroplane_smpp_Native_free(JNIEnv *env, jclass cls, jlong h)
+{
+	struct jdec *d = (struct jdec *)(uintptr_t)h;
+
+	if (d == NULL)
+		return;
+	smpp_batch_free(&d->b);
+	smpp_ctx_free(d->ctx);
+	free(d);
+}
+
+/* [off, off + len) of a direct buffer, or NULL with an exception pending. */
+static uint8_t *
+direct_range(JNIEnv *env, jobject buf, jint off, jint len)
+{
+	uint8_t *p;
+	jlong cap;
+
+	if (buf == NULL) {
+		throw_errno(env, EINVAL, "null buffer");
+		return NULL;
+	}
+	p = (*env)->GetDirectBufferAddress(env, buf);
+	cap = (*env)->GetDirectBufferCapacity(env, buf);
+	if (p == NULL || cap < 0) {
+		throw_errno(env, EINVAL, "not a direct ByteBuffer");
+		return NULL;
+	}
+	if (off < 0 || len < 0 || (jlong)off + len > cap) {
+		throw_errno(env, EINVAL, "range outside the buffer");
+		return NULL;
+	}
+	return p + off;
+}
+
+/*
+ * Decode in[off, off + len).  stats gets { n, nerr, mode_used, address of
+ * in + off } (the last one lets Java turn struct smpp_pdu.pdu pointers into
+ * buffer offsets).  Returns a direct ByteBuffer over the result array when
+ * the array moved or grew since the last call, else NULL (Java keeps its
+ * view): one JNI call and at most one Java object per batch.
+ */
+JNIEXPORT jobject JNICALL
+Java_org_heteroplane_smpp_Native_decode(JNIEnv *env, jclass cls, jlong h,
+					jobject buf, jint off, jint len,
+					jint mode, jlongArray stats)
+{
+	struct jdec *d = (struct jdec *)(uintptr_t)h;
+	const uint8_t *in;
+	jlong st[4];
+	int rc;
+
+	if (d == NULL || stats == NULL || (*env)->GetArrayLength(env, stats) < 4 ||
+	    mode < 0 || mode >= SMPP_MODE_COUNT) {
+		throw_errno(env, EINVAL, "bad decode arguments");
+		return NULL;
+	}
+	in = direct_range(env, buf, off, len);
+	if (in == NULL)
+		return NULL;
+	rc = smpp_decode_batch(d->ctx, in, (size_t)len, (enum smpp_mode)mode, &d->b);
+	if (rc < 0) {
+		throw_errno(env, -rc, rc == -ENOTSUP ? "decode mode not available "
+			    "in this build (no GPU backend registered)" :
+			    "smpp_decode_batch");
+		return NULL;
+	}
+	st[0] = (jlong)d->b.n;
+	st[1] = (jlong)d->b.nerr;
+	st[2] = (jlong)d->b.mode_used;
+	st[3] = (jlong)(uintptr_t)in;
+	(*env)->SetLongArrayRegion(env, stats, 0, 4, st);
+	if (d->b.pdus == d->view_base && d->b.cap == d->view_cap)
+		return NULL;
+	d->view_base = d->b.pdus;
+	d->view_cap = d->b.cap;
+	return (*env)->NewDirectByteBuffer(env, d->b.pdus,
+					   (jlong)(d->b.cap * sizeof(struct smpp_pdu)));
+}
+
+/* The workload generator (thesis 4.1 mix) into out[off...]: returns the
+ * stream length.  Lets Java benches and tests use the very PDUs the C
+ * bench decodes. */
+JNIEXPORT jint JNICALL
+Java_org_heteroplane_smpp_Native_simStream(JNIEnv *env, jclass cls, jobject buf,
+					   jint off, jint cap, jint first, jint n,
+					   jint msg_len, jint ntlv, jint cmd,
+					   jint framing, jint corr_len,
+					   jbyteArray marker)
+{
+	struct smpp_sim_config sc;
+	struct smpp_config fr;
+	jsize ml = marker == NULL ? 0 : (*env)->GetArrayLength(env, marker);
+	uint8_t *out = direct_range(env, buf, off, cap);
+	int rc;
+
+	if (out == NULL)
+		return -1;
+	if (first < 0 || n < 0 || msg_len < 0 || ntlv < 0 || corr_len < 0 ||
+	    corr_len > UINT16_MAX || ml > SMPP_MARKER_MAX ||
+	    (framing != SMPP_FRAME_PLAIN && framing != SMPP_FRAME_ELEMENT)) {
+		throw_errno(env, EINVAL, "bad simulator arguments");
+		return -1;
+	}
+	smpp_sim_config_default(&sc);
+	sc.msg_len = (unsigned)msg_len;
+	sc.ntlv = (unsigned)ntlv;
+	sc.command_id = (uint32_t)cmd;
+	smpp_config_default(&fr);
+	fr.framing = (enum smpp_framing)framing;
+	fr.corr_len = (uint16_t)corr_len;
+	if (ml > 0) {
+		(*env)->GetByteArrayRegion(env, marker, 0, ml, (jbyte *)fr.marker);
+		fr.marker_len = (uint8_t)ml;
+	}
+	rc = smpp_sim_stream(&sc, &fr, (uint32_t)first, (uint32_t)n, out, (size_t)cap);
+	if (rc < 0) {
+		throw_errno(env, rc == -ENOSPC ? EINVAL : -rc, rc == -ENOSPC ?
+			    "simulator output does not fit the buffer" :
+			    "smpp_sim_stream");
+		return -1;
+	}
+	return rc;
+}

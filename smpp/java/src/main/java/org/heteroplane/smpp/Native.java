@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The native methods of libhpsmppjni (smpp/java/native/smpp_jni.c) and the
+ * loading of that library: -Dhp.smpp.lib=/path/libhpsmppjni.so, else
+ * java.library.path.
+ */
+package org.heteroplane.smpp;
+
+import java.nio.ByteBuffer;
+
+final class Native {
+    /* Indexes into layout(), in smpp_jni.c's order. */
+    static final int L_SIZE = 0, L_PDU = 1, L_OFF = 2, L_LEN = 3, L_CORR_OFF = 4,
+            L_CORR_LEN = 5, L_ERROR = 6, L_ERROR_OFF = 7, L_CMD_LEN = 8, L_CMD_ID = 9,
+            L_CMD_STATUS = 10, L_SEQ = 11, L_NFIELDS = 12, L_NTLV = 13,
+            L_TLV_AREA_OFF = 14, L_TLV_AREA_LEN = 15, L_F = 16, L_TLV = 17,
+            L_MAX_FIELDS = 18, L_TLV_INLINE = 19, L_VIEW_SIZE = 20, L_TLVREC_SIZE = 21;
+
+    static {
+        String p = System.getProperty("hp.smpp.lib");
+        if (p != null && !p.isEmpty()) {
+            System.load(p);
+        } else {
+            System.loadLibrary("hpsmppjni");
+        }
+    }
+
+    private Native() {
+    }
+
+    static native int[] layout();
+
+    static native int[] commandIds();
+
+    static native String pduName(int commandId);
+
+    static native String[] fieldNames(int commandId);
+
+    static native byte[] fieldTypes(int commandId);
+
+    static native int[] tlvTags();
+
+    static native String tlvName(int tag);
+
+    static native String statusName(int status);
+
+    static native long create(int threads, int maxPdu, int framing, int corrLen,
+                              byte[] marker, int flags, int minParallel, int gpuThreshold);
+
+    static native void free(long handle);
+
+    static native ByteBuffer decode(long handle, ByteBuffer in, int off, int len,
+                                    int mode, long[] stats);
+
+    static native int simStream(ByteBuffer out, int off, int cap, int first, int n,
+                                int msgLen, int ntlv, int commandId, int framing,
+                                int corrLen, byte[] marker);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The SMPP batch decoder from Java: one JNI call per batch.  The input is a
+ * direct ByteBuffer of PDUs in either batch form; the result is a
+ * DecodedBatch that reads the C decoder's record array in place (a direct
+ * ByteBuffer view, made once and kept while the array does not move), so
+ * decoding creates no Java object per PDU or per field.
+ *
+ * Not thread-safe beyond its own lock: one batch decodes at a time per
+ * decoder (struct smpp_ctx is single-caller); use one decoder per thread
+ * for concurrent batches, and the decoder's own threads for one big batch.
+ */
+package org.heteroplane.smpp;
+
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+public final class SmppDecoder implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** Frees the native handle once, from close() or when unreachable. */
+    private static final class Handle implements Runnable {
+        private long h;
+
+        Handle(long h) {
+            this.h = h;
+        }
+
+        @Override
+        public synchronized void run() {
+            if (h != 0) {
+                Native.free(h);
+                h = 0;
+            }
+        }
+    }
+
+    private final Handle handle;
+    private final Cleaner.Cleanable cleanable;
+    private final SmppConfig config;
+    private final long[] stats = new long[4];
+    private ByteBuffer view;
+    /* Bumped by every decode and by close: a DecodedBatch of an older
+     * generation refuses to read (its records were overwritten or freed). */
+    int generation;
+
+    public SmppDecoder(SmppConfig cfg) {
+        int flags = cfg.strict ? 1 : 0;
+        long h = Native.create(cfg.threads, cfg.maxPduLen, cfg.framing, cfg.corrLen,
+                cfg.marker, flags, cfg.minParallel, cfg.gpuThreshold);
+        config = cfg;
+        handle = new Handle(h);
+        cleanable = CLEANER.register(this, handle);
+    }
+
+    public SmppConfig config() {
+        return config;
+    }
+
+    /** Decodes in[position, limit) on the CPU. */
+    public DecodedBatch decode(ByteBuffer in) {
+        return decode(in, in.position(), in.remaining(), Mode.CPU);
+    }
+
+    /**
+     * Decodes in[off, off + len).  in must be a direct buffer; it stays
+     * referenced by the result, whose offsets are indexes into it.  The
+     * result is valid until the next decode on this decoder or close().
+     *
+     * @throws IllegalArgumentException not a direct buffer, range outside it
+     * @throws UnsupportedOperationException a GPU mode without a GPU backend
+     */
+    public synchronized DecodedBatch decode(ByteBuffer in, int off, int len, Mode mode) {
+        if (handle.h == 0) {
+            throw new IllegalStateException("SmppDecoder closed");
+        }
+        generation++;
+        ByteBuffer v = Native.decode(handle.h, in, off, len, mode.ordinal(), stats);
+        if (v != null) {
+            view = v.order(ByteOrder.nativeOrder());
+        }
+        return new DecodedBatch(this, in, off, view, (int) stats[0], (int) stats[1],
+                Mode.values()[(int) stats[2]], stats[3]);
+    }
+
+    @Override
+    public synchronized void close() {
+        generation++;
+        view = null;
+        cleanable.clean();
+    }
+}
