@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests of the service-core runtime (lib/svc/hp_svc.c) on real DPDK
+ * service lcores: statistics against DPDK's own counters, -EAGAIN calls
+ * counted as idle, safe migration (an MT-unsafe service never runs twice
+ * at once, runs where it was moved, loop counters keep advancing), the
+ * allowed mask, parking a core, adopted services and bad input.
+ * Each case runs for a few hundred milliseconds.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_memory.h>
+#include <rte_service.h>
+#include <rte_service_component.h>
+
+#include "hp_svc.h"
+
+/* A service with a target load: a job of 'work' cycles every work/load
+ * cycles; -EAGAIN when no job is due. Counts overlapping executions.
+ */
+struct job_svc {
+	double load;
+	uint64_t work;
+	uint64_t next;
+	uint32_t inside;
+	uint32_t overlaps;
+	uint64_t calls_on[RTE_MAX_LCORE];
+};
+
+static int32_t
+job_fn(void *arg)
+{
+	struct job_svc *j = arg;
+	uint64_t now = rte_rdtsc(), end;
+	int32_t rc = -EAGAIN;
+
+	if (__atomic_add_fetch(&j->inside, 1, __ATOMIC_ACQ_REL) > 1)
+		__atomic_add_fetch(&j->overlaps, 1, __ATOMIC_RELAXED);
+	j->calls_on[rte_lcore_id()]++;
+	if (j->load > 0 && now >= j->next) {
+		hp_svc_job_delay(now - j->next);
+		end = now + j->work;
+		while (rte_rdtsc() < end)
+			;
+		/* jobs queue up while the lcore is preempted: load stays real */
+		j->next += (uint64_t)((double)j->work / j->load);
+		rc = 0;
+	}
+	__atomic_sub_fetch(&j->inside, 1, __ATOMIC_ACQ_REL);
+	return rc;
+}
+
+static void
+job_init(struct job_svc *j, double load)
+{
+	memset(j, 0, sizeof(*j));
+	j->load = load;
+	j->work = rte_get_tsc_hz() / 100000;	/* 10 us */
+	j->next = rte_rdtsc();
+}
+
+static void
+run_ticks(double seconds)
+{
+	uint64_t end = rte_rdtsc() + (uint64_t)(seconds * rte_get_tsc_hz());
+
+	while (rte_rdtsc() < end) {
+		hp_svc_tick(rte_rdtsc());
+		usleep(100);
+	}
+}
+
+static unsigned int lc1, lc2;	/* the two service lcores */
+
+static void
+setup(struct hp_svc_conf *c, bool balance)
+{
+	hp_svc_conf_default(c);
+	c->balance = balance;
+	c->dpdk_stats = true;
+	assert_int_equal(hp_svc_init(c), 0);
+	assert_int_equal(hp_svc_lcore_add(lc1), 0);
+	assert_int_equal(hp_svc_lcore_add(lc2), 1);
+}
+
+static void
+test_stats_vs_dpdk(void **state)
+{
+	struct hp_svc_conf c;
+	struct job_svc busy, idle;
+	struct hp_svc_stats sb, si, sp;
+	uint32_t ib, ii;
+	uint64_t dcalls = 0, dcycles = 0, icycles = 1;
+
+	(void)state;
+	setup(&c, false);
+	job_init(&busy, 0.3);
+	job_init(&idle, 0.0);	/* always -EAGAIN */
+	assert_int_equal(hp_svc_register("t_busy", job_fn, &busy, 0, &ib), 0);
+	assert_int_equal(hp_svc_register("t_idle", job_fn, &idle, 0, &ii), 0);
+	assert_int_equal(hp_svc_map(ib, lc1, true), 0);
+	assert_int_equal(hp_svc_map(ii, lc1, true), 0);
+	assert_int_equal(hp_svc_start(), 0);
+	run_ticks(0.2);
+	assert_int_equal(hp_svc_stop(), 0);
+
+	assert_int_equal(hp_svc_stats_get(ib, lc1, HP_SVC_CUMULATIVE, &sb), 0);
+	assert_int_equal(hp_svc_stats_get(ii, lc1, HP_SVC_CUMULATIVE, &si), 0);
+	assert_true(sb.calls > 100);
+	assert_true(sb.calls > sb.idle_calls);
+	assert_true(sb.busy_cycles > 0 && sb.busy_cycles <= sb.call_cycles);
+	assert_true(sb.delay_n == sb.calls - sb.idle_calls);
+	assert_int_equal(si.idle_calls, si.calls);
+	assert_int_equal(si.busy_cycles, 0);
+	assert_true(si.call_cycles > 0);
+
+	/* DPDK 22.11's own counters: same calls; its busy cycles enclose the
+	 * trampoline, so a little more than ours; -EAGAIN calls add nothing.
+	 */
+	assert_int_equal(rte_service_attr_get(ib, RTE_SERVICE_ATTR_CALL_COUNT, &dcalls), 0);
+	assert_int_equal(rte_service_attr_get(ib, RTE_SERVICE_ATTR_CYCLES, &dcycles), 0);
+	assert_int_equal(rte_service_attr_get(ii, RTE_SERVICE_ATTR_CYCLES, &icycles), 0);
+	assert_true(dcalls == sb.calls);
+	assert_true(dcycles >= sb.busy_cycles);
+	/* a preemption between DPDK's timestamps and ours counts only there:
+	 * one time slice (a few ms) on this shared machine, hence the slack
+	 */
+	assert_true(dcycles - sb.busy_cycles < sb.busy_cycles / 10 + rte_get_tsc_hz() / 50);
+	assert_int_equal(icycles, 0);
+
+	/* the windows: periods and intervals end on a 250 us / 5 ms grid, so
+	 * a late tick shortens the next one; bounds only (shared machine)
+	 */
+	assert_int_equal(hp_svc_stats_get(ib, lc1, HP_SVC_PERIOD, &sp), 0);
+	assert_true(sp.total_cycles > 0 && sp.total_cycles < rte_get_tsc_hz() / 20);
+	assert_int_equal(hp_svc_stats_get(ib, lc1, HP_SVC_INTERVAL, &sp), 0);
+	assert_true(sp.total_cycles > rte_get_tsc_hz() / 10000 &&
+		    sp.total_cycles < rte_get_tsc_hz() / 5);
+	hp_svc_fini();
+}
+
+static uint32_t events;
+static struct hp_svc_event last_ev;
+
+static void
+on_event(const struct hp_svc_event *ev, void *arg)
+{
+	(void)arg;
+	events++;
+	last_ev = *ev;
+
+}
+
+static void
+test_migration(void **state)
+{
+	struct hp_svc_conf c;
+	struct job_svc a, b, *mj;
+	uint32_t ia, ib, moved, stay;
+	uint64_t loops1, loops2, calls_after[2];
+	struct hp_svc_stats st;
+
+	(void)state;
+	setup(&c, true);
+	job_init(&a, 0.50);
+	job_init(&b, 0.35);
+	assert_int_equal(hp_svc_register("t_a", job_fn, &a, 0, &ia), 0);
+	assert_int_equal(hp_svc_register("t_b", job_fn, &b, 0, &ib), 0);
+	assert_int_equal(hp_svc_map(ia, lc1, true), 0);
+	assert_int_equal(hp_svc_map(ib, lc1, true), 0);
+	/* one instance only: a second mapping is refused */
+	assert_int_equal(hp_svc_map(ia, lc2, true), -EBUSY);
+	events = 0;
+	hp_svc_set_event_cb(on_event, NULL);
+	assert_int_equal(hp_svc_start(), 0);
+	assert_int_equal(hp_svc_ctl_start(), 0);
+	/* 0.85 on lc1: one of them must move to lc2. Which one is the lighter
+	 * as measured: when the lcore saturates (other processes share this
+	 * machine), round robin gives both equal shares, so either may go.
+	 */
+	while (events == 0 && hp_svc_moves() == 0) {
+		static int waited;
+
+		usleep(10000);
+		if (++waited > 300)
+			break;
+	}
+	assert_int_equal(hp_svc_ctl_stop(), 0);
+	assert_true(events >= 1);
+	assert_int_equal(hp_svc_move_failures(), 0);
+	assert_int_equal(last_ev.result, 0);
+	assert_int_equal(last_ev.d.action, HP_SVC_ACT_MOVE);
+	moved = last_ev.service_id;
+	assert_true(moved == ia || moved == ib);
+	stay = moved == ia ? ib : ia;
+	mj = moved == ia ? &a : &b;
+	assert_int_equal(last_ev.from_lcore, (int)lc1);
+	assert_int_equal(last_ev.to_lcore, (int)lc2);
+	assert_int_equal(hp_svc_running(moved), 1u << 1);
+	assert_int_equal(hp_svc_running(stay), 1u << 0);
+
+	/* it runs on lc2 now, not on lc1; both runners keep looping */
+	calls_after[0] = mj->calls_on[lc1];
+	calls_after[1] = mj->calls_on[lc2];
+	loops1 = hp_svc_lcore_loops(lc1);
+	loops2 = hp_svc_lcore_loops(lc2);
+	run_ticks(0.05);
+	assert_true(mj->calls_on[lc2] > calls_after[1]);
+	assert_int_equal(mj->calls_on[lc1], calls_after[0]);
+	assert_true(hp_svc_lcore_loops(lc1) > loops1);
+	assert_true(hp_svc_lcore_loops(lc2) > loops2);
+	assert_int_equal(hp_svc_stats_get(moved, lc2, HP_SVC_CUMULATIVE, &st), 0);
+	assert_true(st.calls > 0);
+	assert_int_equal(hp_svc_stop(), 0);
+	assert_int_equal(a.overlaps, 0);
+	assert_int_equal(b.overlaps, 0);
+	hp_svc_fini();
+}
+
+static void
+test_allowed_mask(void **state)
+{
+	struct hp_svc_conf c;
+	struct job_svc a, b;
+	uint32_t ia, ib;
+
+	(void)state;
+	setup(&c, true);
+	job_init(&a, 0.50);
+	job_init(&b, 0.35);
+	assert_int_equal(hp_svc_register("t_a", job_fn, &a, 0, &ia), 0);
+	assert_int_equal(hp_svc_register("t_b", job_fn, &b, 0, &ib), 0);
+	assert_int_equal(hp_svc_allow(ia, lc2, false), 0);
+	assert_int_equal(hp_svc_allow(ib, lc2, false), 0);
+	assert_int_equal(hp_svc_map(ia, lc2, true), -EPERM);
+	assert_int_equal(hp_svc_map(ia, lc1, true), 0);
+	assert_int_equal(hp_svc_map(ib, lc1, true), 0);
+	/* disallowing where it runs is refused */
+	assert_int_equal(hp_svc_allow(ia, lc1, false), -EBUSY);
+	assert_int_equal(hp_svc_start(), 0);
+	run_ticks(0.15);
+	assert_int_equal(hp_svc_moves(), 0);
+	assert_true(a.calls_on[lc1] > 0 && b.calls_on[lc1] > 0);
+	assert_int_equal(a.calls_on[lc2] + b.calls_on[lc2], 0);
+	assert_int_equal(hp_svc_running(ia), 1);
+	assert_int_equal(hp_svc_running(ib), 1);
+	hp_svc_fini();
+}
+
+static void
+test_scale_down_parks(void **state)
+{
+	struct hp_svc_conf c;
+	struct job_svc a, b;
+	uint32_t ia, ib;
+	uint64_t loops;
+	int i;
+
+	(void)state;
+	hp_svc_conf_default(&c);
+	c.policy.scale_down = true;
+	c.policy.scale_down_sustain = 4;
+	c.policy.scale_down_max_delay = -1.0;
+	/* the offered loads are 5 % and 3 %; the high cold line keeps catch-up
+	 * bursts after preemption (a busy shared machine) from resetting it
+	 */
+	c.policy.scale_down_threshold = 0.5;
+	assert_int_equal(hp_svc_init(&c), 0);
+	assert_int_equal(hp_svc_lcore_add(lc1), 0);
+	assert_int_equal(hp_svc_lcore_add(lc2), 1);
+	job_init(&a, 0.05);
+	job_init(&b, 0.03);
+	assert_int_equal(hp_svc_register("t_a", job_fn, &a, 0, &ia), 0);
+	assert_int_equal(hp_svc_register("t_b", job_fn, &b, 0, &ib), 0);
+	assert_int_equal(hp_svc_map(ia, lc1, true), 0);
+	assert_int_equal(hp_svc_map(ib, lc2, true), 0);
+	assert_int_equal(hp_svc_start(), 0);
+	assert_true(hp_svc_lcore_active(lc1) && hp_svc_lcore_active(lc2));
+	for (i = 0; i < 40 && hp_svc_lcore_active(lc1) == hp_svc_lcore_active(lc2); i++)
+		run_ticks(0.05);
+	assert_int_equal(hp_svc_move_failures(), 0);
+	/* one lcore emptied and parked: its runner stopped looping */
+	assert_true(hp_svc_lcore_active(lc1) != hp_svc_lcore_active(lc2));
+	assert_int_equal(hp_svc_running(ia), hp_svc_running(ib));
+	loops = hp_svc_lcore_loops(hp_svc_lcore_active(lc1) ? lc2 : lc1);
+	usleep(20000);
+	assert_int_equal(hp_svc_lcore_loops(hp_svc_lcore_active(lc1) ? lc2 : lc1), loops);
+	assert_int_equal(a.overlaps + b.overlaps, 0);
+	hp_svc_fini();
+}
+
+static struct job_svc foreign_job;
+
+static void
+test_adopt_foreign(void **state)
+{
+	struct rte_service_spec spec = {
+		.name = "t_foreign",
+		.callback = job_fn,
+		.callback_userdata = &foreign_job,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct hp_svc_conf c;
+	struct hp_svc_stats st;
+	uint32_t id;
+
+	(void)state;
+	setup(&c, false);
+	job_init(&foreign_job, 0.2);
+	assert_int_equal(rte_service_component_register(&spec, &id), 0);
+	rte_service_component_runstate_set(id, 1);
+	assert_int_equal(rte_service_map_lcore_set(id, lc2, 1), 0);
+	assert_int_equal(hp_svc_adopt(id), 0);
+	assert_int_equal(hp_svc_adopt(id), -EINVAL);	/* twice */
+	assert_int_equal(hp_svc_running(id), 1u << 1);
+	assert_int_equal(hp_svc_start(), 0);
+	run_ticks(0.1);
+	assert_int_equal(hp_svc_stop(), 0);
+	assert_int_equal(hp_svc_stats_get(id, lc2, HP_SVC_CUMULATIVE, &st), 0);
+	assert_true(st.calls > 0);
+	assert_true(st.busy_cycles > 0);
+	hp_svc_fini();
+	rte_service_component_unregister(id);
+}
+
+static int32_t
+nop_fn(void *arg)
+{
+	(void)arg;
+	return -EAGAIN;
+}
+
+static void
+test_bad_input(void **state)
+{
+	struct hp_svc_conf c;
+	uint32_t id;
+
+	(void)state;
+	hp_svc_conf_default(&c);
+	c.interval_us = 1000;
+	c.period_us = 300;	/* not a divisor */
+	assert_int_equal(hp_svc_init(&c), -EINVAL);
+	hp_svc_conf_default(&c);
+	c.policy.threshold = 2.0;
+	assert_int_equal(hp_svc_init(&c), -EINVAL);
+	assert_int_equal(hp_svc_register("x", nop_fn, NULL, 0, &id), -EINVAL); /* no init */
+	setup(&c, true);
+	assert_int_equal(hp_svc_init(&c), -EINVAL);	/* twice */
+	assert_int_equal(hp_svc_lcore_add(lc1), -EINVAL); /* twice */
+	assert_int_equal(hp_svc_lcore_add(rte_get_main_lcore()), -EINVAL);
+	assert_int_equal(hp_svc_register(NULL, nop_fn, NULL, 0, &id), -EINVAL);
+	assert_int_equal(hp_svc_register("x", NULL, NULL, 0, &id), -EINVAL);
+	assert_int_equal(hp_svc_register("x", nop_fn, NULL, 0x80, &id), -EINVAL);
+	assert_int_equal(hp_svc_register("a_name_that_is_far_too_long_for_dpdk",
+					 nop_fn, NULL, 0, &id), -EINVAL);
+	assert_int_equal(hp_svc_register("x", nop_fn, NULL, HP_SVC_F_MT_SAFE, &id), 0);
+	assert_int_equal(hp_svc_map(id, 999, true), -EINVAL);
+	assert_int_equal(hp_svc_map(id + 1, lc1, true), -EINVAL);
+	/* multi-instance: two lcores fine */
+	assert_int_equal(hp_svc_map(id, lc1, true), 0);
+	assert_int_equal(hp_svc_map(id, lc2, true), 0);
+	assert_int_equal(hp_svc_running(id), 3);
+	assert_int_equal(hp_svc_tick(rte_rdtsc()), -EINVAL);	/* not started */
+	hp_svc_fini();
+}
+
+/* a failed assertion leaves the test early: always tear down */
+static int
+teardown(void **state)
+{
+	(void)state;
+	hp_svc_fini();
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char *eal[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf", "-m", "128",
+			"--log-level=lib.eal:error",
+			"--lcores=0@(0-1),1@(0-1),2@(0-1)", NULL };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_bad_input, teardown),
+		cmocka_unit_test_teardown(test_stats_vs_dpdk, teardown),
+		cmocka_unit_test_teardown(test_migration, teardown),
+		cmocka_unit_test_teardown(test_allowed_mask, teardown),
+		cmocka_unit_test_teardown(test_scale_down_parks, teardown),
+		cmocka_unit_test_teardown(test_adopt_foreign, teardown),
+	};
+	int ret;
+
+	(void)argc;
+	if (rte_eal_init(8, eal) < 0) {
+		fprintf(stderr, "test_svc_runtime: EAL init failed\n");
+		return 1;
+	}
+	lc1 = rte_get_next_lcore(rte_get_main_lcore(), 1, 0);
+	lc2 = rte_get_next_lcore(lc1, 1, 0);
+	if (lc1 >= RTE_MAX_LCORE || lc2 >= RTE_MAX_LCORE) {
+		fprintf(stderr, "test_svc_runtime: need two worker lcores\n");
+		return 1;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_eal_cleanup();
+	return ret;
+}
