@@ -125,38 +125,62 @@ int hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 		   unsigned int n_cw, uint8_t *info,
 		   struct hp_ldpc_result *res);
 
+/* As hp_ldpc_decode, but cw gets all n_full hard decisions of each
+ * codeword (n_cw * hp_ldpc_code_n_full() bytes, punctured bits
+ * included): for a decoded word, the codeword itself, so no re-encoding
+ * is needed to compare it with what was received. */
+int hp_ldpc_decode_hard(struct hp_ldpc_dec *d, const int8_t *llr,
+			size_t llr_len, unsigned int n_cw, uint8_t *cw,
+			struct hp_ldpc_result *res);
+
 /* Packs nbits bits (one per byte) into bytes, MSB first; and back. */
 void hp_ldpc_pack(const uint8_t *bits, unsigned int nbits, uint8_t *bytes);
 void hp_ldpc_unpack(const uint8_t *bytes, unsigned int nbits, uint8_t *bits);
 
 /*
  * Packet units of the `ran` app (thesis 4.3: 243-byte units, one 802.11n
- * n=1944 R=1/2 codeword each). A received unit is the 1944 hard decisions
- * of one codeword, packed MSB first. A decoded unit is:
- *   bytes 0..121   the 972 info bits, packed MSB first (4 pad bits 0)
- *   byte  122      F, the number of received bits the decoder flipped
- *   bytes 123..    F big-endian uint16 bit positions, ascending; zeros
+ * n=1944 R=1/2 codeword each; other codes work the same way). A received
+ * unit is the hard decisions (the sign of each LLR, i.e. LLRs quantised
+ * to one bit) of the n transmitted bits of one codeword, packed MSB
+ * first into L = ceil(n/8) bytes. A decoded unit has the same length:
+ *   bytes 0..B-1   the k info bits, packed MSB first (pad bits 0),
+ *                  B = ceil(k/8)
+ *   byte  B        F, the number of received bits the decoder flipped
+ *   bytes B+1..    F big-endian uint16 transmitted-bit positions,
+ *                  ascending; zeros to the end
  * so the received unit can be rebuilt exactly (encode, then flip), which
- * is what the sink's verification does. F <= HP_LDPC_UNIT_MAXFLIP.
+ * is what the sink's verification does. F <= the code's max_flip =
+ * min(255, (L - B - 1) / 2): 60 for the thesis unit (243 bytes).
  */
 #define HP_LDPC_UNIT_CODE "wifi:1944:1/2"
 #define HP_LDPC_UNIT_LEN 243
 #define HP_LDPC_UNIT_MAXFLIP 60
 /* LLR magnitude given to a hard decision, in quantisation steps. */
 #define HP_LDPC_UNIT_LLR 16
+/* Largest full codeword length a unit code may have (nr:1:384). */
+#define HP_LDPC_UNIT_MAXBITS 26112
 
+/* Unit length in bytes and the most flips a decoded unit lists; -EINVAL
+ * when the code leaves no room for a flip list (e.g. high rates of the
+ * short 802.11n codes). */
+int hp_ldpc_unit_geom(const struct hp_ldpc_code *c, unsigned int *len,
+		      unsigned int *max_flip);
 /* Makes a received unit: random info bits from seed, encoded, nflips
- * distinct bit positions flipped (nflips <= 1944). 0 or -EINVAL. */
+ * distinct transmitted bits flipped (nflips <= n). 0 or -EINVAL. */
 int hp_ldpc_unit_gen(const struct hp_ldpc_code *c, uint8_t *unit,
 		     uint64_t seed, unsigned int nflips);
+/* The info bits of the unit hp_ldpc_unit_gen makes from seed, packed as
+ * in a decoded unit (ceil(k/8) bytes, pad bits 0). 0 or -EINVAL. */
+int hp_ldpc_unit_info(const struct hp_ldpc_code *c, uint64_t seed,
+		      uint8_t *info);
 /*
  * Decodes the units of n bodies in place (body i: lens[i] bytes; whole
  * units only, trailing bytes untouched), all units side by side through
  * d. A body is rewritten only when every unit in it decoded to a
- * codeword within HP_LDPC_UNIT_MAXFLIP flips; ok[i] says which (1) and
- * which not (0: left as it was). scratch: at least
- * hp_ldpc_units_scratch(d, total units) bytes. Returns the number of
- * bodies rewritten or a negative errno.
+ * codeword within max_flip flips; ok[i] says which (1) and which not (0:
+ * left as it was). scratch: at least hp_ldpc_units_scratch(d, total
+ * units) bytes (0 when d's code cannot carry units). Returns the number
+ * of bodies rewritten or a negative errno.
  */
 size_t hp_ldpc_units_scratch(const struct hp_ldpc_dec *d, unsigned int units);
 int hp_ldpc_units_decode(struct hp_ldpc_dec *d, uint8_t *const *bodies,

@@ -152,14 +152,14 @@ tr8(uint64_t x[8])
 	}
 }
 
-/* Hard decisions (1 = negative LLR) of the info bits of every lane in
- * mask. Whole groups of 8 lanes go through 8x8 transposes (8 loads and 8
+/* Hard decisions (1 = negative LLR) of the first out_bits bits (the
+ * info bits, or the whole word) of every lane in mask. Whole groups of 8 lanes go through 8x8 transposes (8 loads and 8
  * stores per 64 bits instead of 64 strided byte moves). */
 void
 hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W, uint64_t mask,
 		unsigned int iters, int ok)
 {
-	const unsigned int k = b->c->kb * b->c->z;
+	const unsigned int k = b->out_bits;
 	const uint64_t ones = 0x0101010101010101ULL;
 	unsigned int g, j, l;
 	uint64_t x[8];
@@ -226,9 +226,12 @@ interleave(int8_t *L, unsigned int W, const int8_t *llr, unsigned int n,
 			memset(L + (size_t)j * W + m, 127, W - m);
 }
 
-int
-hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
-	       unsigned int n_cw, uint8_t *info, struct hp_ldpc_result *res)
+/* Decodes n_cw codewords; out gets the first out_bits hard decisions of
+ * each (k: the info bits; n_full: the whole word). */
+static int
+decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
+       unsigned int n_cw, uint8_t *info, unsigned int out_bits,
+       struct hp_ldpc_result *res)
 {
 	const struct hp_ldpc_code *c;
 	unsigned int W, n, k, p, done = 0, lane;
@@ -240,12 +243,13 @@ hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 	c = d->c;
 	W = d->W;
 	n = c->nb * c->z - c->punct;
-	k = c->kb * c->z;
+	k = out_bits;
 	p = c->punct;
 	if (llr_len != n)
 		return -EINVAL;
 	memset(&b, 0, sizeof(b));
 	b.c = c;
+	b.out_bits = out_bits;
 	b.L = d->L;
 	b.R = d->R;
 	b.max_iter = d->cfg.max_iter;
@@ -270,4 +274,20 @@ hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 		done += m;
 	}
 	return nok;
+}
+
+int
+hp_ldpc_decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
+	       unsigned int n_cw, uint8_t *info, struct hp_ldpc_result *res)
+{
+	return decode(d, llr, llr_len, n_cw, info,
+		      d != NULL ? d->c->kb * d->c->z : 0, res);
+}
+
+int
+hp_ldpc_decode_hard(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
+		    unsigned int n_cw, uint8_t *cw, struct hp_ldpc_result *res)
+{
+	return decode(d, llr, llr_len, n_cw, cw,
+		      d != NULL ? d->c->nb * d->c->z : 0, res);
 }

@@ -30,8 +30,8 @@ struct hp_ldpc_code {
 	 * kb..kb+g-1 form the "core" B; p_core = B^-1 * lambda. Rows g..mb-1
 	 * are extension rows, each solved for its own parity column. */
 	unsigned int g;
-	unsigned int inv_words;       /* uint64 words per row of binv */
-	uint64_t *binv;               /* (g*z) x (g*z) bits */
+	unsigned int inv_words;       /* uint64 words per column of binv */
+	uint64_t *binv;               /* B^-1 by columns: g*z x inv_words */
 };
 
 /* One batch of up to W codewords, interleaved lane by lane. */
@@ -43,11 +43,12 @@ struct hp_ldpc_batch {
 	unsigned int alg, nms_shift, oms_offset;
 	int early;
 	unsigned int nlanes;          /* lanes that carry a codeword */
+	unsigned int out_bits;        /* bits extracted per lane: k or n_full */
 	uint8_t *info[HP_LDPC_MAXLANES];
 	struct hp_ldpc_result *res[HP_LDPC_MAXLANES];
 };
 
-/* Copies the hard decisions on the info bits of every lane in mask out
+/* Copies the hard decisions on the first out_bits bits of every lane in mask out
  * and records the outcome (shared by all kernels, which differ only in
  * W). Reads each interleaved row once for all those lanes. */
 void hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W, uint64_t mask,

@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The `ldpc` task and the `ran` app (LDPC decode, then AES-128-CTR;
- * Johansson & Pap §4.1/§4.3). The data region holds 243-byte units, each
- * the hard decisions of one IEEE 802.11n n=1944 R=1/2 codeword (the
- * thesis IMIX: 1, 2 or 6 units); each becomes its decoded info bits plus
- * the list of corrected bit positions (format in hp_ldpc.h), so the
- * sink's reference path can rebuild the received bytes exactly. All units
- * of a burst go through the decoder in one call, so the 32/64 SIMD lanes
- * fill even with one codeword per packet. Traffic that should decode is
- * made with hp_ldpc_unit_gen().
+ * Johansson & Pap §4.1/§4.3). The data region holds units, each the hard
+ * decisions of one codeword (thesis: 802.11n n=1944 R=1/2, 243 bytes; the
+ * IMIX 243/486/1458 is 1, 2 or 6 units); each becomes its decoded info
+ * bits plus the list of corrected bit positions (format in hp_ldpc.h), so
+ * the sink's reference path can rebuild the received bytes exactly. All
+ * units of a burst go through the decoder in one call, so the 32/64 SIMD
+ * lanes fill even with one codeword per packet.
+ *
+ * Generated traffic: gen_body writes units made from info bits that
+ * follow from (seed option, gen_id, unit index), with a few bit errors
+ * each, and verify checks that the decoder returned exactly those info
+ * bits. Options (--param): code=SPEC, iters=N, flips=N, seed=S,
+ * isa=auto|scalar|avx2|avx512.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -22,12 +30,140 @@
 
 /* Units decoded per decoder call; a burst with more is split. */
 #define LDPC_TASK_UNITS 256
+/* Largest unit the task takes: it must fit a frame after the headers. */
+#define LDPC_TASK_MAXUNIT 1900
+
+struct ldpc_opts {
+	char code[32];
+	unsigned int iters;
+	unsigned int flips;      /* generator: up to this many errors/unit */
+	uint64_t seed;           /* generator: info bits and errors */
+	enum hp_ldpc_isa isa;
+};
 
 struct ldpc_priv {
+	struct ldpc_opts o;
 	struct hp_ldpc_code *code;
 	struct hp_ldpc_dec *dec;
+	unsigned int ulen, maxflip, ib; /* unit bytes, flips, info bytes */
 	void *scratch;
+	uint8_t *vbuf;           /* verify: the units as generated */
+	uint8_t *vinfo;          /* verify: their info bits, packed */
+	uint64_t v_pkts, v_units; /* verified generated packets, units */
 };
+
+/* Looks up "name=" in a comma-separated option string; copies the value.
+ * 1 when found, 0 when not, -E2BIG when the value does not fit. */
+static int
+opt_get(const char *param, const char *name, char *val, size_t vlen)
+{
+	size_t nl = strlen(name);
+	const char *p = param;
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ',');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l > nl && strncmp(p, name, nl) == 0 && p[nl] == '=') {
+			if (l - nl - 1 >= vlen)
+				return -E2BIG;
+			memcpy(val, p + nl + 1, l - nl - 1);
+			val[l - nl - 1] = '\0';
+			return 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+static int
+parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s == '\0' || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* Parses and checks the options; on error a one-line reason in err. */
+static int
+ldpc_opts_parse(const char *param, struct ldpc_opts *o, char *err,
+		size_t errlen)
+{
+	struct hp_ldpc_code *c = NULL;
+	unsigned int ulen, maxflip;
+	char v[64];
+	uint64_t x;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->code, sizeof(o->code), "%s", HP_LDPC_UNIT_CODE);
+	o->iters = 20;
+	o->seed = 1;
+	o->isa = HP_LDPC_ISA_AUTO;
+	rc = opt_get(param, "code", o->code, sizeof(o->code));
+	if (rc < 0 || hp_ldpc_code_create(o->code, &c) < 0) {
+		snprintf(err, errlen, "ldpc: bad code '%s' (wifi:648|1296|1944:1/2|2/3|3/4|5/6 or nr:1|2:Z, see hp-ldpc list)",
+			 rc < 0 ? "(too long)" : o->code);
+		return -EINVAL;
+	}
+	rc = hp_ldpc_unit_geom(c, &ulen, &maxflip);
+	hp_ldpc_code_free(c);
+	if (rc < 0 || ulen > LDPC_TASK_MAXUNIT) {
+		snprintf(err, errlen, "ldpc: code %s cannot be a packet unit (%s)", o->code,
+			 rc < 0 ? "no room for a flip list at this rate" :
+				  "a codeword is longer than a frame holds");
+		return -EINVAL;
+	}
+	/* Default error count: a quarter of what a decoded unit can list,
+	 * well inside what hard-decision min-sum corrects (measured for
+	 * wifi:1944:1/2: 50 errors per unit, 20000 of 20000 decoded). */
+	o->flips = maxflip / 4;
+	if (opt_get(param, "iters", v, sizeof(v)) != 0) {
+		if (parse_u64(v, &x) < 0 || x < 1 || x > 255) {
+			snprintf(err, errlen, "ldpc: bad iters '%s' (1..255)", v);
+			return -EINVAL;
+		}
+		o->iters = (unsigned int)x;
+	}
+	if (opt_get(param, "flips", v, sizeof(v)) != 0) {
+		if (parse_u64(v, &x) < 0 || x > maxflip) {
+			snprintf(err, errlen, "ldpc: bad flips '%s' (0..%u for %s)", v,
+				 maxflip, o->code);
+			return -EINVAL;
+		}
+		o->flips = (unsigned int)x;
+	}
+	if (opt_get(param, "seed", v, sizeof(v)) != 0 && parse_u64(v, &o->seed) < 0) {
+		snprintf(err, errlen, "ldpc: bad seed '%s'", v);
+		return -EINVAL;
+	}
+	if (opt_get(param, "isa", v, sizeof(v)) != 0) {
+		static const char *const names[] = { "auto", "scalar", "avx2", "avx512" };
+		unsigned int i;
+
+		for (i = 0; i < 4 && strcmp(v, names[i]) != 0; i++)
+			;
+		if (i == 4 || !hp_ldpc_isa_supported((enum hp_ldpc_isa)i)) {
+			snprintf(err, errlen, "ldpc: isa '%s' %s (auto, scalar, avx2, avx512)", v,
+				 i == 4 ? "unknown" : "not supported by this CPU");
+			return -EINVAL;
+		}
+		o->isa = (enum hp_ldpc_isa)i;
+	}
+	return 0;
+}
+
+static int
+ldpc_param_check(const char *param, char *err, size_t errlen)
+{
+	struct ldpc_opts o;
+
+	return ldpc_opts_parse(param, &o, err, errlen);
+}
 
 static void
 ldpc_free(struct hp_task_ctx *ctx)
@@ -36,7 +172,14 @@ ldpc_free(struct hp_task_ctx *ctx)
 
 	if (p == NULL)
 		return;
+	/* Only the sink's context verifies; it says what it saw. */
+	if (p->v_pkts > 0)
+		HP_LOG(INFO, "ldpc: verified %" PRIu64 " generated packets, %" PRIu64
+		       " units of %s: decoded info bits equal to the sent ones",
+		       p->v_pkts, p->v_units, p->o.code);
 	rte_free(p->scratch);
+	free(p->vbuf);
+	free(p->vinfo);
 	hp_ldpc_dec_free(p->dec);
 	hp_ldpc_code_free(p->code);
 	free(p);
@@ -48,26 +191,41 @@ ldpc_init(struct hp_task_ctx *ctx)
 {
 	struct hp_ldpc_dec_cfg cfg;
 	struct ldpc_priv *p = calloc(1, sizeof(*p));
+	char err[256];
 	int rc;
 
 	if (p == NULL)
 		return -ENOMEM;
 	ctx->priv = p;
+	rc = ldpc_opts_parse(ctx->cfg->param, &p->o, err, sizeof(err));
+	if (rc < 0) {
+		HP_LOG(ERR, "%s", err);
+		goto fail;
+	}
 	hp_ldpc_dec_cfg_default(&cfg);
-	cfg.max_iter = 20;
-	rc = hp_ldpc_code_create(HP_LDPC_UNIT_CODE, &p->code);
+	cfg.max_iter = p->o.iters;
+	cfg.isa = p->o.isa;
+	rc = hp_ldpc_code_create(p->o.code, &p->code);
+	if (rc == 0)
+		rc = hp_ldpc_unit_geom(p->code, &p->ulen, &p->maxflip);
 	if (rc == 0)
 		rc = hp_ldpc_dec_create(p->code, &cfg, &p->dec);
 	if (rc == 0) {
+		p->ib = (hp_ldpc_code_k(p->code) + 7) / 8;
 		p->scratch = rte_malloc_socket("hp_ldpc", hp_ldpc_units_scratch(p->dec,
 					       LDPC_TASK_UNITS), 64, ctx->cfg->socket);
-		if (p->scratch == NULL)
+		p->vbuf = malloc(HP_VERIFY_BUF);
+		p->vinfo = malloc((size_t)HP_VERIFY_BUF / p->ulen * p->ib + 1);
+		if (p->scratch == NULL || p->vbuf == NULL || p->vinfo == NULL)
 			rc = -ENOMEM;
 	}
 	if (rc < 0) {
 		HP_LOG(ERR, "ldpc: decoder set-up failed: %s", strerror(-rc));
-		ldpc_free(ctx);
+		goto fail;
 	}
+	return 0;
+fail:
+	ldpc_free(ctx);
 	return rc;
 }
 
@@ -75,7 +233,7 @@ static void
 flush(struct ldpc_priv *p, struct rte_mbuf **pk, uint8_t **bodies,
       uint32_t *lens, unsigned int n)
 {
-	uint8_t ok[RTE_MAX(LDPC_TASK_UNITS, 64)];
+	uint8_t ok[LDPC_TASK_UNITS];
 	unsigned int i;
 	int rc;
 
@@ -86,7 +244,7 @@ flush(struct ldpc_priv *p, struct rte_mbuf **pk, uint8_t **bodies,
 		struct hp_meta *md = hp_meta(pk[i]);
 
 		if (rc >= 0 && ok[i]) {
-			md->res32 = lens[i] / HP_LDPC_UNIT_LEN;
+			md->res32 = lens[i] / p->ulen;
 			continue;
 		}
 		md->res32 = 0;
@@ -95,6 +253,9 @@ flush(struct ldpc_priv *p, struct rte_mbuf **pk, uint8_t **bodies,
 	}
 }
 
+/* Cost note (this machine, AVX-512, wifi:1944:1/2 units with ~15 bit
+ * errors): the decoder stops after a few iterations, so unpacking and
+ * repacking the units costs about as much as decoding them. */
 static uint16_t
 ldpc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -106,8 +267,10 @@ ldpc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pkts[i]);
-		unsigned int nu = md->data_len / HP_LDPC_UNIT_LEN;
+		unsigned int nu = md->data_len / p->ulen;
 
+		if (md->status != HP_ST_OK)
+			continue;
 		if (nu == 0 || nu > LDPC_TASK_UNITS) {
 			md->res32 = 0;
 			md->status = HP_ST_TASK_ERR;
@@ -128,29 +291,107 @@ ldpc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/* Seed of unit u of packet gen_id (low 32 bits: what the header keeps). */
+static uint64_t
+unit_seed(uint64_t seed, uint32_t gen_id, unsigned int u)
+{
+	uint64_t x = seed ^ ((uint64_t)gen_id << 8 | u) * 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	return x ^ (x >> 29);
+}
+
+/* Writes nu generated units into out (and their packed info bits into
+ * info when not NULL). */
+static void
+make_units(const struct ldpc_priv *p, uint32_t gen_id, unsigned int nu,
+	   uint8_t *out, uint8_t *info)
+{
+	unsigned int u;
+
+	for (u = 0; u < nu; u++) {
+		uint64_t s = unit_seed(p->o.seed, gen_id, u);
+		unsigned int nflips = (unsigned int)((s >> 40) % (p->o.flips + 1));
+
+		hp_ldpc_unit_gen(p->code, out + (size_t)u * p->ulen, s, nflips);
+		if (info != NULL)
+			hp_ldpc_unit_info(p->code, s, info + (size_t)u * p->ib);
+	}
+}
+
+/* Generator bodies: round(size / unit) units (at least one), so the
+ * thesis IMIX 243/486/1458 gives 1, 2 and 6 codewords; the frame grows
+ * by its headers. */
+static uint32_t
+ldpc_gen_body(struct hp_task_ctx *ctx, uint64_t gen_id, uint32_t size,
+	      uint32_t hdr_len, uint8_t *body, uint32_t room)
+{
+	struct ldpc_priv *p = ctx->priv;
+	unsigned int nu = (size + p->ulen / 2) / p->ulen;
+
+	(void)hdr_len;
+	if (nu == 0)
+		nu = 1;
+	if (nu * p->ulen > room)
+		nu = room / p->ulen;
+	make_units(p, (uint32_t)gen_id, nu, body, NULL);
+	return nu * p->ulen;
+}
+
 /* Reference path: re-encode the info bits (the encoder, not the decoder
- * that produced them) and flip the listed positions back. */
+ * that produced them) and flip the listed positions back. For a packet
+ * the generator made, the info bits must also be the ones it sent. */
 static int
 ldpc_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	    uint32_t *len)
 {
 	struct ldpc_priv *p = ctx->priv;
 	struct hp_meta *md = hp_meta(m);
+	unsigned int nu = *len / p->ulen, u;
+	const struct hp_app_hdr *h;
+	int info_ok = 1;
+	uint32_t gid;
 
 	if (md->res32 == 0)
 		return 0;  /* left unchanged (counted as a task error) */
-	if (md->res32 != *len / HP_LDPC_UNIT_LEN)
+	if (md->res32 != nu)
 		return -EBADMSG;
-	return hp_ldpc_units_restore(p->code, buf, *len) == 0 ? 0 : -EBADMSG;
+	if (!(md->flags & HP_MF_HPHDR) || *len != nu * p->ulen)
+		return hp_ldpc_units_restore(p->code, buf, *len) == 0 ? 0 : -EBADMSG;
+	h = rte_pktmbuf_mtod_offset(m, const struct hp_app_hdr *,
+				    md->data_off - sizeof(*h));
+	gid = rte_be_to_cpu_32(h->gen_id);
+	make_units(p, gid, nu, p->vbuf, p->vinfo);
+	for (u = 0; u < nu; u++)
+		if (memcmp(buf + (size_t)u * p->ulen, p->vinfo + (size_t)u * p->ib,
+			   p->ib) != 0)
+			info_ok = 0;
+	if (hp_ldpc_units_restore(p->code, buf, *len) != 0)
+		return -EBADMSG;
+	/* Received units equal to what the generator makes for this gen_id:
+	 * a generated packet, so the decoded info bits must be the sent
+	 * ones. Otherwise (foreign traffic) the CRC check that follows
+	 * compares the rebuilt units with the received ones. */
+	if (memcmp(buf, p->vbuf, *len) != 0)
+		return 0;
+	if (!info_ok)
+		return -EBADMSG;
+	p->v_pkts++;
+	p->v_units += nu;
+	return 0;
 }
 
 static const struct hp_task_ops task_ldpc = {
 	.name = "ldpc",
-	.desc = "LDPC decode of 243-byte units (802.11n n=1944 R=1/2, layered min-sum, SIMD)",
+	.desc = "LDPC decode of codeword units (802.11n n=1944 R=1/2 by default, layered min-sum, SIMD; --param code=,iters=,flips=,seed=,isa=)",
 	.ctx_init = ldpc_init,
 	.ctx_free = ldpc_free,
 	.process = ldpc_process,
 	.verify = ldpc_verify,
+	.gen_body = ldpc_gen_body,
+	.params = "code,iters,flips,seed,isa",
+	.param_check = ldpc_param_check,
 };
 HP_TASK_REGISTER(task_ldpc)
 

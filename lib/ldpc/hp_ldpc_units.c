@@ -3,8 +3,9 @@
  * for traffic generators and tests, decoding the units of many packets
  * in one decoder call (so the SIMD lanes fill up even with one codeword
  * per packet), and the reference path that rebuilds received units from
- * decoded ones. Pure functions over byte buffers; the DPDK glue is in
- * hp_ldpc_task.c.
+ * decoded ones. Any code whose decoded unit has room for a flip list
+ * works; the thesis unit is wifi:1944:1/2 (243 bytes). Pure functions
+ * over byte buffers; the DPDK glue is in hp_ldpc_task.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,83 +13,149 @@
 
 #include "hp_ldpc_priv.h"
 
-#define UNIT_N 1944
-#define UNIT_K 972
-#define INFO_BYTES 122
+/* Unit geometry of a code, or -EINVAL when it cannot carry units. */
+struct geom {
+	unsigned int n, k, p, nf;  /* transmitted, info, punctured, full bits */
+	unsigned int len, ib, maxflip;
+};
 
 static int
-is_unit_code(const struct hp_ldpc_code *c)
+geom_of(const struct hp_ldpc_code *c, struct geom *g)
 {
-	return c->family == HP_LDPC_WIFI && c->nb * c->z == UNIT_N &&
-	       c->kb * c->z == UNIT_K && c->punct == 0;
+	if (c == NULL)
+		return -EINVAL;
+	g->nf = c->nb * c->z;
+	g->p = c->punct;
+	g->n = g->nf - g->p;
+	g->k = c->kb * c->z;
+	g->len = (g->n + 7) / 8;
+	g->ib = (g->k + 7) / 8;
+	if (g->nf > HP_LDPC_UNIT_MAXBITS || g->len < g->ib + 3)
+		return -EINVAL;
+	g->maxflip = (g->len - g->ib - 1) / 2;
+	if (g->maxflip > 255)
+		g->maxflip = 255;
+	return 0;
+}
+
+int
+hp_ldpc_unit_geom(const struct hp_ldpc_code *c, unsigned int *len,
+		  unsigned int *max_flip)
+{
+	struct geom g;
+	int rc = geom_of(c, &g);
+
+	if (rc < 0)
+		return rc;
+	if (len != NULL)
+		*len = g.len;
+	if (max_flip != NULL)
+		*max_flip = g.maxflip;
+	return 0;
+}
+
+static inline uint64_t
+xs(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* The info bits of the unit made from seed; leaves the generator state
+ * in *x for the bit errors. */
+static void
+gen_info(const struct geom *g, uint64_t seed, uint8_t *info, uint64_t *x)
+{
+	unsigned int j;
+	uint64_t w = 0;
+
+	*x = seed * 0x9e3779b97f4a7c15ULL + 1;
+	for (j = 0; j < g->k; j++) {
+		if (j % 64 == 0)
+			w = xs(x);
+		info[j] = (uint8_t)(w >> (j % 64) & 1);
+	}
+}
+
+int
+hp_ldpc_unit_info(const struct hp_ldpc_code *c, uint64_t seed, uint8_t *info)
+{
+	uint8_t bits[HP_LDPC_UNIT_MAXBITS];
+	struct geom g;
+	uint64_t x;
+
+	if (info == NULL || geom_of(c, &g) < 0)
+		return -EINVAL;
+	gen_info(&g, seed, bits, &x);
+	hp_ldpc_pack(bits, g.k, info);
+	return 0;
 }
 
 int
 hp_ldpc_unit_gen(const struct hp_ldpc_code *c, uint8_t *unit, uint64_t seed,
 		 unsigned int nflips)
 {
-	uint8_t info[UNIT_K], cw[UNIT_N];
-	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+	uint8_t info[HP_LDPC_UNIT_MAXBITS], cw[HP_LDPC_UNIT_MAXBITS];
 	unsigned int j, f;
+	struct geom g;
+	uint64_t x;
 	int rc;
 
-	if (c == NULL || unit == NULL || !is_unit_code(c) || nflips > UNIT_N)
+	if (unit == NULL || geom_of(c, &g) < 0 || nflips > g.n)
 		return -EINVAL;
-	for (j = 0; j < UNIT_K; j++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		info[j] = x >> 63;
-	}
+	gen_info(&g, seed, info, &x);
 	rc = hp_ldpc_encode(c, info, cw);
 	if (rc < 0)
 		return rc;
+	/* Flip nflips distinct transmitted bits (bit 1 marks "flipped"). */
 	for (f = 0; f < nflips;) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		j = (unsigned int)(x % UNIT_N);
+		j = g.p + (unsigned int)(xs(&x) % g.n);
 		if (cw[j] & 2)
-			continue;  /* already flipped */
-		cw[j] ^= 3;        /* flip, and mark */
+			continue;
+		cw[j] ^= 3;
 		f++;
 	}
-	for (j = 0; j < UNIT_N; j++)
+	for (j = g.p; j < g.nf; j++)
 		cw[j] &= 1;
-	hp_ldpc_pack(cw, UNIT_N, unit);
+	hp_ldpc_pack(cw + g.p, g.n, unit);
 	return 0;
 }
 
 size_t
 hp_ldpc_units_scratch(const struct hp_ldpc_dec *d, unsigned int units)
 {
-	(void)d;
-	/* LLRs + decoded info + results + a codeword */
-	return (size_t)units * (UNIT_N + UNIT_K + sizeof(struct hp_ldpc_result)) +
-	       UNIT_N;
+	struct geom g;
+
+	if (d == NULL || geom_of(hp_ldpc_dec_code(d), &g) < 0)
+		return 0;
+	/* LLRs + decoded hard decisions + results */
+	return (size_t)units * (g.n + g.nf + sizeof(struct hp_ldpc_result));
 }
 
-/* Writes the decoded form of one unit into out; -1 if too many flips. */
+/* Writes the decoded form of one unit (hard decisions cw, n_full bits,
+ * a codeword) into out, or returns -1 when more than maxflip received
+ * bits differ from it (then out is untouched). */
 static int
-unit_write(const struct hp_ldpc_code *c, const uint8_t *rx_bits,
-	   const uint8_t *info, uint8_t *cw, uint8_t *out)
+unit_write(const struct geom *g, const uint8_t *rx_bits, const uint8_t *cw,
+	   uint8_t *out)
 {
+	uint8_t tmp[HP_LDPC_UNIT_MAXBITS / 8];
 	unsigned int j, f = 0;
-	uint8_t tmp[HP_LDPC_UNIT_LEN];
 
-	hp_ldpc_encode(c, info, cw);
-	memset(tmp, 0, sizeof(tmp));
-	hp_ldpc_pack(info, UNIT_K, tmp);
-	for (j = 0; j < UNIT_N; j++)
-		if (cw[j] != rx_bits[j]) {
-			if (f == HP_LDPC_UNIT_MAXFLIP)
+	memset(tmp, 0, g->len);
+	hp_ldpc_pack(cw, g->k, tmp);
+	for (j = 0; j < g->n; j++)
+		if (cw[g->p + j] != rx_bits[j]) {
+			if (f == g->maxflip)
 				return -1;
-			tmp[123 + 2 * f] = j >> 8;
-			tmp[124 + 2 * f] = j & 0xff;
+			tmp[g->ib + 1 + 2 * f] = (uint8_t)(j >> 8);
+			tmp[g->ib + 2 + 2 * f] = (uint8_t)j;
 			f++;
 		}
-	tmp[122] = f;
-	memcpy(out, tmp, HP_LDPC_UNIT_LEN);
+	tmp[g->ib] = (uint8_t)f;
+	memcpy(out, tmp, g->len);
 	return 0;
 }
 
@@ -97,55 +164,64 @@ hp_ldpc_units_decode(struct hp_ldpc_dec *d, uint8_t *const *bodies,
 		     const uint32_t *lens, unsigned int n, uint8_t *ok,
 		     void *scratch)
 {
-	const struct hp_ldpc_code *c;
+	uint8_t bits[HP_LDPC_UNIT_MAXBITS];
 	unsigned int i, u, j, total = 0, at;
-	int8_t *llr;
-	uint8_t *info, *cw, bits[UNIT_N];
 	struct hp_ldpc_result *res;
+	const struct hp_ldpc_code *c;
+	uint8_t *hard;
+	struct geom g;
+	int8_t *llr;
 	int rc, nok = 0;
 
 	if (d == NULL || (n && (bodies == NULL || lens == NULL || ok == NULL ||
 				scratch == NULL)))
 		return -EINVAL;
 	c = hp_ldpc_dec_code(d);
-	if (!is_unit_code(c))
+	if (geom_of(c, &g) < 0)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
-		total += lens[i] / HP_LDPC_UNIT_LEN;
+		total += lens[i] / g.len;
 	llr = scratch;
-	info = (uint8_t *)scratch + (size_t)total * UNIT_N;
-	res = (struct hp_ldpc_result *)(info + (size_t)total * UNIT_K);
-	cw = (uint8_t *)(res + total);
+	hard = (uint8_t *)scratch + (size_t)total * g.n;
+	res = (struct hp_ldpc_result *)(hard + (size_t)total * g.nf);
 	/* Hard decision b -> LLR +-HP_LDPC_UNIT_LLR (bit 0 positive). */
 	for (i = 0, at = 0; i < n; i++)
-		for (u = 0; u < lens[i] / HP_LDPC_UNIT_LEN; u++, at++) {
-			hp_ldpc_unpack(bodies[i] + u * HP_LDPC_UNIT_LEN, UNIT_N, bits);
-			for (j = 0; j < UNIT_N; j++)
-				llr[(size_t)at * UNIT_N + j] =
-					bits[j] ? -HP_LDPC_UNIT_LLR : HP_LDPC_UNIT_LLR;
+		for (u = 0; u < lens[i] / g.len; u++, at++) {
+			int8_t *l = llr + (size_t)at * g.n;
+
+			hp_ldpc_unpack(bodies[i] + u * g.len, g.n, bits);
+			for (j = 0; j < g.n; j++)
+				l[j] = bits[j] ? -HP_LDPC_UNIT_LLR : HP_LDPC_UNIT_LLR;
 		}
-	rc = hp_ldpc_decode(d, llr, UNIT_N, total, info, res);
+	rc = hp_ldpc_decode_hard(d, llr, g.n, total, hard, res);
 	if (rc < 0)
 		return rc;
 	for (i = 0, at = 0; i < n; i++) {
-		unsigned int nu = lens[i] / HP_LDPC_UNIT_LEN;
+		unsigned int nu = lens[i] / g.len;
 
 		ok[i] = nu > 0;
 		for (u = 0; u < nu; u++)
 			ok[i] &= res[at + u].ok;
-		/* Two passes: nothing in a body changes unless all fit. */
+		/* Two passes: nothing in a body changes unless all fit. The
+		 * received bits are re-read from the LLRs (sign), as the
+		 * second pass overwrites the body. */
 		for (u = 0; ok[i] && u < nu; u++) {
-			uint8_t probe[HP_LDPC_UNIT_LEN];
+			const int8_t *l = llr + (size_t)(at + u) * g.n;
+			const uint8_t *cw = hard + (size_t)(at + u) * g.nf;
+			unsigned int f = 0;
 
-			hp_ldpc_unpack(bodies[i] + u * HP_LDPC_UNIT_LEN, UNIT_N, bits);
-			if (unit_write(c, bits, info + (size_t)(at + u) * UNIT_K, cw, probe) < 0)
+			for (j = 0; j < g.n; j++)
+				f += cw[g.p + j] != (l[j] < 0);
+			if (f > g.maxflip)
 				ok[i] = 0;
 		}
 		for (u = 0; ok[i] && u < nu; u++) {
-			uint8_t *unit = bodies[i] + u * HP_LDPC_UNIT_LEN;
+			const int8_t *l = llr + (size_t)(at + u) * g.n;
 
-			hp_ldpc_unpack(unit, UNIT_N, bits);
-			unit_write(c, bits, info + (size_t)(at + u) * UNIT_K, cw, unit);
+			for (j = 0; j < g.n; j++)
+				bits[j] = l[j] < 0;
+			unit_write(&g, bits, hard + (size_t)(at + u) * g.nf,
+				   bodies[i] + u * g.len);
 		}
 		nok += ok[i];
 		at += nu;
@@ -157,32 +233,35 @@ int
 hp_ldpc_units_restore(const struct hp_ldpc_code *c, uint8_t *body,
 		      uint32_t len)
 {
-	uint8_t info[UNIT_K], cw[UNIT_N];
+	uint8_t info[HP_LDPC_UNIT_MAXBITS], cw[HP_LDPC_UNIT_MAXBITS];
 	unsigned int u, f, j, prev;
+	struct geom g;
 
-	if (c == NULL || body == NULL || !is_unit_code(c))
+	if (body == NULL || geom_of(c, &g) < 0)
 		return -EINVAL;
-	for (u = 0; u < len / HP_LDPC_UNIT_LEN; u++) {
-		uint8_t *unit = body + u * HP_LDPC_UNIT_LEN;
+	for (u = 0; u < len / g.len; u++) {
+		uint8_t *unit = body + u * g.len;
 
-		f = unit[122];
-		if (f > HP_LDPC_UNIT_MAXFLIP || (unit[121] & 0x0f))
+		f = unit[g.ib];
+		if (f > g.maxflip ||
+		    (g.k % 8 && (unit[g.ib - 1] & (0xffu >> (g.k % 8)))))
 			return -EBADMSG;
-		for (j = 123 + 2 * f; j < HP_LDPC_UNIT_LEN; j++)
+		for (j = g.ib + 1 + 2 * f; j < g.len; j++)
 			if (unit[j])
 				return -EBADMSG;
-		hp_ldpc_unpack(unit, UNIT_K, info);
+		hp_ldpc_unpack(unit, g.k, info);
 		if (hp_ldpc_encode(c, info, cw) < 0)
 			return -EBADMSG;
 		for (j = 0, prev = 0; j < f; j++) {
-			unsigned int pos = (unit[123 + 2 * j] << 8) | unit[124 + 2 * j];
+			unsigned int pos = (unit[g.ib + 1 + 2 * j] << 8) |
+					   unit[g.ib + 2 + 2 * j];
 
-			if (pos >= UNIT_N || (j && pos <= prev))
+			if (pos >= g.n || (j && pos <= prev))
 				return -EBADMSG;
-			cw[pos] ^= 1;
+			cw[g.p + pos] ^= 1;
 			prev = pos;
 		}
-		hp_ldpc_pack(cw, UNIT_N, unit);
+		hp_ldpc_pack(cw + g.p, g.n, unit);
 	}
 	return 0;
 }

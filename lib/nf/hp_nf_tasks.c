@@ -5,7 +5,9 @@
  * Formats, key/IV/padding and task parameters: docs/nf.md.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +137,44 @@ opt_check(const char *task, const char *param, const char *const *known)
 		p = end ? end + 1 : NULL;
 	}
 	return 0;
+}
+
+/* One option of a fixed set of words: 0 when absent or valid (copied to
+ * val), -EINVAL with a reason in err otherwise. */
+static int
+opt_word(const char *task, const char *param, const char *name,
+	 const char *const *words, char *val, size_t vlen, char *err,
+	 size_t errlen)
+{
+	int rc = opt_get(param, name, val, vlen);
+
+	if (rc == 0)
+		return 0;
+	for (unsigned int i = 0; rc > 0 && words[i] != NULL; i++)
+		if (strcmp(val, words[i]) == 0)
+			return 0;
+	snprintf(err, errlen, "%s: bad %s '%s' (%s%s%s)", task, name,
+		 rc > 0 ? val : "(too long)", words[0], words[1] ? "|" : "",
+		 words[1] ? words[1] : "");
+	return -EINVAL;
+}
+
+static int
+cbc_param_check(const char *param, char *err, size_t errlen)
+{
+	static const char *const impls[] = { "mb", "evp", NULL };
+	char v[16];
+
+	return opt_word("aes_cbc", param, "impl", impls, v, sizeof(v), err, errlen);
+}
+
+static int
+md5_param_check(const char *param, char *err, size_t errlen)
+{
+	static const char *const impls[] = { "mb", "ref", NULL };
+	char v[16];
+
+	return opt_word("md5", param, "impl", impls, v, sizeof(v), err, errlen);
 }
 
 /* ============================================================ aes_cbc */
@@ -312,6 +352,12 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 				task_fail(md, EINVAL);
 				continue;
 			}
+			/* No hp header and no flow-table slot: seq is 0 for
+			 * every packet of the flow, so the IV would repeat. */
+			if (!hp_meta_seq_unique(md)) {
+				task_fail(md, ENOTUNIQ);
+				continue;
+			}
 			f = cbc_flow(p, md, &p->jh[k]);
 			p->pin[slot] = p->gen;
 			len = cbc_pad_pkt(m, md, &p->jh[k], &p->grow[k]);
@@ -379,6 +425,8 @@ static const struct hp_task_ops task_aes_cbc = {
 	.ctx_free = cbc_free,
 	.process = cbc_process,
 	.verify = cbc_verify,
+	.params = "impl",
+	.param_check = cbc_param_check,
 };
 HP_TASK_REGISTER(task_aes_cbc)
 
@@ -484,6 +532,8 @@ static const struct hp_task_ops task_md5 = {
 	.ctx_free = md5_free,
 	.process = md5_process,
 	.verify = md5_verify,
+	.params = "impl",
+	.param_check = md5_param_check,
 };
 HP_TASK_REGISTER(task_md5)
 
@@ -505,13 +555,104 @@ static struct hp_nf_patset *dpi_ps;
 static struct hp_nf_ac *dpi_ac;
 static struct hp_nf_hs *dpi_hs;
 
+/* dpi options (--param): engine, pattern source, and for generated
+ * traffic the seed and share of bodies with a planted pattern. */
+struct dpi_opts {
+	char eng[16];            /* "", "hs" or "ac" */
+	char path[512];          /* pattern file, or "" to generate */
+	uint32_t gen;            /* patterns to generate */
+	uint64_t seed;           /* pattern set and bodies */
+	double plant;            /* share of generated bodies with a pattern */
+};
+
+static int
+dpi_opts_parse(const char *param, struct dpi_opts *o, char *err, size_t errlen)
+{
+	static const char *const engines[] = { "hs", "ac", NULL };
+	char v[64], *end;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	o->gen = 10000;
+	o->seed = 1;
+	o->plant = 0.3;
+	if (opt_word("dpi", param, "engine", engines, o->eng, sizeof(o->eng),
+		     err, errlen) != 0)
+		return -EINVAL;
+	if (strcmp(o->eng, "hs") == 0 && !hp_nf_hs_available()) {
+		snprintf(err, errlen, "dpi: engine=hs but built without Hyperscan");
+		return -ENOTSUP;
+	}
+	rc = opt_get(param, "patterns", o->path, sizeof(o->path));
+	if (rc < 0 || (rc > 0 && o->path[0] == '\0')) {
+		snprintf(err, errlen, "dpi: patterns= needs a file name of at most %zu bytes",
+			 sizeof(o->path) - 1);
+		return -EINVAL;
+	}
+	if (opt_get(param, "gen", v, sizeof(v)) != 0) {
+		unsigned long x;
+
+		errno = 0;
+		x = strtoul(v, &end, 0);
+		if (v[0] == '-' || *end || errno || x < 1 || x > 1000000) {
+			snprintf(err, errlen, "dpi: bad gen '%s' (1..1000000 patterns)", v);
+			return -EINVAL;
+		}
+		if (o->path[0] != '\0') {
+			snprintf(err, errlen, "dpi: patterns= and gen= exclude each other");
+			return -EINVAL;
+		}
+		o->gen = (uint32_t)x;
+	}
+	if (opt_get(param, "seed", v, sizeof(v)) != 0) {
+		errno = 0;
+		o->seed = strtoull(v, &end, 0);
+		if (v[0] == '\0' || v[0] == '-' || *end || errno) {
+			snprintf(err, errlen, "dpi: bad seed '%s'", v);
+			return -EINVAL;
+		}
+	}
+	if (opt_get(param, "plant", v, sizeof(v)) != 0) {
+		errno = 0;
+		o->plant = strtod(v, &end);
+		if (end == v || *end || errno || !(o->plant >= 0 && o->plant <= 1)) {
+			snprintf(err, errlen, "dpi: bad plant '%s' (share of generated packets with a pattern, 0..1)",
+				 v);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Checks the options and, for patterns=FILE, that the file parses (the
+ * parser's one-line FILE:LINE reason). */
+static int
+dpi_param_check(const char *param, char *err, size_t errlen)
+{
+	struct hp_nf_patset *ps;
+	struct dpi_opts o;
+	int rc = dpi_opts_parse(param, &o, err, errlen);
+
+	if (rc != 0 || o.path[0] == '\0')
+		return rc;
+	rc = hp_nf_patset_load(o.path, &ps, err, errlen);
+	if (rc != 0)
+		return -EINVAL;
+	hp_nf_patset_free(ps);
+	return 0;
+}
+
 struct dpi_priv {
 	int use_hs;
+	struct dpi_opts o;
 	struct hp_nf_hs_scratch *scr;
 	const uint8_t *data[HP_BURST];
 	uint32_t len[HP_BURST];
 	struct hp_meta *md[HP_BURST];
 	struct hp_nf_dpi_res res[HP_BURST];
+	/* verify of generated bodies */
+	uint8_t *vbuf;
+	uint64_t v_gen, v_planted, v_found, v_match;
 };
 
 static void
@@ -530,11 +671,9 @@ dpi_shared_put(void)
 }
 
 static int
-dpi_shared_get(const char *param)
+dpi_shared_get(const struct dpi_opts *o)
 {
-	char path[512] = "", val[32], err[512];
-	uint64_t seed = 1;
-	uint32_t gen = 10000;
+	char err[512];
 	int rc = 0;
 
 	pthread_mutex_lock(&dpi_lock);
@@ -542,19 +681,10 @@ dpi_shared_get(const char *param)
 		dpi_refs++;
 		goto out;
 	}
-	if (opt_get(param, "patterns", path, sizeof(path)) < 0) {
-		HP_LOG(ERR, "dpi: patterns= path too long");
-		rc = -EINVAL;
-		goto out;
-	}
-	if (opt_get(param, "gen", val, sizeof(val)) > 0)
-		gen = (uint32_t)strtoul(val, NULL, 0);
-	if (opt_get(param, "seed", val, sizeof(val)) > 0)
-		seed = strtoull(val, NULL, 0);
-	if (path[0] != '\0')
-		rc = hp_nf_patset_load(path, &dpi_ps, err, sizeof(err));
-	else if ((rc = hp_nf_patset_generate(seed, gen, &dpi_ps)) != 0)
-		snprintf(err, sizeof(err), "cannot generate %u patterns", gen);
+	if (o->path[0] != '\0')
+		rc = hp_nf_patset_load(o->path, &dpi_ps, err, sizeof(err));
+	else if ((rc = hp_nf_patset_generate(o->seed, o->gen, &dpi_ps)) != 0)
+		snprintf(err, sizeof(err), "cannot generate %u patterns", o->gen);
 	if (rc != 0) {
 		HP_LOG(ERR, "dpi: %s", err);
 		goto out;
@@ -594,7 +724,14 @@ dpi_free(struct hp_task_ctx *ctx)
 
 	if (p == NULL)
 		return;
+	/* Only the sink's context verifies; it says what it saw. */
+	if (p->v_gen > 0)
+		HP_LOG(INFO, "dpi: verified %" PRIu64 " generated bodies: %" PRIu64
+		       " with a planted pattern (plant=%g), %" PRIu64 " of those matched; %"
+		       PRIu64 " bodies matched in all",
+		       p->v_gen, p->v_planted, p->o.plant, p->v_found, p->v_match);
 	hp_nf_hs_scratch_free(p->scr);
+	free(p->vbuf);
 	free(p);
 	ctx->priv = NULL;
 	dpi_shared_put();
@@ -604,32 +741,38 @@ static int
 dpi_init_engine(struct hp_task_ctx *ctx, int force_ac)
 {
 	static const char *const known[] = { "engine", "patterns", "gen",
-					     "seed", NULL };
+					     "seed", "plant", NULL };
 	struct dpi_priv *p;
-	char eng[16] = "";
+	char err[512];
 	int rc;
 
-	if (opt_check("dpi", ctx->cfg->param, known) != 0 ||
-	    opt_get(ctx->cfg->param, "engine", eng, sizeof(eng)) < 0 ||
-	    (eng[0] && strcmp(eng, "hs") != 0 && strcmp(eng, "ac") != 0)) {
-		HP_LOG(ERR, "dpi: --param engine=hs|ac,patterns=FILE|gen=N,seed=S");
-		return -EINVAL;
-	}
-	if (strcmp(eng, "hs") == 0 && !hp_nf_hs_available()) {
-		HP_LOG(ERR, "dpi: engine=hs but built without Hyperscan");
-		return -ENOTSUP;
-	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
-	rc = dpi_shared_get(ctx->cfg->param);
+	if (opt_check("dpi", ctx->cfg->param, known) != 0) {
+		free(p);
+		return -EINVAL;
+	}
+	rc = dpi_opts_parse(ctx->cfg->param, &p->o, err, sizeof(err));
 	if (rc != 0) {
+		HP_LOG(ERR, "%s", err);
+		free(p);
+		return rc;
+	}
+	p->vbuf = malloc(HP_VERIFY_BUF);
+	if (p->vbuf == NULL) {
+		free(p);
+		return -ENOMEM;
+	}
+	rc = dpi_shared_get(&p->o);
+	if (rc != 0) {
+		free(p->vbuf);
 		free(p);
 		return rc;
 	}
 	ctx->priv = p;
 	/* Default: Hyperscan where built in, else the own DFA. */
-	p->use_hs = !force_ac && strcmp(eng, "ac") != 0 && dpi_hs != NULL;
+	p->use_hs = !force_ac && strcmp(p->o.eng, "ac") != 0 && dpi_hs != NULL;
 	if (dpi_hs != NULL) {
 		rc = hp_nf_hs_scratch_alloc(dpi_hs, &p->scr);
 		if (rc != 0) {
@@ -697,15 +840,47 @@ dpi_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/* Seed of the generated body of packet gen_id (low 32 bits). */
+static uint64_t
+dpi_body_seed(uint64_t seed, uint32_t gen_id)
+{
+	uint64_t x = (seed ^ 0xd1b54a32d192ed03ULL) + gen_id * 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	return x ^ (x >> 29);
+}
+
+/* Generator bodies: text and binary background with one pattern of the
+ * task's set planted in a share `plant` of the packets (hp_nf_traffic_fill,
+ * as in nf-bench), so matches are not rare accidents. Frame size kept. */
+static uint32_t
+dpi_gen_body(struct hp_task_ctx *ctx, uint64_t gen_id, uint32_t size,
+	     uint32_t hdr_len, uint8_t *body, uint32_t room)
+{
+	struct dpi_priv *p = ctx->priv;
+	uint32_t len = size > hdr_len ? size - hdr_len : 0;
+	uint64_t s = dpi_body_seed(p->o.seed, (uint32_t)gen_id);
+
+	if (len > room)
+		len = room;
+	hp_nf_traffic_fill(dpi_ps, &s, body, len, p->o.plant);
+	return len;
+}
+
 /* Reference: the other engine (DFA single walk when Hyperscan ran;
- * Hyperscan, else the trie walk, when the DFA batch walk ran). */
+ * Hyperscan, else the trie walk, when the DFA batch walk ran). For a body
+ * the generator made, also: a planted pattern was found. */
 static int
 dpi_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	   uint32_t *len)
 {
 	struct dpi_priv *p = ctx->priv;
 	const struct hp_meta *md = hp_meta(m);
+	const struct hp_app_hdr *h;
 	struct hp_nf_dpi_res r;
+	uint64_t s;
+	int planted;
 
 	if (p->use_hs)
 		hp_nf_ac_scan(dpi_ac, buf, *len, &r);
@@ -714,16 +889,33 @@ dpi_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 			return -ENOTSUP;
 	} else
 		hp_nf_ac_scan_nfa(dpi_ac, buf, *len, &r);
-	return r.count == md->res32 && r.first == md->res32b ? 0 : -EBADMSG;
+	if (r.count != md->res32 || r.first != md->res32b)
+		return -EBADMSG;
+	if (!(md->flags & HP_MF_HPHDR) || *len > HP_VERIFY_BUF)
+		return 0;
+	h = rte_pktmbuf_mtod_offset(m, const struct hp_app_hdr *,
+				    md->data_off - sizeof(*h));
+	s = dpi_body_seed(p->o.seed, rte_be_to_cpu_32(h->gen_id));
+	planted = hp_nf_traffic_fill(dpi_ps, &s, p->vbuf, *len, p->o.plant);
+	if (memcmp(p->vbuf, buf, *len) != 0)
+		return 0;  /* not a body this task's generator hook made */
+	p->v_gen++;
+	p->v_planted += planted;
+	p->v_found += planted && md->res32 > 0;
+	p->v_match += md->res32 > 0;
+	return planted && md->res32 == 0 ? -EBADMSG : 0;
 }
 
 static const struct hp_task_ops task_dpi = {
 	.name = "dpi",
-	.desc = "multi-pattern DPI, 10k Snort-like strings (Hyperscan or own AC DFA; --param engine=hs|ac,patterns=FILE)",
+	.desc = "multi-pattern DPI, 10k Snort-like strings (Hyperscan or own AC DFA; --param engine=hs|ac,patterns=FILE|gen=N,seed=S,plant=P)",
 	.ctx_init = dpi_init,
 	.ctx_free = dpi_free,
 	.process = dpi_process,
 	.verify = dpi_verify,
+	.gen_body = dpi_gen_body,
+	.params = "engine,patterns,gen,seed,plant",
+	.param_check = dpi_param_check,
 };
 HP_TASK_REGISTER(task_dpi)
 
@@ -744,6 +936,9 @@ static const struct hp_task_ops task_dpi_ac = {
 	.ctx_free = dpi_free,
 	.process = dpi_process,
 	.verify = dpi_verify,
+	.gen_body = dpi_gen_body,
+	.params = "engine,patterns,gen,seed,plant",
+	.param_check = dpi_param_check,
 };
 HP_TASK_REGISTER(task_dpi_ac)
 

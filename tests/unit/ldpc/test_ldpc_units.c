@@ -2,7 +2,8 @@
  * Unit tests of the `ran` packet units: bodies of 1, 2 and 6 received
  * 243-byte units decode in one call to the sent info bits, the reference
  * path rebuilds the received bytes exactly, undecodable or short bodies
- * are left untouched, and malformed decoded units are rejected.
+ * are left untouched, and malformed decoded units are rejected; other
+ * 802.11n and NR codes as units.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -130,16 +131,116 @@ test_short_and_bad(void **state)
 	body[123] = body[125];
 	body[124] = body[126];  /* positions no longer ascending */
 	assert_int_equal(hp_ldpc_units_restore(code, body, U), -EBADMSG);
-	/* Only the unit code is accepted. */
-	assert_int_equal(hp_ldpc_code_create("wifi:648:1/2", &other), 0);
-	assert_int_equal(hp_ldpc_unit_gen(other, body, 1, 0), -EINVAL);
-	assert_int_equal(hp_ldpc_units_restore(other, body, U), -EINVAL);
+	/* Units of a code the decoder was not made for are rejected. */
+	assert_int_equal(hp_ldpc_unit_gen(NULL, body, 1, 0), -EINVAL);
+	assert_int_equal(hp_ldpc_units_restore(NULL, body, U), -EINVAL);
+	assert_int_equal(hp_ldpc_code_create("wifi:1944:5/6", &other), 0);
 	hp_ldpc_dec_cfg_default(&cfg);
 	assert_int_equal(hp_ldpc_dec_create(other, &cfg, &d2), 0);
-	assert_int_equal(hp_ldpc_units_decode(d2, &bp, &len, 1, &ok, scratch), -EINVAL);
+	/* Same unit length (243), but these are not its codewords. */
+	assert_int_equal(hp_ldpc_unit_gen(code, body, 9, 0), 0);
+	memcpy(copy, body, U);
+	assert_int_equal(hp_ldpc_units_decode(d2, &bp, &len, 1, &ok, scratch), 0);
+	assert_memory_equal(body, copy, U);
 	hp_ldpc_dec_free(d2);
 	hp_ldpc_code_free(other);
 	free(scratch);
+}
+
+/* Other codes as units: geometry, round trip, info bits, and the full
+ * hard decisions of hp_ldpc_decode_hard being the encoder's codeword. */
+static void
+test_other_codes(void **state)
+{
+	static const struct { const char *spec; unsigned int len, maxflip, flips; } cs[] = {
+		{ "wifi:1944:1/2", 243, 60, 40 },
+		{ "wifi:1944:5/6", 243, 19, 8 },
+		{ "wifi:648:1/2", 81, 19, 6 },
+		{ "wifi:1296:2/3", 162, 26, 10 },
+		{ "nr:2:13", 82, 32, 8 },  /* 650 bits: 2 pad bits */
+		{ "nr:1:32", 264, 87, 20 },
+	};
+	unsigned int i, u, len, mf;
+
+	(void)state;
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		struct hp_ldpc_code *c;
+		struct hp_ldpc_dec *d;
+		struct hp_ldpc_dec_cfg cfg;
+		unsigned int k, nf, ib;
+		uint8_t *body, *orig, *info, *bits, *cw, *full, okv;
+		int8_t *llr;
+		uint32_t blen;
+		void *scratch;
+
+		assert_int_equal(hp_ldpc_code_create(cs[i].spec, &c), 0);
+		assert_int_equal(hp_ldpc_unit_geom(c, &len, &mf), 0);
+		assert_int_equal(len, cs[i].len);
+		assert_int_equal(mf, cs[i].maxflip);
+		hp_ldpc_dec_cfg_default(&cfg);
+		cfg.max_iter = 30;
+		assert_int_equal(hp_ldpc_dec_create(c, &cfg, &d), 0);
+		k = hp_ldpc_code_k(c);
+		nf = hp_ldpc_code_n_full(c);
+		ib = (k + 7) / 8;
+		blen = 3 * len;
+		body = malloc(blen);
+		orig = malloc(blen);
+		info = malloc(ib);
+		bits = malloc(nf);
+		cw = malloc(nf);
+		full = malloc(nf);
+		llr = malloc(hp_ldpc_code_n(c));
+		scratch = malloc(hp_ldpc_units_scratch(d, 3));
+		assert_true(body && orig && info && bits && cw && full && llr && scratch);
+		for (u = 0; u < 3; u++)
+			assert_int_equal(hp_ldpc_unit_gen(c, body + u * len, 100 + u,
+							  cs[i].flips), 0);
+		memcpy(orig, body, blen);
+		assert_int_equal(hp_ldpc_units_decode(d, &body, &blen, 1, &okv, scratch), 1);
+		for (u = 0; u < 3; u++) {
+			assert_int_equal(hp_ldpc_unit_info(c, 100 + u, info), 0);
+			assert_memory_equal(body + u * len, info, ib);
+			assert_int_equal(body[u * len + ib], cs[i].flips);
+		}
+		assert_int_equal(hp_ldpc_units_restore(c, body, blen), 0);
+		assert_memory_equal(body, orig, blen);
+		/* decode_hard: the whole word, punctured bits included. */
+		hp_ldpc_unpack(orig, hp_ldpc_code_n(c), bits);
+		for (u = 0; u < hp_ldpc_code_n(c); u++)
+			llr[u] = bits[u] ? -16 : 16;
+		assert_int_equal(hp_ldpc_decode_hard(d, llr, hp_ldpc_code_n(c), 1, full, NULL), 1);
+		hp_ldpc_unit_info(c, 100, info);
+		hp_ldpc_unpack(info, k, bits);
+		assert_int_equal(hp_ldpc_encode(c, bits, cw), 0);
+		assert_memory_equal(full, cw, nf);
+		free(body);
+		free(orig);
+		free(info);
+		free(bits);
+		free(cw);
+		free(full);
+		free(llr);
+		free(scratch);
+		hp_ldpc_dec_free(d);
+		hp_ldpc_code_free(c);
+	}
+	/* pack/unpack round trip at odd lengths (the 8-bit fast path and
+	 * the tail) against the bit-by-bit definition. */
+	for (len = 1; len < 150; len += 7) {
+		uint8_t b[160], p[20], q[160];
+
+		for (u = 0; u < len; u++)
+			b[u] = (uint8_t)((u * 7 + len) % 3 == 0);
+		memset(p, 0xff, sizeof(p));
+		hp_ldpc_pack(b, len, p);
+		for (u = 0; u < len; u++)
+			assert_int_equal((p[u / 8] >> (7 - u % 8)) & 1, b[u]);
+		if (len % 8)
+			assert_int_equal(p[len / 8] & (0xff >> (len % 8)), 0);
+		hp_ldpc_unpack(p, len, q);
+		assert_memory_equal(q, b, len);
+	}
 }
 
 int
@@ -148,6 +249,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_restore),
 		cmocka_unit_test(test_short_and_bad),
+		cmocka_unit_test(test_other_codes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
