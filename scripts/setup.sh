@@ -34,6 +34,22 @@ if [ ! -x .venv/bin/python ] || ! cmp -s requirements.txt "$stamp" 2>/dev/null; 
     cp requirements.txt "$stamp"
 fi
 
+# --with-cuda-compiler: nvcc and the CUDA runtime headers from PyPI into
+# the venv (compile only; no GPU or driver needed), linked as .venv/cuda so
+# meson finds .venv/cuda/bin/nvcc. Pinned: the CUDA 13 wheels are the
+# first with nvcc itself in them.
+if [ "${1:-}" = "--with-cuda-compiler" ] || [ "${HP_WITH_CUDA:-0}" = 1 ]; then
+    cuda_pkgs="nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-cuda-runtime==13.0.96"
+    if [ ! -x .venv/cuda/bin/nvcc ] || [ "$(cat .venv/.cuda-stamp 2>/dev/null)" != "$cuda_pkgs" ]; then
+        log "installing the CUDA compiler into .venv ($cuda_pkgs)"
+        # shellcheck disable=SC2086
+        .venv/bin/python -m pip install -q --disable-pip-version-check $cuda_pkgs
+        root=$(.venv/bin/python -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')
+        ln -sfn "$root" .venv/cuda
+        echo "$cuda_pkgs" > .venv/.cuda-stamp
+    fi
+fi
+
 # Extra set-up steps that blocks add (e.g. Maven for the SMPP Java binding).
 for s in scripts/setup.d/*.sh; do
     [ -e "$s" ] || continue

@@ -118,3 +118,21 @@ def test_cuda_without_plugin_refuses(hplane, tmp_path, monkeypatch):
                     "--out", str(tmp_path)], check=False)
     assert p.returncode == 2
     assert "device 'cuda' is not available" in p.stderr
+
+
+def test_cuda_plugin_without_gpu(hplane, tmp_path):
+    # Where the plugin is built but no GPU or driver is present (CI), the
+    # plugin loads, finds no GPU and hplane refuses with the reason.
+    from conftest import BUILD
+    if not (BUILD / "gpu" / "libhp_cuda.so").exists():
+        pytest.skip("CUDA plugin not built (no nvcc)")
+    p = run_hplane(["run", "--app", "crypto", "--gpu", "cuda", "--duration", "2",
+                    "--calib", "0.4", "--out", str(tmp_path / "c"), "--quiet"], check=False)
+    if p.returncode == 0:
+        # A GPU is present: the run must keep every invariant and use it.
+        s = summary(tmp_path / "c")
+        assert_invariants(s)
+        assert dev(s, "cuda0")["packets"] > 0
+        return
+    assert p.returncode == 2, p.stderr
+    assert "device cuda: no usable GPU 0" in p.stderr

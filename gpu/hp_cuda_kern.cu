@@ -1,0 +1,789 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * heteroplane's CUDA code: AES-128-CTR (one thread per 16-byte block) and
+ * MD5 (one thread per packet) kernels, the stream/staging machinery behind
+ * the `cuda` device, and a host emulation that runs the same per-thread
+ * functions on the CPU. Only hp_cuda_kern.h is visible to C code.
+ *
+ * AES: T-table rounds (FIPS-197 §5.1 as four table lookups per column).
+ * Only T0 is stored; T1..T3 are byte rotations of it, and the last round's
+ * S-box is a byte of T0. T0 is replicated 32 times in shared memory, entry
+ * x of copy k at [x * 32 + k], so lane k of a warp always reads bank k and
+ * the data-dependent lookups never conflict (the layout Tezcan, 2021, uses
+ * for the published GPU AES high mark). 32 KiB shared memory per block.
+ * Cost note: 40 table reads + 44 round-key reads per 16-byte block; the
+ * round keys are read through the read-only cache (one key per flow).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+#include "hp_cuda_kern.h"
+
+#define HD __host__ __device__
+#define MINU(a, b) ((a) < (b) ? (a) : (b))
+#define TCOPIES 32
+#define THREADS 256
+
+/* The AES S-box, FIPS-197 Figure 7 (generated from its definition in
+ * §5.1.1 and checked by the FIPS-197 Appendix C.1 vector in the tests). */
+static const uint8_t aes_sbox[256] = {
+	0x63, 0x7c, 0x77, 0x7b, 0xf2, 0x6b, 0x6f, 0xc5, 0x30, 0x01, 0x67, 0x2b, 0xfe, 0xd7, 0xab, 0x76,
+	0xca, 0x82, 0xc9, 0x7d, 0xfa, 0x59, 0x47, 0xf0, 0xad, 0xd4, 0xa2, 0xaf, 0x9c, 0xa4, 0x72, 0xc0,
+	0xb7, 0xfd, 0x93, 0x26, 0x36, 0x3f, 0xf7, 0xcc, 0x34, 0xa5, 0xe5, 0xf1, 0x71, 0xd8, 0x31, 0x15,
+	0x04, 0xc7, 0x23, 0xc3, 0x18, 0x96, 0x05, 0x9a, 0x07, 0x12, 0x80, 0xe2, 0xeb, 0x27, 0xb2, 0x75,
+	0x09, 0x83, 0x2c, 0x1a, 0x1b, 0x6e, 0x5a, 0xa0, 0x52, 0x3b, 0xd6, 0xb3, 0x29, 0xe3, 0x2f, 0x84,
+	0x53, 0xd1, 0x00, 0xed, 0x20, 0xfc, 0xb1, 0x5b, 0x6a, 0xcb, 0xbe, 0x39, 0x4a, 0x4c, 0x58, 0xcf,
+	0xd0, 0xef, 0xaa, 0xfb, 0x43, 0x4d, 0x33, 0x85, 0x45, 0xf9, 0x02, 0x7f, 0x50, 0x3c, 0x9f, 0xa8,
+	0x51, 0xa3, 0x40, 0x8f, 0x92, 0x9d, 0x38, 0xf5, 0xbc, 0xb6, 0xda, 0x21, 0x10, 0xff, 0xf3, 0xd2,
+	0xcd, 0x0c, 0x13, 0xec, 0x5f, 0x97, 0x44, 0x17, 0xc4, 0xa7, 0x7e, 0x3d, 0x64, 0x5d, 0x19, 0x73,
+	0x60, 0x81, 0x4f, 0xdc, 0x22, 0x2a, 0x90, 0x88, 0x46, 0xee, 0xb8, 0x14, 0xde, 0x5e, 0x0b, 0xdb,
+	0xe0, 0x32, 0x3a, 0x0a, 0x49, 0x06, 0x24, 0x5c, 0xc2, 0xd3, 0xac, 0x62, 0x91, 0x95, 0xe4, 0x79,
+	0xe7, 0xc8, 0x37, 0x6d, 0x8d, 0xd5, 0x4e, 0xa9, 0x6c, 0x56, 0xf4, 0xea, 0x65, 0x7a, 0xae, 0x08,
+	0xba, 0x78, 0x25, 0x2e, 0x1c, 0xa6, 0xb4, 0xc6, 0xe8, 0xdd, 0x74, 0x1f, 0x4b, 0xbd, 0x8b, 0x8a,
+	0x70, 0x3e, 0xb5, 0x66, 0x48, 0x03, 0xf6, 0x0e, 0x61, 0x35, 0x57, 0xb9, 0x86, 0xc1, 0x1d, 0x9e,
+	0xe1, 0xf8, 0x98, 0x11, 0x69, 0xd9, 0x8e, 0x94, 0x9b, 0x1e, 0x87, 0xe9, 0xce, 0x55, 0x28, 0xdf,
+	0x8c, 0xa1, 0x89, 0x0d, 0xbf, 0xe6, 0x42, 0x68, 0x41, 0x99, 0x2d, 0x0f, 0xb0, 0x54, 0xbb, 0x16,
+};
+
+/* T0 replicated TCOPIES times (host copy for the emulation). */
+static uint32_t host_t0[256 * TCOPIES];
+static int host_t0_ready;
+
+static uint8_t
+xtime(uint8_t x)
+{
+	return (uint8_t)((x << 1) ^ ((x & 0x80) ? 0x1b : 0));
+}
+
+static void
+make_t0(uint32_t t0[256])
+{
+	for (int x = 0; x < 256; x++) {
+		uint8_t s = aes_sbox[x], s2 = xtime(s), s3 = (uint8_t)(s2 ^ s);
+
+		t0[x] = ((uint32_t)s2 << 24) | ((uint32_t)s << 16) | ((uint32_t)s << 8) | s3;
+	}
+}
+
+static void
+host_tables(void)
+{
+	uint32_t t0[256];
+
+	if (host_t0_ready)
+		return;
+	make_t0(t0);
+	for (int i = 0; i < 256 * TCOPIES; i++)
+		host_t0[i] = t0[i / TCOPIES];
+	host_t0_ready = 1;
+}
+
+extern "C" void
+hpk_aes128_expand(const uint8_t key[16], uint32_t rk[44])
+{
+	static const uint8_t rcon[10] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36 };
+
+	for (int i = 0; i < 4; i++)
+		rk[i] = ((uint32_t)key[4 * i] << 24) | ((uint32_t)key[4 * i + 1] << 16) |
+			((uint32_t)key[4 * i + 2] << 8) | key[4 * i + 3];
+	for (int i = 4; i < 44; i++) {
+		uint32_t t = rk[i - 1];
+
+		if (i % 4 == 0) {
+			t = (t << 8) | (t >> 24); /* RotWord */
+			t = ((uint32_t)aes_sbox[t >> 24] << 24) |
+			    ((uint32_t)aes_sbox[(t >> 16) & 0xff] << 16) |
+			    ((uint32_t)aes_sbox[(t >> 8) & 0xff] << 8) | aes_sbox[t & 0xff];
+			t ^= (uint32_t)rcon[i / 4 - 1] << 24;
+		}
+		rk[i] = rk[i - 4] ^ t;
+	}
+}
+
+/* ---- per-thread code, shared by the kernels and the emulation ---- */
+
+HD static inline uint32_t
+ror(uint32_t x, unsigned int n)
+{
+	return (x >> n) | (x << (32 - n));
+}
+
+HD static inline uint32_t
+bswap32(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+	return __byte_perm(x, 0, 0x0123);
+#else
+	return __builtin_bswap32(x);
+#endif
+}
+
+#define TL(x) T[(uint32_t)(x) * TCOPIES + lane]
+#define SB(x) ((TL(x) >> 16) & 0xff)
+
+HD static inline void
+aes_encrypt(const uint32_t *T, unsigned int lane, const uint32_t *rk, uint32_t s[4])
+{
+	uint32_t s0 = s[0] ^ rk[0], s1 = s[1] ^ rk[1], s2 = s[2] ^ rk[2], s3 = s[3] ^ rk[3];
+	uint32_t e0, e1, e2, e3;
+
+	for (int r = 1; r < 10; r++) {
+		e0 = TL(s0 >> 24) ^ ror(TL((s1 >> 16) & 0xff), 8) ^
+		     ror(TL((s2 >> 8) & 0xff), 16) ^ ror(TL(s3 & 0xff), 24) ^ rk[4 * r];
+		e1 = TL(s1 >> 24) ^ ror(TL((s2 >> 16) & 0xff), 8) ^
+		     ror(TL((s3 >> 8) & 0xff), 16) ^ ror(TL(s0 & 0xff), 24) ^ rk[4 * r + 1];
+		e2 = TL(s2 >> 24) ^ ror(TL((s3 >> 16) & 0xff), 8) ^
+		     ror(TL((s0 >> 8) & 0xff), 16) ^ ror(TL(s1 & 0xff), 24) ^ rk[4 * r + 2];
+		e3 = TL(s3 >> 24) ^ ror(TL((s0 >> 16) & 0xff), 8) ^
+		     ror(TL((s1 >> 8) & 0xff), 16) ^ ror(TL(s2 & 0xff), 24) ^ rk[4 * r + 3];
+		s0 = e0;
+		s1 = e1;
+		s2 = e2;
+		s3 = e3;
+	}
+	s[0] = ((SB(s0 >> 24) << 24) | (SB((s1 >> 16) & 0xff) << 16) |
+		(SB((s2 >> 8) & 0xff) << 8) | SB(s3 & 0xff)) ^ rk[40];
+	s[1] = ((SB(s1 >> 24) << 24) | (SB((s2 >> 16) & 0xff) << 16) |
+		(SB((s3 >> 8) & 0xff) << 8) | SB(s0 & 0xff)) ^ rk[41];
+	s[2] = ((SB(s2 >> 24) << 24) | (SB((s3 >> 16) & 0xff) << 16) |
+		(SB((s0 >> 8) & 0xff) << 8) | SB(s1 & 0xff)) ^ rk[42];
+	s[3] = ((SB(s3 >> 24) << 24) | (SB((s0 >> 16) & 0xff) << 16) |
+		(SB((s1 >> 8) & 0xff) << 8) | SB(s2 & 0xff)) ^ rk[43];
+}
+
+struct kargs {
+	uint8_t *data;
+	const uint32_t *off;
+	const uint32_t *len;
+	const uint32_t *blk;
+	const uint32_t *ctr;
+	const uint32_t *key_idx;
+	const uint32_t *rk;
+	uint8_t *digest;
+	uint32_t p0;       /* first packet of this launch */
+	uint32_t np;       /* packets in this launch */
+};
+
+/* Thread g (counted from the launch's first block) encrypts one 16-byte
+ * block: find its packet (binary search over the block prefix sums), form
+ * the counter block, XOR the keystream into the payload in place. */
+HD static inline void
+aes_ctr_thread(const uint32_t *T, unsigned int lane, const struct kargs *a, uint32_t g)
+{
+	uint32_t lo = a->p0, hi = a->p0 + a->np - 1, p, b, s[4];
+	uint32_t *d;
+
+	g += a->blk[a->p0];
+	while (lo < hi) {
+		uint32_t mid = (lo + hi + 1) / 2;
+
+		if (a->blk[mid] <= g)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	p = lo;
+	b = g - a->blk[p];
+	s[0] = a->ctr[4 * p];
+	s[1] = a->ctr[4 * p + 1];
+	s[2] = a->ctr[4 * p + 2];
+	s[3] = a->ctr[4 * p + 3] + b; /* big-endian 32-bit counter, as the CPU path */
+	aes_encrypt(T, lane, a->rk + 44 * a->key_idx[p], s);
+	/* Offsets are 16-byte aligned and the staging has room for the
+	 * whole last block, so full 16-byte accesses stay in the buffer;
+	 * bytes past len are staging padding and are never copied back. */
+	d = (uint32_t *)(a->data + a->off[p] + 16u * b);
+	d[0] ^= bswap32(s[0]);
+	d[1] ^= bswap32(s[1]);
+	d[2] ^= bswap32(s[2]);
+	d[3] ^= bswap32(s[3]);
+}
+
+#define F(x, y, z) (((x) & (y)) | (~(x) & (z)))
+#define G(x, y, z) (((x) & (z)) | ((y) & ~(z)))
+#define H(x, y, z) ((x) ^ (y) ^ (z))
+#define I(x, y, z) ((y) ^ ((x) | ~(z)))
+#define STEP(f, a, b, c, d, m, k, s) \
+	do { (a) += f((b), (c), (d)) + (m) + (k); (a) = (b) + (((a) << (s)) | ((a) >> (32 - (s)))); } while (0)
+
+/* One 64-byte MD5 block (RFC 1321 §3.4; constants are its table T). */
+HD static inline void
+md5_block(uint32_t h[4], const uint32_t *M)
+{
+	uint32_t a = h[0], b = h[1], c = h[2], d = h[3];
+
+	STEP(F, a, b, c, d, M[0], 0xd76aa478u, 7);
+	STEP(F, d, a, b, c, M[1], 0xe8c7b756u, 12);
+	STEP(F, c, d, a, b, M[2], 0x242070dbu, 17);
+	STEP(F, b, c, d, a, M[3], 0xc1bdceeeu, 22);
+	STEP(F, a, b, c, d, M[4], 0xf57c0fafu, 7);
+	STEP(F, d, a, b, c, M[5], 0x4787c62au, 12);
+	STEP(F, c, d, a, b, M[6], 0xa8304613u, 17);
+	STEP(F, b, c, d, a, M[7], 0xfd469501u, 22);
+	STEP(F, a, b, c, d, M[8], 0x698098d8u, 7);
+	STEP(F, d, a, b, c, M[9], 0x8b44f7afu, 12);
+	STEP(F, c, d, a, b, M[10], 0xffff5bb1u, 17);
+	STEP(F, b, c, d, a, M[11], 0x895cd7beu, 22);
+	STEP(F, a, b, c, d, M[12], 0x6b901122u, 7);
+	STEP(F, d, a, b, c, M[13], 0xfd987193u, 12);
+	STEP(F, c, d, a, b, M[14], 0xa679438eu, 17);
+	STEP(F, b, c, d, a, M[15], 0x49b40821u, 22);
+	STEP(G, a, b, c, d, M[1], 0xf61e2562u, 5);
+	STEP(G, d, a, b, c, M[6], 0xc040b340u, 9);
+	STEP(G, c, d, a, b, M[11], 0x265e5a51u, 14);
+	STEP(G, b, c, d, a, M[0], 0xe9b6c7aau, 20);
+	STEP(G, a, b, c, d, M[5], 0xd62f105du, 5);
+	STEP(G, d, a, b, c, M[10], 0x02441453u, 9);
+	STEP(G, c, d, a, b, M[15], 0xd8a1e681u, 14);
+	STEP(G, b, c, d, a, M[4], 0xe7d3fbc8u, 20);
+	STEP(G, a, b, c, d, M[9], 0x21e1cde6u, 5);
+	STEP(G, d, a, b, c, M[14], 0xc33707d6u, 9);
+	STEP(G, c, d, a, b, M[3], 0xf4d50d87u, 14);
+	STEP(G, b, c, d, a, M[8], 0x455a14edu, 20);
+	STEP(G, a, b, c, d, M[13], 0xa9e3e905u, 5);
+	STEP(G, d, a, b, c, M[2], 0xfcefa3f8u, 9);
+	STEP(G, c, d, a, b, M[7], 0x676f02d9u, 14);
+	STEP(G, b, c, d, a, M[12], 0x8d2a4c8au, 20);
+	STEP(H, a, b, c, d, M[5], 0xfffa3942u, 4);
+	STEP(H, d, a, b, c, M[8], 0x8771f681u, 11);
+	STEP(H, c, d, a, b, M[11], 0x6d9d6122u, 16);
+	STEP(H, b, c, d, a, M[14], 0xfde5380cu, 23);
+	STEP(H, a, b, c, d, M[1], 0xa4beea44u, 4);
+	STEP(H, d, a, b, c, M[4], 0x4bdecfa9u, 11);
+	STEP(H, c, d, a, b, M[7], 0xf6bb4b60u, 16);
+	STEP(H, b, c, d, a, M[10], 0xbebfbc70u, 23);
+	STEP(H, a, b, c, d, M[13], 0x289b7ec6u, 4);
+	STEP(H, d, a, b, c, M[0], 0xeaa127fau, 11);
+	STEP(H, c, d, a, b, M[3], 0xd4ef3085u, 16);
+	STEP(H, b, c, d, a, M[6], 0x04881d05u, 23);
+	STEP(H, a, b, c, d, M[9], 0xd9d4d039u, 4);
+	STEP(H, d, a, b, c, M[12], 0xe6db99e5u, 11);
+	STEP(H, c, d, a, b, M[15], 0x1fa27cf8u, 16);
+	STEP(H, b, c, d, a, M[2], 0xc4ac5665u, 23);
+	STEP(I, a, b, c, d, M[0], 0xf4292244u, 6);
+	STEP(I, d, a, b, c, M[7], 0x432aff97u, 10);
+	STEP(I, c, d, a, b, M[14], 0xab9423a7u, 15);
+	STEP(I, b, c, d, a, M[5], 0xfc93a039u, 21);
+	STEP(I, a, b, c, d, M[12], 0x655b59c3u, 6);
+	STEP(I, d, a, b, c, M[3], 0x8f0ccc92u, 10);
+	STEP(I, c, d, a, b, M[10], 0xffeff47du, 15);
+	STEP(I, b, c, d, a, M[1], 0x85845dd1u, 21);
+	STEP(I, a, b, c, d, M[8], 0x6fa87e4fu, 6);
+	STEP(I, d, a, b, c, M[15], 0xfe2ce6e0u, 10);
+	STEP(I, c, d, a, b, M[6], 0xa3014314u, 15);
+	STEP(I, b, c, d, a, M[13], 0x4e0811a1u, 21);
+	STEP(I, a, b, c, d, M[4], 0xf7537e82u, 6);
+	STEP(I, d, a, b, c, M[11], 0xbd3af235u, 10);
+	STEP(I, c, d, a, b, M[2], 0x2ad7d2bbu, 15);
+	STEP(I, b, c, d, a, M[9], 0xeb86d391u, 21);
+
+	h[0] += a;
+	h[1] += b;
+	h[2] += c;
+	h[3] += d;
+}
+
+/* Thread i hashes packet p0 + i: whole blocks straight from the staging
+ * buffer (4-byte aligned, little endian as MD5 wants), then the padded
+ * tail (RFC 1321 §3.1-3.2) built in registers. */
+HD static inline void
+md5_thread(const struct kargs *a, uint32_t i)
+{
+	uint32_t p = a->p0 + i, L = a->len[p], full = L / 64, rem = L % 64, j;
+	const uint8_t *src = a->data + a->off[p];
+	uint32_t h[4] = { 0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u };
+	uint32_t M[16];
+	uint8_t *out = a->digest + 16u * p;
+
+	for (j = 0; j < full; j++)
+		md5_block(h, (const uint32_t *)(src + 64u * j));
+	for (j = 0; j < 16; j++)
+		M[j] = 0;
+	src += 64u * full;
+	for (j = 0; j < rem; j++)
+		M[j >> 2] |= (uint32_t)src[j] << (8 * (j & 3));
+	M[rem >> 2] |= 0x80u << (8 * (rem & 3));
+	if (rem >= 56) {
+		md5_block(h, M);
+		for (j = 0; j < 16; j++)
+			M[j] = 0;
+	}
+	M[14] = L << 3;
+	M[15] = L >> 29;
+	md5_block(h, M);
+	for (j = 0; j < 4; j++) {
+		out[4 * j] = (uint8_t)h[j];
+		out[4 * j + 1] = (uint8_t)(h[j] >> 8);
+		out[4 * j + 2] = (uint8_t)(h[j] >> 16);
+		out[4 * j + 3] = (uint8_t)(h[j] >> 24);
+	}
+}
+
+/* ---- kernels ---- */
+
+__global__ void
+k_aes_ctr(const uint32_t *__restrict__ t0, struct kargs a, uint32_t nblocks)
+{
+	__shared__ uint32_t T[256 * TCOPIES];
+	uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+
+	for (uint32_t i = threadIdx.x; i < 256 * TCOPIES; i += blockDim.x)
+		T[i] = __ldg(&t0[i / TCOPIES]);
+	__syncthreads();
+	if (g < nblocks)
+		aes_ctr_thread(T, threadIdx.x % TCOPIES, &a, g);
+}
+
+__global__ void
+k_md5(struct kargs a)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < a.np)
+		md5_thread(&a, i);
+}
+
+/* ---- host emulation ---- */
+
+static struct kargs
+host_args(struct hpk_batch *b)
+{
+	struct kargs a;
+
+	a.data = b->data;
+	a.off = b->off;
+	a.len = b->len;
+	a.blk = b->blk;
+	a.ctr = b->ctr;
+	a.key_idx = b->key_idx;
+	a.rk = b->rk;
+	a.digest = b->digest;
+	a.p0 = 0;
+	a.np = b->n;
+	return a;
+}
+
+extern "C" void
+hpk_emulate(enum hpk_op op, struct hpk_batch *b)
+{
+	struct kargs a = host_args(b);
+
+	if (b->n == 0)
+		return;
+	host_tables();
+	if (op == HPK_AES_CTR) {
+		uint32_t nb = b->blk[b->n];
+
+		/* Same thread numbering as the kernel: lane = thread % 32. */
+		for (uint32_t g = 0; g < nb; g++)
+			aes_ctr_thread(host_t0, (g % THREADS) % TCOPIES, &a, g);
+	} else {
+		for (uint32_t i = 0; i < b->n; i++)
+			md5_thread(&a, i);
+	}
+}
+
+extern "C" int
+hpk_layout(struct hpk_batch *b, const uint32_t *lens, uint32_t n, uint32_t cap_pkts,
+	   uint32_t cap_bytes)
+{
+	uint32_t o = 0, blocks = 0;
+
+	if (n > cap_pkts)
+		return -ENOSPC;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t nb = (lens[i] + 15) / 16;
+
+		if ((uint64_t)o + 16ull * nb > cap_bytes)
+			return -ENOSPC;
+		b->off[i] = o;
+		b->len[i] = lens[i];
+		b->blk[i] = blocks;
+		blocks += nb;
+		o += 16 * nb;
+	}
+	b->blk[n] = blocks;
+	b->n = n;
+	b->data_bytes = o;
+	return 0;
+}
+
+/* ---- the device side ---- */
+
+struct hpk_stream {
+	cudaStream_t st;
+	cudaEvent_t ev;
+	struct hpk_batch h;   /* pinned host */
+	struct hpk_batch d;   /* device mirrors */
+	enum hpk_op op;
+};
+
+struct hpk_ctx {
+	int dev;
+	unsigned int n;
+	unsigned int engines;
+	uint32_t cap_pkts, cap_bytes;
+	uint32_t *d_t0;
+	struct hpk_stream *s;
+};
+
+#define CK(call) do { \
+	cudaError_t e_ = (call); \
+	if (e_ != cudaSuccess) { \
+		snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_)); \
+		return -EIO; \
+	} } while (0)
+
+static int
+alloc_batch(struct hpk_batch *h, struct hpk_batch *d, uint32_t np, uint32_t nb,
+	    char *err, size_t errlen)
+{
+	/* +16: the last block of a packet may be read whole. */
+	CK(cudaHostAlloc((void **)&h->data, nb + 16, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->off, 4ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->len, 4ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->blk, 4ull * (np + 1), cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->ctr, 16ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->key_idx, 4ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->rk, 176ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->digest, 16ull * np, cudaHostAllocDefault));
+	CK(cudaMalloc((void **)&d->data, nb + 16));
+	CK(cudaMalloc((void **)&d->off, 4ull * np));
+	CK(cudaMalloc((void **)&d->len, 4ull * np));
+	CK(cudaMalloc((void **)&d->blk, 4ull * (np + 1)));
+	CK(cudaMalloc((void **)&d->ctr, 16ull * np));
+	CK(cudaMalloc((void **)&d->key_idx, 4ull * np));
+	CK(cudaMalloc((void **)&d->rk, 176ull * np));
+	CK(cudaMalloc((void **)&d->digest, 16ull * np));
+	return 0;
+}
+
+static void
+free_batch(struct hpk_batch *h, struct hpk_batch *d)
+{
+	cudaFreeHost(h->data);
+	cudaFreeHost(h->off);
+	cudaFreeHost(h->len);
+	cudaFreeHost(h->blk);
+	cudaFreeHost(h->ctr);
+	cudaFreeHost(h->key_idx);
+	cudaFreeHost(h->rk);
+	cudaFreeHost(h->digest);
+	cudaFree(d->data);
+	cudaFree(d->off);
+	cudaFree(d->len);
+	cudaFree(d->blk);
+	cudaFree(d->ctr);
+	cudaFree(d->key_idx);
+	cudaFree(d->rk);
+	cudaFree(d->digest);
+}
+
+extern "C" void
+hpk_close(struct hpk_ctx *c)
+{
+	if (c == NULL)
+		return;
+	cudaSetDevice(c->dev);
+	for (unsigned int i = 0; c->s != NULL && i < c->n; i++) {
+		if (c->s[i].st != NULL)
+			cudaStreamSynchronize(c->s[i].st);
+		free_batch(&c->s[i].h, &c->s[i].d);
+		if (c->s[i].ev != NULL)
+			cudaEventDestroy(c->s[i].ev);
+		if (c->s[i].st != NULL)
+			cudaStreamDestroy(c->s[i].st);
+	}
+	cudaFree(c->d_t0);
+	free(c->s);
+	free(c);
+}
+
+static int
+open_inner(struct hpk_ctx *c, char *info, size_t infolen, char *err, size_t errlen)
+{
+	struct cudaDeviceProp pr;
+	int ndev = 0, drv = 0, rt = 0;
+	uint32_t t0[256];
+
+	CK(cudaGetDeviceCount(&ndev));
+	if (c->dev >= ndev) {
+		snprintf(err, errlen, "GPU %d requested, %d present", c->dev, ndev);
+		return -ENODEV;
+	}
+	CK(cudaSetDevice(c->dev));
+	CK(cudaGetDeviceProperties(&pr, c->dev));
+	CK(cudaDriverGetVersion(&drv));
+	CK(cudaRuntimeGetVersion(&rt));
+	c->engines = (unsigned int)pr.asyncEngineCount;
+	snprintf(info, infolen,
+		 "GPU %d: %s (sm_%d%d, %d SMs, %.1f GiB, %d copy engine(s)), driver CUDA %d.%d, runtime %d.%d, PCI %04x:%02x:%02x",
+		 c->dev, pr.name, pr.major, pr.minor, pr.multiProcessorCount,
+		 (double)pr.totalGlobalMem / (1u << 30), pr.asyncEngineCount, drv / 1000,
+		 (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, pr.pciDomainID, pr.pciBusID,
+		 pr.pciDeviceID);
+	make_t0(t0);
+	CK(cudaMalloc((void **)&c->d_t0, sizeof(t0)));
+	CK(cudaMemcpy(c->d_t0, t0, sizeof(t0), cudaMemcpyHostToDevice));
+	c->s = (struct hpk_stream *)calloc(c->n, sizeof(*c->s));
+	if (c->s == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < c->n; i++) {
+		int ret;
+
+		CK(cudaStreamCreateWithFlags(&c->s[i].st, cudaStreamNonBlocking));
+		CK(cudaEventCreateWithFlags(&c->s[i].ev, cudaEventDisableTiming));
+		ret = alloc_batch(&c->s[i].h, &c->s[i].d, c->cap_pkts, c->cap_bytes, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+extern "C" int
+hpk_open(struct hpk_ctx **ctx, int dev, unsigned int nstreams, uint32_t cap_pkts,
+	 uint32_t cap_bytes, char *info, size_t infolen, char *err, size_t errlen)
+{
+	struct hpk_ctx *c = (struct hpk_ctx *)calloc(1, sizeof(*c));
+	int ret;
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->dev = dev;
+	c->n = nstreams ? nstreams : 1;
+	c->cap_pkts = cap_pkts;
+	c->cap_bytes = cap_bytes;
+	ret = open_inner(c, info, infolen, err, errlen);
+	if (ret < 0) {
+		hpk_close(c);
+		return ret;
+	}
+	*ctx = c;
+	return 0;
+}
+
+extern "C" unsigned int
+hpk_copy_engines(const struct hpk_ctx *c)
+{
+	return c->engines;
+}
+
+extern "C" struct hpk_batch *
+hpk_host(struct hpk_ctx *c, unsigned int s)
+{
+	return &c->s[s].h;
+}
+
+static struct kargs
+dev_args(struct hpk_stream *s, uint32_t p0, uint32_t np)
+{
+	struct kargs a = host_args(&s->d);
+
+	a.p0 = p0;
+	a.np = np;
+	return a;
+}
+
+/* H2D of packets [p0, p0+np) of stream s's batch: their payload range and
+ * parameters. */
+static cudaError_t
+h2d(struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np, bool with_keys,
+    cudaStream_t st)
+{
+	struct hpk_batch *h = &s->h, *d = &s->d;
+	uint32_t last = p0 + np - 1;
+	uint32_t lo = h->off[p0], hi = h->off[last] + 16 * (h->blk[last + 1] - h->blk[last]);
+	cudaError_t e;
+
+	e = cudaMemcpyAsync(d->data + lo, h->data + lo, hi - lo, cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(d->off + p0, h->off + p0, 4ull * np, cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(d->len + p0, h->len + p0, 4ull * np, cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(d->blk + p0, h->blk + p0, 4ull * (np + 1), cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess && op == HPK_AES_CTR) {
+		e = cudaMemcpyAsync(d->ctr + 4 * p0, h->ctr + 4 * p0, 16ull * np,
+				    cudaMemcpyHostToDevice, st);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(d->key_idx + p0, h->key_idx + p0, 4ull * np,
+					    cudaMemcpyHostToDevice, st);
+		if (e == cudaSuccess && with_keys)
+			e = cudaMemcpyAsync(d->rk, h->rk, 176ull * h->n_keys,
+					    cudaMemcpyHostToDevice, st);
+	}
+	return e;
+}
+
+static cudaError_t
+kernel(struct hpk_ctx *c, struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np,
+       cudaStream_t st)
+{
+	struct kargs a = dev_args(s, p0, np);
+
+	if (np == 0)
+		return cudaSuccess;
+	if (op == HPK_AES_CTR) {
+		uint32_t nb = s->h.blk[p0 + np] - s->h.blk[p0];
+
+		if (nb == 0)
+			return cudaSuccess;
+		k_aes_ctr<<<(nb + THREADS - 1) / THREADS, THREADS, 0, st>>>(c->d_t0, a, nb);
+	} else {
+		k_md5<<<(np + 127) / 128, 128, 0, st>>>(a);
+	}
+	return cudaGetLastError();
+}
+
+/* D2H only of what the task changed: AES the payload, MD5 the digests. */
+static cudaError_t
+d2h(struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np, cudaStream_t st)
+{
+	struct hpk_batch *h = &s->h, *d = &s->d;
+	uint32_t last = p0 + np - 1;
+
+	if (op == HPK_AES_CTR) {
+		uint32_t lo = h->off[p0], hi = h->off[last] + 16 * (h->blk[last + 1] - h->blk[last]);
+
+		return cudaMemcpyAsync(h->data + lo, d->data + lo, hi - lo, cudaMemcpyDeviceToHost, st);
+	}
+	return cudaMemcpyAsync(h->digest + 16 * p0, d->digest + 16 * p0, 16ull * np,
+			       cudaMemcpyDeviceToHost, st);
+}
+
+extern "C" int
+hpk_launch(struct hpk_ctx *c, unsigned int si, enum hpk_op op, char *err, size_t errlen)
+{
+	struct hpk_stream *s = &c->s[si];
+
+	if (s->h.n == 0)
+		return 0;
+	s->op = op;
+	CK(h2d(s, op, 0, s->h.n, true, s->st));
+	CK(kernel(c, s, op, 0, s->h.n, s->st));
+	CK(d2h(s, op, 0, s->h.n, s->st));
+	CK(cudaEventRecord(s->ev, s->st));
+	return 0;
+}
+
+extern "C" int
+hpk_query(struct hpk_ctx *c, unsigned int si, char *err, size_t errlen)
+{
+	cudaError_t e = cudaEventQuery(c->s[si].ev);
+
+	if (e == cudaSuccess)
+		return 1;
+	if (e == cudaErrorNotReady)
+		return 0;
+	snprintf(err, errlen, "cudaEventQuery: %s", cudaGetErrorString(e));
+	return -EIO;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+extern "C" double
+hpk_time_kernel(struct hpk_ctx *c, unsigned int si, enum hpk_op op, unsigned int iters)
+{
+	struct hpk_stream *s = &c->s[si];
+	cudaEvent_t a, b;
+	float ms = 0;
+
+	if (cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess)
+		return -1;
+	if (kernel(c, s, op, 0, s->h.n, s->st) != cudaSuccess) /* warm-up */
+		return -1;
+	cudaEventRecord(a, s->st);
+	for (unsigned int i = 0; i < iters; i++)
+		kernel(c, s, op, 0, s->h.n, s->st);
+	cudaEventRecord(b, s->st);
+	if (cudaEventSynchronize(b) != cudaSuccess || cudaGetLastError() != cudaSuccess)
+		return -1;
+	cudaEventElapsedTime(&ms, a, b);
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	return (double)ms / 1e3 / iters;
+}
+
+extern "C" double
+hpk_time_e2e(struct hpk_ctx *c, enum hpk_op op, unsigned int iters)
+{
+	struct hpk_stream *s0 = &c->s[0];
+	uint32_t n = s0->h.n, per = (n + c->n - 1) / c->n;
+	double t;
+
+	if (n == 0 || cudaDeviceSynchronize() != cudaSuccess)
+		return -1;
+	/* Flow keys stay resident on the GPU (a deployment keeps its key
+	 * table there); each chunk copies payload and per-packet fields. */
+	if (op == HPK_AES_CTR &&
+	    cudaMemcpy(s0->d.rk, s0->h.rk, 176ull * s0->h.n_keys, cudaMemcpyHostToDevice) != cudaSuccess)
+		return -1;
+	t = now_s();
+	for (unsigned int it = 0; it < iters; it++) {
+		if (c->engines <= 1) {
+			/* one copy engine: breadth first, so copies of chunk
+			 * k+1 queue behind copies of chunk k while kernels
+			 * run (Weerasinghe's pattern B) */
+			for (unsigned int k = 0; k < c->n && k * per < n; k++)
+				h2d(s0, op, k * per, MINU(per, n - k * per), false, c->s[k].st);
+			for (unsigned int k = 0; k < c->n && k * per < n; k++)
+				kernel(c, s0, op, k * per, MINU(per, n - k * per), c->s[k].st);
+			for (unsigned int k = 0; k < c->n && k * per < n; k++)
+				d2h(s0, op, k * per, MINU(per, n - k * per), c->s[k].st);
+		} else {
+			/* separate H2D and D2H engines: depth first per stream
+			 * (pattern C) */
+			for (unsigned int k = 0; k < c->n && k * per < n; k++) {
+				uint32_t m = MINU(per, n - k * per);
+
+				h2d(s0, op, k * per, m, false, c->s[k].st);
+				kernel(c, s0, op, k * per, m, c->s[k].st);
+				d2h(s0, op, k * per, m, c->s[k].st);
+			}
+		}
+	}
+	if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
+		return -1;
+	return (now_s() - t) / iters;
+}
+
+extern "C" int
+hpk_pcie_bw(struct hpk_ctx *c, size_t bytes, double *h2d_bw, double *d2h_bw)
+{
+	void *h = NULL, *d = NULL;
+	double t;
+	int ret = -EIO;
+
+	if (cudaHostAlloc(&h, bytes, cudaHostAllocDefault) != cudaSuccess ||
+	    cudaMalloc(&d, bytes) != cudaSuccess)
+		goto out;
+	cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice); /* warm-up */
+	t = now_s();
+	for (int i = 0; i < 10; i++)
+		cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, c->s[0].st);
+	if (cudaStreamSynchronize(c->s[0].st) != cudaSuccess)
+		goto out;
+	*h2d_bw = 10.0 * bytes / (now_s() - t);
+	t = now_s();
+	for (int i = 0; i < 10; i++)
+		cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, c->s[0].st);
+	if (cudaStreamSynchronize(c->s[0].st) != cudaSuccess)
+		goto out;
+	*d2h_bw = 10.0 * bytes / (now_s() - t);
+	ret = 0;
+out:
+	cudaFreeHost(h);
+	cudaFree(d);
+	return ret;
+}
