@@ -17,5 +17,8 @@ rc = 0
 for script in sorted(glob.glob(os.path.join(ROOT, "bench/*/run.py"))):
     print(f"== {os.path.relpath(script, ROOT)}", flush=True)
     r = subprocess.run([sys.executable, script, "--build", os.path.abspath(a.build), "--record"])
+    if r.returncode == 77:  # needs hardware this machine lacks (a GPU): skipped
+        print(f"   skipped: {os.path.relpath(script, ROOT)}", flush=True)
+        continue
     rc |= r.returncode
 sys.exit(rc)
