@@ -9,7 +9,7 @@ bench/results/ldpc-<date>.md.
   2. Throughput of the scalar, AVX2 and AVX-512 kernels in the same run
      (hp-ldpc bench --isa all), info bits per second on one core.
 Usage: .venv/bin/python bench/ldpc/compare.py [--build build] [--frames N]
-       [--quick]"""
+       [--quick] [--record]"""
 import argparse
 import datetime
 import os
@@ -85,6 +85,8 @@ def main():
     ap.add_argument('--build', default=os.environ.get('BUILD_DIR', 'build'))
     ap.add_argument('--frames', type=int, default=400)
     ap.add_argument('--quick', action='store_true', help='fewer points, 1 s per kernel')
+    ap.add_argument('--record', action='store_true',
+                    help='write bench/results/ldpc-<date>.md (else print only)')
     a = ap.parse_args()
     os.environ['BUILD_DIR'] = os.path.abspath(a.build)
     if not os.path.exists(R.tool_path()):
@@ -104,7 +106,7 @@ def main():
            'avx2=%s avx512bw=%s, %s\n' % (cpu, os.cpu_count(), 'avx2' in flags,
                                            'avx512bw' in flags, platform.platform()),
            '- commit: %s\n- command: `.venv/bin/python bench/ldpc/compare.py --build %s'
-           ' --frames %d%s`\n' % (commit, a.build, a.frames, ' --quick' if a.quick else ''),
+           ' --frames %d%s --record`\n' % (commit, a.build, a.frames, ' --quick' if a.quick else ''),
            '- hp-ldpc: int8 LLRs, 4 steps per unit LLR, clip 63; layered offset '
            'min-sum, offset 2 steps (0.5), messages capped at 63, early stop on '
            'syndrome (curves).\n',
@@ -132,6 +134,9 @@ def main():
                                 ('nr:1:384', 1.5, 10, True)):
         throughput(a.build, spec, eb, it, early, sec, out)
     out.append('\n(total bench time %.0f s)\n' % (time.time() - t0))
+    if not a.record:
+        print(''.join(out))
+        return
     path = os.path.join(R.ROOT, 'bench', 'results', 'ldpc-%s.md' % date)
     with open(path, 'w') as f:
         f.write(''.join(out))

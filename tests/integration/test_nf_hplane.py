@@ -31,8 +31,14 @@ def hplane(args, timeout=90):
     return p
 
 
-@pytest.mark.parametrize("app", ["vpn", "dedup", "ids", "ids_ac"])
-@pytest.mark.parametrize("scenario", ["low", "stress"])
+# vpn and dedup in every scenario; ids and ids_ac at the two extremes here
+# (all five scenarios with planted bodies: test_gen_bodies.py).
+CASES = [(a, s) for a in ("vpn", "dedup")
+         for s in ("low", "medium", "stress", "standard", "random")] + \
+        [(a, s) for a in ("ids", "ids_ac") for s in ("low", "stress")]
+
+
+@pytest.mark.parametrize("app,scenario", CASES)
 def test_app_invariants(app, scenario, tmp_path):
     hplane(["run", "--app", app, "--scenario", scenario, "--duration", "1.5",
             "--calib", "0.5", "--quiet", "--out", str(tmp_path)])

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/nf for `make bench`: runs nf-bench (AES-128-CBC, MD5 and DPI per
+core at 64/243/486/1458 B and IMIX, each beside its peer measured in the
+same run: OpenSSL EVP loops, Hyperscan) and, with --record, writes the
+table to bench/results/nf-<date>.md. Usage:
+  python3 bench/nf/run.py [--build build] [--seconds 1] [--record]"""
+import argparse
+import datetime
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--seconds", default="1")
+    ap.add_argument("--record", action="store_true")
+    a = ap.parse_args()
+    tool = os.path.join(a.build, "lib", "nf", "nf-bench")
+    if not os.path.exists(tool):
+        sys.exit(f"bench/nf: {tool} not built (lib/nf skipped?)")
+    cmd = [tool, "--seconds", a.seconds]
+    if a.record:
+        cmd += ["--out", os.path.join(ROOT, "bench", "results",
+                                      f"nf-{datetime.date.today().isoformat()}.md")]
+    return subprocess.run(cmd).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
