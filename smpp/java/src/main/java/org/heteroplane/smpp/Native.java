@@ -6,6 +6,7 @@
  */
 package org.heteroplane.smpp;
 
+import java.io.File;
 import java.nio.ByteBuffer;
 
 final class Native {
@@ -19,7 +20,7 @@ final class Native {
     static {
         String p = System.getProperty("hp.smpp.lib");
         if (p != null && !p.isEmpty()) {
-            System.load(p);
+            System.load(new File(p).getAbsolutePath());
         } else {
             System.loadLibrary("hpsmppjni");
         }

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Real peers over 127.0.0.1, Cloudhopper (com.cloudhopper:ch-smpp) on the
+ * other end:
+ *  - a Cloudhopper client binds to hp-smppd, submits (sync and windowed
+ *    async), gets submit_sm_resp with distinct message ids or the decode
+ *    status, enquire_link and unbind work, wrong credentials are refused;
+ *  - hp-smppsim (N sessions at a target TPS) against Cloudhopper's own
+ *    SMPP server: every submit arrives with the generator's addresses, text
+ *    and TLVs as Cloudhopper decodes them, and every one is answered.
+ */
+package org.heteroplane.smpp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.cloudhopper.smpp.PduAsyncResponse;
+import com.cloudhopper.smpp.SmppBindType;
+import com.cloudhopper.smpp.SmppConstants;
+import com.cloudhopper.smpp.SmppServerConfiguration;
+import com.cloudhopper.smpp.SmppServerHandler;
+import com.cloudhopper.smpp.SmppServerSession;
+import com.cloudhopper.smpp.SmppSession;
+import com.cloudhopper.smpp.SmppSessionConfiguration;
+import com.cloudhopper.smpp.impl.DefaultSmppClient;
+import com.cloudhopper.smpp.impl.DefaultSmppServer;
+import com.cloudhopper.smpp.impl.DefaultSmppSessionHandler;
+import com.cloudhopper.smpp.pdu.BaseBind;
+import com.cloudhopper.smpp.pdu.BaseBindResp;
+import com.cloudhopper.smpp.pdu.EnquireLinkResp;
+import com.cloudhopper.smpp.pdu.PduRequest;
+import com.cloudhopper.smpp.pdu.PduResponse;
+import com.cloudhopper.smpp.pdu.SubmitSm;
+import com.cloudhopper.smpp.pdu.SubmitSmResp;
+import com.cloudhopper.smpp.tlv.Tlv;
+import com.cloudhopper.smpp.type.Address;
+import com.cloudhopper.smpp.type.SmppBindException;
+import com.cloudhopper.smpp.type.SmppProcessingException;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.cloudhopper.commons.util.windowing.WindowFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/* Cloudhopper's API has raw types (WindowFuture of PduRequest, BaseBind). */
+@SuppressWarnings("rawtypes")
+class CloudhopperPeersTest {
+    static final Path BUILD = Path.of(System.getProperty("hp.build", "../../build")).toAbsolutePath();
+
+    @TempDir
+    Path tmp;
+
+    /** hp-smppd on a free port; the caller destroys it. */
+    Process smppd(int[] port) throws IOException {
+        Path users = tmp.resolve("users.conf");
+        Files.writeString(users, "user esme1 secret1\n");
+        Process p = new ProcessBuilder(BUILD.resolve("smpp/tools/hp-smppd").toString(), "-c",
+                users.toString(), "-a", "127.0.0.1", "-p", "0", "-b", "16", "-T", "2")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String line = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                StandardCharsets.US_ASCII)).readLine();
+        assertNotNull(line, "hp-smppd did not start");
+        assertTrue(line.contains("listening on 127.0.0.1:"), line);
+        port[0] = Integer.parseInt(line.substring(line.lastIndexOf(':') + 1).trim());
+        return p;
+    }
+
+    static SmppSessionConfiguration clientConfig(int port, String password) {
+        SmppSessionConfiguration c = new SmppSessionConfiguration();
+        c.setName("hp-test-client");
+        c.setType(SmppBindType.TRANSCEIVER);
+        c.setHost("127.0.0.1");
+        c.setPort(port);
+        c.setSystemId("esme1");
+        c.setPassword(password);
+        c.setWindowSize(32);
+        c.setConnectTimeout(5000);
+        c.setBindTimeout(5000);
+        c.setRequestExpiryTimeout(10000);
+        return c;
+    }
+
+    /* Windowed submits are collected through their futures: the handler
+     * need not hear of them (the default one logs each). */
+    static final class QuietHandler extends DefaultSmppSessionHandler {
+        @Override
+        public void fireExpectedPduResponseReceived(PduAsyncResponse r) {
+        }
+    }
+
+    static SubmitSm submit(int i, String src) throws Exception {
+        SubmitSm s = new SubmitSm();
+        s.setSourceAddress(new Address((byte) 1, (byte) 1, src));
+        s.setDestAddress(new Address((byte) 1, (byte) 1, "4670" + (1000000 + i)));
+        s.setRegisteredDelivery((byte) 1);
+        s.setDataCoding((byte) 8);
+        s.setShortMessage(("héllo " + i).getBytes(StandardCharsets.UTF_16BE));
+        s.addOptionalParameter(new Tlv((short) 0x020C, new byte[] {0, (byte) i}));
+        s.addOptionalParameter(new Tlv((short) 0x1501, "vendor".getBytes(StandardCharsets.US_ASCII)));
+        return s;
+    }
+
+    @Test
+    void cloudhopperClientAgainstHpSmppd() throws Exception {
+        int[] port = new int[1];
+        Process srv = smppd(port);
+        DefaultSmppClient client = new DefaultSmppClient(Executors.newCachedThreadPool(), 1);
+        try {
+            SmppSession s = client.bind(clientConfig(port[0], "secret1"), new QuietHandler());
+            Set<String> ids = new HashSet<>();
+            for (int i = 0; i < 40; i++) {
+                SubmitSmResp r = s.submit(submit(i, "46700000"), 10000);
+                assertEquals(SmppConstants.STATUS_OK, r.getCommandStatus());
+                assertTrue(r.getMessageId().matches("[0-9a-f]{16}"), r.getMessageId());
+                ids.add(r.getMessageId());
+            }
+            /* windowed: many outstanding at once, answered in batches */
+            List<WindowFuture<Integer, PduRequest, PduResponse>> fut = new ArrayList<>();
+            for (int i = 40; i < 140; i++) {
+                fut.add(s.sendRequestPdu(submit(i, "46700000"), 10000, false));
+            }
+            for (WindowFuture<Integer, PduRequest, PduResponse> f : fut) {
+                assertTrue(f.await(10000));
+                assertTrue(f.isSuccess());
+                SubmitSmResp r = (SubmitSmResp) f.getResponse();
+                assertEquals(SmppConstants.STATUS_OK, r.getCommandStatus());
+                ids.add(r.getMessageId());
+            }
+            assertEquals(140, ids.size());
+            /* a 25-digit source address is longer than v3.4 allows (21 with
+             * NUL): hp-smppd's batch decoder answers ESME_RINVSRCADR */
+            SubmitSmResp bad = s.submit(submit(0, "1234567890123456789012345"), 10000);
+            assertEquals(SmppConstants.STATUS_INVSRCADR, bad.getCommandStatus());
+            EnquireLinkResp el = s.enquireLink(new com.cloudhopper.smpp.pdu.EnquireLink(), 10000);
+            assertEquals(SmppConstants.STATUS_OK, el.getCommandStatus());
+            s.unbind(5000);
+            SmppBindException e = assertThrows(SmppBindException.class,
+                    () -> client.bind(clientConfig(port[0], "wrong"), new DefaultSmppSessionHandler()));
+            assertEquals(SmppConstants.STATUS_INVPASWD, e.getBindResponse().getCommandStatus());
+        } finally {
+            client.destroy();
+            srv.destroy();
+            assertEquals(0, srv.waitFor(), "hp-smppd exit status after SIGTERM");
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Cloudhopper's SMPP server that records every submit_sm it decodes. */
+    static final class Recorder implements SmppServerHandler {
+        final Map<String, SubmitSm> got = new ConcurrentHashMap<>();
+        final AtomicLong ids = new AtomicLong();
+
+        @Override
+        public void sessionBindRequested(Long id, SmppSessionConfiguration c, BaseBind bind)
+                throws SmppProcessingException {
+            if (!"esme1".equals(bind.getSystemId())) {
+                throw new SmppProcessingException(SmppConstants.STATUS_INVSYSID);
+            }
+            if (!"pw".equals(bind.getPassword())) {
+                throw new SmppProcessingException(SmppConstants.STATUS_INVPASWD);
+            }
+        }
+
+        @Override
+        public void sessionCreated(Long id, SmppServerSession session, BaseBindResp resp) {
+            session.serverReady(new DefaultSmppSessionHandler() {
+                @Override
+                public PduResponse firePduRequestReceived(PduRequest req) {
+                    PduResponse r = req.createResponse();
+                    if (req instanceof SubmitSm sm) {
+                        got.put(sm.getSourceAddress().getAddress(), sm);
+                        ((SubmitSmResp) r).setMessageId(Long.toString(ids.incrementAndGet()));
+                    }
+                    return r;
+                }
+            });
+        }
+
+        @Override
+        public void sessionDestroyed(Long id, SmppServerSession session) {
+            session.destroy();
+        }
+    }
+
+    record Sim(int rc, String json, String err) {
+    }
+
+    Sim sim(int port, String pw, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(BUILD.resolve("smpp/tools/hp-smppsim").toString(),
+                "-a", "127.0.0.1", "-p", Integer.toString(port), "-u", "esme1", "-w", pw, "-j"));
+        cmd.addAll(List.of(args));
+        Path out = tmp.resolve("sim.out"), err = tmp.resolve("sim.err");
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "hp-smppsim did not finish");
+        return new Sim(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    @Test
+    void hpSmppSimAgainstCloudhopperServer() throws Exception {
+        SmppServerConfiguration cfg = new SmppServerConfiguration();
+        int port = freePort();
+        cfg.setPort(port);
+        cfg.setHost("127.0.0.1");
+        cfg.setMaxConnectionSize(10);
+        cfg.setNonBlockingSocketsEnabled(true);
+        cfg.setDefaultWindowSize(64);
+        cfg.setJmxEnabled(false);
+        Recorder rec = new Recorder();
+        ThreadPoolExecutor pool = (ThreadPoolExecutor) Executors.newCachedThreadPool();
+        DefaultSmppServer server = new DefaultSmppServer(cfg, rec, pool);
+        server.start();
+        try {
+            Sim r = sim(port, "pw", "-n", "3", "-r", "3000", "-c", "200", "-W", "16");
+            assertEquals(0, r.rc(), r.json() + r.err());
+            assertTrue(r.json().contains("\"bound\":3,"), r.json());
+            assertTrue(r.json().contains("\"ok\":600,\"errors\":{},\"unanswered\":0"), r.json());
+            assertEquals(600, rec.got.size());
+            /* numbers 0..599 (session rank + k * sessions), each with the
+             * generator's fields as Cloudhopper decoded them */
+            for (int i = 0; i < 600; i++) {
+                SubmitSm sm = rec.got.get(SmppDecoderTest.src(i));
+                assertNotNull(sm, "submit number " + i);
+                assertEquals(SmppDecoderTest.dst(i), sm.getDestAddress().getAddress());
+                assertEquals(1, sm.getSourceAddress().getTon());
+                assertArrayEquals(SmppDecoderTest.text(i, 20), sm.getShortMessage());
+                assertEquals(5, sm.getOptionalParameters().size());
+                for (int k = 0; k < 5; k++) {
+                    assertEquals(SmppDecoderTest.SIM_TAGS[k], sm.getOptionalParameters().get(k).getTag());
+                }
+                assertEquals(1, sm.getRegisteredDelivery());
+            }
+            Sim bad = sim(port, "nope", "-n", "2", "-d", "0.2");
+            assertEquals(1, bad.rc());
+            assertTrue(bad.json().contains("\"bound\":0,"), bad.json());
+            assertTrue(bad.err().contains("no session bound (bind refused: ESME_RINVPASWD)"), bad.err());
+        } finally {
+            server.destroy();
+            pool.shutdownNow();
+        }
+    }
+}
