@@ -164,6 +164,11 @@ struct kargs {
 	const uint32_t *key_idx;
 	const uint32_t *rk;
 	uint8_t *digest;
+	uint32_t *match;
+	const uint4 *dfa_st;
+	const uint32_t *dfa_tab;
+	const uint32_t *dfa_count;
+	const uint32_t *dfa_first;
 	uint32_t p0;       /* first packet of this launch */
 	uint32_t np;       /* packets in this launch */
 };
@@ -201,6 +206,105 @@ aes_ctr_thread(const uint32_t *T, unsigned int lane, const struct kargs *a, uint
 	d[1] ^= bswap32(s[1]);
 	d[2] ^= bswap32(s[2]);
 	d[3] ^= bswap32(s[3]);
+}
+
+/* Thread i encrypts packet p0 + i with AES-128-CBC (serial inside a
+ * packet, so one thread per packet; the IV is in ctr[], the length a
+ * multiple of 16, padding done by the host as the CPU task does). */
+HD static inline void
+aes_cbc_thread(const uint32_t *T, unsigned int lane, const struct kargs *a, uint32_t i)
+{
+	uint32_t p = a->p0 + i, nb = a->len[p] / 16;
+	const uint32_t *rk = a->rk + 44 * a->key_idx[p];
+	uint32_t v[4] = { a->ctr[4 * p], a->ctr[4 * p + 1], a->ctr[4 * p + 2], a->ctr[4 * p + 3] };
+	uint32_t *d = (uint32_t *)(a->data + a->off[p]);
+
+	for (uint32_t b = 0; b < nb; b++, d += 4) {
+		v[0] ^= bswap32(d[0]);
+		v[1] ^= bswap32(d[1]);
+		v[2] ^= bswap32(d[2]);
+		v[3] ^= bswap32(d[3]);
+		aes_encrypt(T, lane, rk, v);
+		d[0] = bswap32(v[0]);
+		d[1] = bswap32(v[1]);
+		d[2] = bswap32(v[2]);
+		d[3] = bswap32(v[3]);
+	}
+}
+
+#define DFA_MATCH 0x80000000u  /* HP_NF_AC_MATCH */
+#define DFA_OWNROW 0x80000000u /* HP_NF_AC_OWNROW */
+#define DFA_NO_MATCH 0xffffffffu
+
+/* Index (0..3) of the first byte of w equal to b, or -1. */
+HD static inline int
+first_byte(uint32_t w, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+	uint32_t m = __vcmpeq4(w, b * 0x01010101u);
+
+	return m ? (__ffs(m) - 1) >> 3 : -1;
+#else
+	for (int j = 0; j < 4; j++)
+		if (((w >> (8 * j)) & 0xff) == b)
+			return j;
+	return -1;
+#endif
+}
+
+/* One step of lib/nf's compact DFA on byte b after byte a (hp_nf.h):
+ * the state's 12 difference keys, else its own dense row, else row a. */
+HD static inline uint32_t
+dfa_step(const struct kargs *k, uint32_t s, uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+	uint4 st = __ldg(&k->dfa_st[s]);
+#else
+	uint4 st = k->dfa_st[s];
+#endif
+	uint32_t own = st.w & DFA_OWNROW, idx;
+	int i = -1;
+
+	if (!own) {
+		int j;
+
+		if ((j = first_byte(st.x, b)) >= 0)
+			i = j;
+		else if ((j = first_byte(st.y, b)) >= 0)
+			i = 4 + j;
+		else if ((j = first_byte(st.z, b)) >= 0)
+			i = 8 + j;
+	}
+	idx = i >= 0 ? st.w + (uint32_t)i : (own ? st.w & ~DFA_OWNROW : a << 8) + b;
+#ifdef __CUDA_ARCH__
+	return __ldg(&k->dfa_tab[idx]);
+#else
+	return k->dfa_tab[idx];
+#endif
+}
+
+/* Thread i walks packet p0 + i: match count and first id, as
+ * hp_nf_ac_scan does. The payload is only read (no copy back). */
+HD static inline void
+dfa_thread(const struct kargs *k, uint32_t i)
+{
+	uint32_t p = k->p0 + i, len = k->len[p], s = 0, a = 256, count = 0;
+	uint32_t first = DFA_NO_MATCH;
+	const uint8_t *d = k->data + k->off[p];
+
+	for (uint32_t j = 0; j < len; j++) {
+		uint32_t b = d[j], e = dfa_step(k, s, a, b);
+
+		a = b;
+		s = e & ~DFA_MATCH;
+		if (e & DFA_MATCH) {
+			if (count == 0)
+				first = k->dfa_first[s];
+			count += k->dfa_count[s];
+		}
+	}
+	k->match[2 * p] = count;
+	k->match[2 * p + 1] = first;
 }
 
 #define F(x, y, z) (((x) & (y)) | (~(x) & (z)))
@@ -339,6 +443,28 @@ k_aes_ctr(const uint32_t *__restrict__ t0, struct kargs a, uint32_t nblocks)
 }
 
 __global__ void
+k_aes_cbc(const uint32_t *__restrict__ t0, struct kargs a)
+{
+	__shared__ uint32_t T[256 * TCOPIES];
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	for (uint32_t j = threadIdx.x; j < 256 * TCOPIES; j += blockDim.x)
+		T[j] = __ldg(&t0[j / TCOPIES]);
+	__syncthreads();
+	if (i < a.np)
+		aes_cbc_thread(T, threadIdx.x % TCOPIES, &a, i);
+}
+
+__global__ void
+k_dfa(struct kargs a)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < a.np)
+		dfa_thread(&a, i);
+}
+
+__global__ void
 k_md5(struct kargs a)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -362,28 +488,44 @@ host_args(struct hpk_batch *b)
 	a.key_idx = b->key_idx;
 	a.rk = b->rk;
 	a.digest = b->digest;
+	a.match = b->match;
+	a.dfa_st = NULL;
+	a.dfa_tab = a.dfa_count = a.dfa_first = NULL;
 	a.p0 = 0;
 	a.np = b->n;
 	return a;
 }
 
 extern "C" void
-hpk_emulate(enum hpk_op op, struct hpk_batch *b)
+hpk_emulate(enum hpk_op op, struct hpk_batch *b, const struct hpk_dfa *dfa)
 {
 	struct kargs a = host_args(b);
 
 	if (b->n == 0)
 		return;
 	host_tables();
-	if (op == HPK_AES_CTR) {
-		uint32_t nb = b->blk[b->n];
-
-		/* Same thread numbering as the kernel: lane = thread % 32. */
-		for (uint32_t g = 0; g < nb; g++)
+	/* Same thread numbering as the kernels: lane = thread % 32. */
+	switch (op) {
+	case HPK_AES_CTR:
+		for (uint32_t g = 0; g < b->blk[b->n]; g++)
 			aes_ctr_thread(host_t0, (g % THREADS) % TCOPIES, &a, g);
-	} else {
+		break;
+	case HPK_AES_CBC:
+		for (uint32_t i = 0; i < b->n; i++)
+			aes_cbc_thread(host_t0, (i % THREADS) % TCOPIES, &a, i);
+		break;
+	case HPK_DFA:
+		a.dfa_st = (const uint4 *)dfa->st;
+		a.dfa_tab = dfa->tab;
+		a.dfa_count = dfa->out_count;
+		a.dfa_first = dfa->out_first;
+		for (uint32_t i = 0; i < b->n; i++)
+			dfa_thread(&a, i);
+		break;
+	case HPK_MD5:
 		for (uint32_t i = 0; i < b->n; i++)
 			md5_thread(&a, i);
+		break;
 	}
 }
 
@@ -429,6 +571,9 @@ struct hpk_ctx {
 	uint32_t cap_pkts, cap_bytes;
 	uint32_t *d_t0;
 	struct hpk_stream *s;
+	/* DFA, uploaded once */
+	uint4 *d_dfa_st;
+	uint32_t *d_dfa_tab, *d_dfa_count, *d_dfa_first;
 };
 
 #define CK(call) do { \
@@ -451,6 +596,7 @@ alloc_batch(struct hpk_batch *h, struct hpk_batch *d, uint32_t np, uint32_t nb,
 	CK(cudaHostAlloc((void **)&h->key_idx, 4ull * np, cudaHostAllocDefault));
 	CK(cudaHostAlloc((void **)&h->rk, 176ull * np, cudaHostAllocDefault));
 	CK(cudaHostAlloc((void **)&h->digest, 16ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->match, 8ull * np, cudaHostAllocDefault));
 	CK(cudaMalloc((void **)&d->data, nb + 16));
 	CK(cudaMalloc((void **)&d->off, 4ull * np));
 	CK(cudaMalloc((void **)&d->len, 4ull * np));
@@ -459,6 +605,7 @@ alloc_batch(struct hpk_batch *h, struct hpk_batch *d, uint32_t np, uint32_t nb,
 	CK(cudaMalloc((void **)&d->key_idx, 4ull * np));
 	CK(cudaMalloc((void **)&d->rk, 176ull * np));
 	CK(cudaMalloc((void **)&d->digest, 16ull * np));
+	CK(cudaMalloc((void **)&d->match, 8ull * np));
 	return 0;
 }
 
@@ -473,6 +620,7 @@ free_batch(struct hpk_batch *h, struct hpk_batch *d)
 	cudaFreeHost(h->key_idx);
 	cudaFreeHost(h->rk);
 	cudaFreeHost(h->digest);
+	cudaFreeHost(h->match);
 	cudaFree(d->data);
 	cudaFree(d->off);
 	cudaFree(d->len);
@@ -481,6 +629,7 @@ free_batch(struct hpk_batch *h, struct hpk_batch *d)
 	cudaFree(d->key_idx);
 	cudaFree(d->rk);
 	cudaFree(d->digest);
+	cudaFree(d->match);
 }
 
 extern "C" void
@@ -499,6 +648,10 @@ hpk_close(struct hpk_ctx *c)
 			cudaStreamDestroy(c->s[i].st);
 	}
 	cudaFree(c->d_t0);
+	cudaFree(c->d_dfa_st);
+	cudaFree(c->d_dfa_tab);
+	cudaFree(c->d_dfa_count);
+	cudaFree(c->d_dfa_first);
 	free(c->s);
 	free(c);
 }
@@ -579,10 +732,14 @@ hpk_host(struct hpk_ctx *c, unsigned int s)
 }
 
 static struct kargs
-dev_args(struct hpk_stream *s, uint32_t p0, uint32_t np)
+dev_args(struct hpk_ctx *c, struct hpk_stream *s, uint32_t p0, uint32_t np)
 {
 	struct kargs a = host_args(&s->d);
 
+	a.dfa_st = c->d_dfa_st;
+	a.dfa_tab = c->d_dfa_tab;
+	a.dfa_count = c->d_dfa_count;
+	a.dfa_first = c->d_dfa_first;
 	a.p0 = p0;
 	a.np = np;
 	return a;
@@ -606,7 +763,7 @@ h2d(struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np, bool with_ke
 		e = cudaMemcpyAsync(d->len + p0, h->len + p0, 4ull * np, cudaMemcpyHostToDevice, st);
 	if (e == cudaSuccess)
 		e = cudaMemcpyAsync(d->blk + p0, h->blk + p0, 4ull * (np + 1), cudaMemcpyHostToDevice, st);
-	if (e == cudaSuccess && op == HPK_AES_CTR) {
+	if (e == cudaSuccess && (op == HPK_AES_CTR || op == HPK_AES_CBC)) {
 		e = cudaMemcpyAsync(d->ctr + 4 * p0, h->ctr + 4 * p0, 16ull * np,
 				    cudaMemcpyHostToDevice, st);
 		if (e == cudaSuccess)
@@ -623,7 +780,7 @@ static cudaError_t
 kernel(struct hpk_ctx *c, struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np,
        cudaStream_t st)
 {
-	struct kargs a = dev_args(s, p0, np);
+	struct kargs a = dev_args(c, s, p0, np);
 
 	if (np == 0)
 		return cudaSuccess;
@@ -633,24 +790,34 @@ kernel(struct hpk_ctx *c, struct hpk_stream *s, enum hpk_op op, uint32_t p0, uin
 		if (nb == 0)
 			return cudaSuccess;
 		k_aes_ctr<<<(nb + THREADS - 1) / THREADS, THREADS, 0, st>>>(c->d_t0, a, nb);
+	} else if (op == HPK_AES_CBC) {
+		k_aes_cbc<<<(np + 127) / 128, 128, 0, st>>>(c->d_t0, a);
+	} else if (op == HPK_DFA) {
+		if (c->d_dfa_st == NULL)
+			return cudaErrorInvalidValue; /* no DFA uploaded */
+		k_dfa<<<(np + 127) / 128, 128, 0, st>>>(a);
 	} else {
 		k_md5<<<(np + 127) / 128, 128, 0, st>>>(a);
 	}
 	return cudaGetLastError();
 }
 
-/* D2H only of what the task changed: AES the payload, MD5 the digests. */
+/* D2H only of what the task changed: AES the payload, MD5 the digests,
+ * the DFA its (count, first) pairs. */
 static cudaError_t
 d2h(struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np, cudaStream_t st)
 {
 	struct hpk_batch *h = &s->h, *d = &s->d;
 	uint32_t last = p0 + np - 1;
 
-	if (op == HPK_AES_CTR) {
+	if (op == HPK_AES_CTR || op == HPK_AES_CBC) {
 		uint32_t lo = h->off[p0], hi = h->off[last] + 16 * (h->blk[last + 1] - h->blk[last]);
 
 		return cudaMemcpyAsync(h->data + lo, d->data + lo, hi - lo, cudaMemcpyDeviceToHost, st);
 	}
+	if (op == HPK_DFA)
+		return cudaMemcpyAsync(h->match + 2 * p0, d->match + 2 * p0, 8ull * np,
+				       cudaMemcpyDeviceToHost, st);
 	return cudaMemcpyAsync(h->digest + 16 * p0, d->digest + 16 * p0, 16ull * np,
 			       cudaMemcpyDeviceToHost, st);
 }
@@ -726,7 +893,7 @@ hpk_time_e2e(struct hpk_ctx *c, enum hpk_op op, unsigned int iters)
 		return -1;
 	/* Flow keys stay resident on the GPU (a deployment keeps its key
 	 * table there); each chunk copies payload and per-packet fields. */
-	if (op == HPK_AES_CTR &&
+	if ((op == HPK_AES_CTR || op == HPK_AES_CBC) &&
 	    cudaMemcpy(s0->d.rk, s0->h.rk, 176ull * s0->h.n_keys, cudaMemcpyHostToDevice) != cudaSuccess)
 		return -1;
 	t = now_s();
@@ -785,5 +952,279 @@ hpk_pcie_bw(struct hpk_ctx *c, size_t bytes, double *h2d_bw, double *d2h_bw)
 out:
 	cudaFreeHost(h);
 	cudaFree(d);
+	return ret;
+}
+
+extern "C" int
+hpk_dfa_upload(struct hpk_ctx *c, const struct hpk_dfa *dfa, char *err, size_t errlen)
+{
+	CK(cudaSetDevice(c->dev));
+	CK(cudaMalloc((void **)&c->d_dfa_st, 16ull * dfa->n_states));
+	CK(cudaMalloc((void **)&c->d_dfa_tab, 4ull * dfa->tab_len));
+	CK(cudaMalloc((void **)&c->d_dfa_count, 4ull * dfa->n_states));
+	CK(cudaMalloc((void **)&c->d_dfa_first, 4ull * dfa->n_states));
+	CK(cudaMemcpy(c->d_dfa_st, dfa->st, 16ull * dfa->n_states, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(c->d_dfa_tab, dfa->tab, 4ull * dfa->tab_len, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(c->d_dfa_count, dfa->out_count, 4ull * dfa->n_states, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(c->d_dfa_first, dfa->out_first, 4ull * dfa->n_states, cudaMemcpyHostToDevice));
+	return 0;
+}
+
+/* ---- LDPC ---- */
+
+#define LDPC_MAXDEG 32 /* HP_LDPC_MAXDEG */
+#define LDPC_RMAX 63   /* HP_LDPC_RMAX */
+
+struct lcode {
+	const uint32_t *row_start, *ent_col, *ent_shift;
+	uint32_t z, mb, nb, punct, nnz;
+};
+
+HD static inline int
+sat8(int x)
+{
+	return x > 127 ? 127 : x < -128 ? -128 : x;
+}
+
+HD static inline int
+scale(int m, const struct hpk_ldpc_cfg *g)
+{
+	int r;
+
+	if (g->oms) {
+		int mm = m < 127 ? m : 127;
+
+		r = mm > (int)g->oms_offset ? mm - (int)g->oms_offset : 0;
+	} else {
+		r = m - ((m + (1 << (g->nms_shift - 1))) >> g->nms_shift);
+	}
+	return r < LDPC_RMAX ? r : LDPC_RMAX;
+}
+
+/* Check node i of base row r: the scalar instance of lib/ldpc's layered
+ * min-sum (hp_ldpc_kern.h) written out for one codeword, so a GPU thread
+ * computes exactly what a CPU lane computes. Rows of one layer touch
+ * disjoint bits (one block per column per base row), so the z threads of
+ * a layer run in parallel and give the sequential result. */
+HD static inline void
+ldpc_row(const struct lcode *c, int8_t *L, int8_t *R, uint32_t r, uint32_t i, int first,
+	 const struct hpk_ldpc_cfg *g)
+{
+	const uint32_t e0 = c->row_start[r], d = c->row_start[r + 1] - e0, z = c->z;
+	int t[LDPC_MAXDEG], at[LDPC_MAXDEG];
+	uint32_t pos[LDPC_MAXDEG];
+	int mn1 = 128, mn2 = 128, sg = 0, s1, s2;
+
+	for (uint32_t e = 0; e < d; e++) {
+		uint32_t sh = c->ent_shift[e0 + e] + i;
+		int l, x, a;
+
+		pos[e] = c->ent_col[e0 + e] * z + (sh >= z ? sh - z : sh);
+		l = L[pos[e]];
+		x = first ? l : ((l < 0 ? -l : l) >= 127 ? l : sat8(l - R[(size_t)(e0 + e) * z + i]));
+		a = x < 0 ? -x : x;
+		t[e] = x;
+		at[e] = a;
+		mn2 = mn2 < (mn1 > a ? mn1 : a) ? mn2 : (mn1 > a ? mn1 : a);
+		mn1 = mn1 < a ? mn1 : a;
+		sg ^= x;
+	}
+	s1 = scale(mn1, g);
+	s2 = scale(mn2, g);
+	for (uint32_t e = 0; e < d; e++) {
+		int mag = at[e] == mn1 ? s2 : s1;
+		int rn = (sg ^ t[e]) < 0 ? -mag : mag;
+
+		R[(size_t)(e0 + e) * z + i] = (int8_t)rn;
+		L[pos[e]] = (int8_t)(at[e] >= 127 ? t[e] : sat8(t[e] + rn));
+	}
+}
+
+/* 1 when check node i of base row r is unsatisfied. */
+HD static inline int
+ldpc_check(const struct lcode *c, const int8_t *L, uint32_t r, uint32_t i)
+{
+	const uint32_t e0 = c->row_start[r], d = c->row_start[r + 1] - e0, z = c->z;
+	int par = 0;
+
+	for (uint32_t e = 0; e < d; e++) {
+		uint32_t sh = c->ent_shift[e0 + e] + i;
+
+		par ^= L[c->ent_col[e0 + e] * z + (sh >= z ? sh - z : sh)] < 0;
+	}
+	return par;
+}
+
+/* One thread block per codeword, one thread per check node of a layer;
+ * the codeword's LLRs live in shared memory (<= 26 KiB for NR BG1 Z=384),
+ * check-to-bit messages in global memory, coalesced across the layer. */
+__global__ void
+k_ldpc(struct lcode c, struct hpk_ldpc_cfg g, const int8_t *llr, int8_t *Rall, uint8_t *out,
+       uint32_t out_bits, uint8_t *ok, uint8_t *iters)
+{
+	extern __shared__ int8_t L[];
+	const uint32_t cw = blockIdx.x, nf = c.nb * c.z, n = nf - c.punct, tid = threadIdx.x;
+	int8_t *R = Rall + (size_t)cw * c.nnz * c.z;
+	uint32_t it, done_it = 0;
+
+	for (uint32_t j = tid; j < nf; j += blockDim.x)
+		L[j] = j < c.punct ? 0 : llr[(size_t)cw * n + j - c.punct];
+	__syncthreads();
+	for (it = 1; it <= g.max_iter; it++) {
+		for (uint32_t r = 0; r < c.mb; r++) {
+			if (tid < c.z)
+				ldpc_row(&c, L, R, r, tid, it == 1, &g);
+			__syncthreads();
+		}
+		if (g.early || it == g.max_iter) {
+			int bad = 0;
+
+			if (tid < c.z)
+				for (uint32_t r = 0; r < c.mb; r++)
+					bad |= ldpc_check(&c, L, r, tid);
+			if (!__syncthreads_or(bad)) {
+				done_it = it;
+				break;
+			}
+		}
+	}
+	for (uint32_t j = tid; j < out_bits; j += blockDim.x)
+		out[(size_t)cw * out_bits + j] = L[j] < 0;
+	if (tid == 0) {
+		ok[cw] = done_it != 0;
+		iters[cw] = (uint8_t)(done_it ? done_it : g.max_iter);
+	}
+}
+
+static struct lcode
+lcode_of(const struct hpk_ldpc_code *c)
+{
+	struct lcode l;
+
+	l.row_start = c->row_start;
+	l.ent_col = c->ent_col;
+	l.ent_shift = c->ent_shift;
+	l.z = c->z;
+	l.mb = c->mb;
+	l.nb = c->nb;
+	l.punct = c->punct;
+	l.nnz = c->nnz;
+	return l;
+}
+
+extern "C" int
+hpk_ldpc_emulate(const struct hpk_ldpc_code *hc, const struct hpk_ldpc_cfg *g,
+		 const int8_t *llr, uint32_t n_cw, uint8_t *out, uint32_t out_bits,
+		 uint8_t *ok, uint8_t *iters)
+{
+	struct lcode c = lcode_of(hc);
+	const uint32_t nf = c.nb * c.z, n = nf - c.punct;
+	int8_t *L = (int8_t *)malloc(nf), *R = (int8_t *)malloc((size_t)c.nnz * c.z);
+	int nok = 0;
+
+	if (L == NULL || R == NULL) {
+		free(L);
+		free(R);
+		return -ENOMEM;
+	}
+	for (uint32_t cw = 0; cw < n_cw; cw++) {
+		uint32_t done_it = 0;
+
+		for (uint32_t j = 0; j < nf; j++)
+			L[j] = j < c.punct ? 0 : llr[(size_t)cw * n + j - c.punct];
+		for (uint32_t it = 1; it <= g->max_iter && !done_it; it++) {
+			for (uint32_t r = 0; r < c.mb; r++)
+				for (uint32_t i = 0; i < c.z; i++)
+					ldpc_row(&c, L, R, r, i, it == 1, g);
+			if (g->early || it == g->max_iter) {
+				int bad = 0;
+
+				for (uint32_t r = 0; r < c.mb && !bad; r++)
+					for (uint32_t i = 0; i < c.z && !bad; i++)
+						bad |= ldpc_check(&c, L, r, i);
+				if (!bad)
+					done_it = it;
+			}
+		}
+		for (uint32_t j = 0; j < out_bits; j++)
+			out[(size_t)cw * out_bits + j] = L[j] < 0;
+		if (ok)
+			ok[cw] = done_it != 0;
+		if (iters)
+			iters[cw] = (uint8_t)(done_it ? done_it : g->max_iter);
+		nok += done_it != 0;
+	}
+	free(L);
+	free(R);
+	return nok;
+}
+
+extern "C" int
+hpk_ldpc_gpu(struct hpk_ctx *ctx, const struct hpk_ldpc_code *hc, const struct hpk_ldpc_cfg *g,
+	     const int8_t *llr, uint32_t n_cw, uint8_t *out, uint32_t out_bits, uint8_t *ok,
+	     uint8_t *iters, double *secs, char *err, size_t errlen)
+{
+	struct lcode c = lcode_of(hc);
+	const uint32_t nf = c.nb * c.z, n = nf - c.punct;
+	uint32_t *d_rs = NULL, *d_col = NULL, *d_sh = NULL;
+	int8_t *d_llr = NULL, *d_R = NULL;
+	uint8_t *d_out = NULL, *d_ok = NULL, *d_it = NULL;
+	cudaEvent_t a = NULL, b = NULL;
+	unsigned int threads = (c.z + 31) / 32 * 32;
+	float ms = 0;
+	int ret = -EIO, nok = 0;
+	cudaError_t e;
+
+#define GO(call) do { e = (call); if (e != cudaSuccess) { \
+	snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e)); goto out; } } while (0)
+	GO(cudaSetDevice(ctx->dev));
+	GO(cudaMalloc((void **)&d_rs, 4ull * (c.mb + 1)));
+	GO(cudaMalloc((void **)&d_col, 4ull * c.nnz));
+	GO(cudaMalloc((void **)&d_sh, 4ull * c.nnz));
+	GO(cudaMalloc((void **)&d_llr, (size_t)n_cw * n));
+	GO(cudaMalloc((void **)&d_R, (size_t)n_cw * c.nnz * c.z));
+	GO(cudaMalloc((void **)&d_out, (size_t)n_cw * out_bits));
+	GO(cudaMalloc((void **)&d_ok, n_cw));
+	GO(cudaMalloc((void **)&d_it, n_cw));
+	GO(cudaMemcpy(d_rs, hc->row_start, 4ull * (c.mb + 1), cudaMemcpyHostToDevice));
+	GO(cudaMemcpy(d_col, hc->ent_col, 4ull * c.nnz, cudaMemcpyHostToDevice));
+	GO(cudaMemcpy(d_sh, hc->ent_shift, 4ull * c.nnz, cudaMemcpyHostToDevice));
+	GO(cudaMemcpy(d_llr, llr, (size_t)n_cw * n, cudaMemcpyHostToDevice));
+	c.row_start = d_rs;
+	c.ent_col = d_col;
+	c.ent_shift = d_sh;
+	GO(cudaEventCreate(&a));
+	GO(cudaEventCreate(&b));
+	GO(cudaEventRecord(a, 0));
+	k_ldpc<<<n_cw, threads, nf>>>(c, *g, d_llr, d_R, d_out, out_bits, d_ok, d_it);
+	GO(cudaGetLastError());
+	GO(cudaEventRecord(b, 0));
+	GO(cudaEventSynchronize(b));
+	GO(cudaEventElapsedTime(&ms, a, b));
+	GO(cudaMemcpy(out, d_out, (size_t)n_cw * out_bits, cudaMemcpyDeviceToHost));
+	if (ok != NULL)
+		GO(cudaMemcpy(ok, d_ok, n_cw, cudaMemcpyDeviceToHost));
+	if (iters != NULL)
+		GO(cudaMemcpy(iters, d_it, n_cw, cudaMemcpyDeviceToHost));
+	if (ok != NULL)
+		for (uint32_t i = 0; i < n_cw; i++)
+			nok += ok[i];
+	if (secs != NULL)
+		*secs = ms / 1e3;
+	ret = nok;
+#undef GO
+out:
+	if (a)
+		cudaEventDestroy(a);
+	if (b)
+		cudaEventDestroy(b);
+	cudaFree(d_rs);
+	cudaFree(d_col);
+	cudaFree(d_sh);
+	cudaFree(d_llr);
+	cudaFree(d_R);
+	cudaFree(d_out);
+	cudaFree(d_ok);
+	cudaFree(d_it);
 	return ret;
 }

@@ -20,6 +20,20 @@ extern "C" {
 enum hpk_op {
 	HPK_AES_CTR = 1, /* in place, payload copied back */
 	HPK_MD5 = 2,     /* digest out, payload not copied back */
+	HPK_AES_CBC = 3, /* in place (lengths multiple of 16), copied back */
+	HPK_DFA = 4,     /* Aho-Corasick DFA walk: match count and first id out */
+};
+
+/* The compact DFA of lib/nf (hp_nf.h, struct hp_nf_ac_dfa) in the form
+ * the kernel walks: 16-byte states (12 keys + offset), the entry table,
+ * and per state its match count and smallest pattern id. */
+struct hpk_dfa {
+	uint32_t n_states;
+	uint32_t tab_len;
+	const void *st;            /* n_states x 16 bytes */
+	const uint32_t *tab;
+	const uint32_t *out_count;
+	const uint32_t *out_first;
 };
 
 /* A batch as laid out in (pinned) host memory and mirrored on the GPU.
@@ -37,6 +51,7 @@ struct hpk_batch {
 	uint32_t *key_idx;   /* cap_pkts */
 	uint32_t *rk;        /* 44 round-key words per key, cap_pkts keys */
 	uint8_t *digest;     /* 16 bytes per packet */
+	uint32_t *match;     /* DFA: count, first id per packet */
 };
 
 struct hpk_ctx;
@@ -75,8 +90,46 @@ int hpk_pcie_bw(struct hpk_ctx *ctx, size_t bytes, double *h2d, double *d2h);
 /* ---- host side helpers, no GPU needed ---- */
 /* FIPS-197 key expansion: 44 round-key words (big-endian values). */
 void hpk_aes128_expand(const uint8_t key[16], uint32_t rk[44]);
-/* Runs the kernels' per-thread code on the CPU over a host batch. */
-void hpk_emulate(enum hpk_op op, struct hpk_batch *b);
+/* Uploads the DFA once (HPK_DFA launches use it). 0 or -errno. */
+int hpk_dfa_upload(struct hpk_ctx *ctx, const struct hpk_dfa *dfa, char *err,
+		   size_t errlen);
+
+/* Runs the kernels' per-thread code on the CPU over a host batch (dfa
+ * only for HPK_DFA). */
+void hpk_emulate(enum hpk_op op, struct hpk_batch *b, const struct hpk_dfa *dfa);
+
+/* ---- LDPC: layered min-sum, one thread block per codeword ---- */
+
+/* A QC-LDPC code as the kernel reads it: base rows in order, per row its
+ * nonzero blocks' columns and shifts (hp_ldpc_code_entry order). */
+struct hpk_ldpc_code {
+	uint32_t z, mb, nb, punct, nnz;
+	const uint32_t *row_start;  /* mb + 1 */
+	const uint32_t *ent_col;    /* nnz */
+	const uint32_t *ent_shift;  /* nnz */
+};
+
+/* Same fields and meaning as struct hp_ldpc_dec_cfg (lib/ldpc). */
+struct hpk_ldpc_cfg {
+	uint32_t max_iter;
+	uint32_t oms;        /* 1: offset min-sum, 0: normalised */
+	uint32_t nms_shift;
+	uint32_t oms_offset;
+	uint32_t early;      /* stop a codeword once every check holds */
+};
+
+/* CPU run of the kernel's per-thread code: n_cw codewords of n =
+ * nb*z - punct int8 LLRs; out gets the first out_bits hard decisions of
+ * each; ok/iters (may be NULL) per codeword. Returns codewords ok. */
+int hpk_ldpc_emulate(const struct hpk_ldpc_code *c, const struct hpk_ldpc_cfg *cfg,
+		     const int8_t *llr, uint32_t n_cw, uint8_t *out, uint32_t out_bits,
+		     uint8_t *ok, uint8_t *iters);
+/* The same on the GPU, synchronous (copies in, decodes, copies out);
+ * *secs gets the kernel time. Returns codewords ok or -errno. */
+int hpk_ldpc_gpu(struct hpk_ctx *ctx, const struct hpk_ldpc_code *c,
+		 const struct hpk_ldpc_cfg *cfg, const int8_t *llr, uint32_t n_cw,
+		 uint8_t *out, uint32_t out_bits, uint8_t *ok, uint8_t *iters,
+		 double *secs, char *err, size_t errlen);
 /* Lays out packet lengths into b->off/blk (16-byte aligned) and sets
  * data_bytes; returns -ENOSPC when it does not fit the capacities. */
 int hpk_layout(struct hpk_batch *b, const uint32_t *lens, uint32_t n,

@@ -82,7 +82,7 @@ main(void)
 					b->ctr[4 * i + 3] = 0;
 				}
 				t = twin(b);
-				hpk_emulate((enum hpk_op)op, t);
+				hpk_emulate((enum hpk_op)op, t, NULL);
 				if (hpk_launch(k, 0, (enum hpk_op)op, err, sizeof(err)) < 0) {
 					fprintf(stderr, "FAIL: launch: %s\n", err);
 					return 1;

@@ -3,7 +3,9 @@
 """bench/gpu: AES-128-CTR and MD5 on the GPU, kernel only (data resident)
 and end to end (pinned H2D + kernel + D2H overlapped over 4 streams), for
 batches of 1k-64k IMIX packets, with the pinned PCIe bandwidth measured in
-the same run (gpu/bench_gpu.c). Needs a GPU: without one it says so and
+the same run (gpu/bench_gpu.c); then LDPC, the Aho-Corasick DFA and
+AES-128-CBC kernel only with one CPU core on the same inputs
+(gpu/bench_gpu_nf.c). Needs a GPU: without one it says so and
 exits 77 (skipped) without writing a result. With --record, writes
 bench/results/gpu-DATE.md with the device's preflight line.
 """
@@ -49,6 +51,21 @@ def main():
         d = dict(zip(head, r))
         out.append(f"| {d['op']} | {d['batch']} | {d['bytes']} | {float(d['kernel_Gbps']):.1f} | "
                    f"{float(d['e2e_Gbps']):.1f} | {100 * float(d['e2e_over_pcie']):.0f} % |")
+    nf = os.path.join(a.build, "gpu/bench_gpu_nf")
+    if os.path.exists(nf):
+        q = subprocess.run([nf, str(a.iters)], capture_output=True, text=True)
+        if q.returncode != 0:
+            sys.stderr.write(q.stdout + q.stderr)
+            return 1
+        out += ["", "Heavy functions, kernel only, one CPU core on the same inputs in the same run:", "",
+                "| task | config | batch | GPU Gbit/s | CPU 1 core Gbit/s | GPU / CPU |",
+                "|---|---|---|---|---|---|"]
+        for l in q.stdout.strip().splitlines():
+            f = l.split(",")
+            if len(f) != 5 or f[0] == "task" or l.startswith("#"):
+                continue
+            g, c = float(f[3]), float(f[4])
+            out.append(f"| {f[0]} | {f[1]} | {f[2]} | {g:.1f} | {c:.2f} | {g / c if c else 0:.0f}x |")
     text = "\n".join(out) + "\n"
     print(text)
     if a.record:

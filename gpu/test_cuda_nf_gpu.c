@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * On a GPU: the AES-CBC, DFA and LDPC kernels' output identical to the CPU
+ * references (OpenSSL CBC, lib/nf's DFA walk, lib/ldpc's decoder) on
+ * random inputs of every IMIX size, batches 1..4096 / codewords 1..256.
+ * Exits 77 (skipped) where no GPU or driver is present.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "hp_cuda_kern.h"
+#include "hp_ldpc.h"
+#include "hp_nf.h"
+
+#define CAP_PKTS 4096
+#define CAP_BYTES (CAP_PKTS * 1600u)
+
+static uint64_t rng = 0x6a09e667f3bcc908ull;
+static int fails;
+
+static uint32_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 16);
+}
+
+static int
+run_batch(struct hpk_ctx *k, enum hpk_op op)
+{
+	char err[256];
+	int r;
+
+	if (hpk_launch(k, 0, op, err, sizeof(err)) < 0) {
+		fprintf(stderr, "FAIL: launch: %s\n", err);
+		return -1;
+	}
+	while ((r = hpk_query(k, 0, err, sizeof(err))) == 0)
+		;
+	if (r < 0)
+		fprintf(stderr, "FAIL: %s\n", err);
+	return r < 0 ? -1 : 0;
+}
+
+static void
+cbc(struct hpk_ctx *k)
+{
+	static const uint32_t batches[] = { 1, 31, 1024, 4096 };
+	static uint32_t lens[CAP_PKTS];
+	static uint8_t keys[8][16];
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+
+	for (unsigned int bi = 0; bi < 4; bi++) {
+		struct hpk_batch *b = hpk_host(k, 0);
+		uint32_t n = batches[bi], bad = 0;
+		uint8_t *expect;
+		int outl;
+
+		for (uint32_t i = 0; i < n; i++)
+			lens[i] = i % 3 == 0 ? 192 : i % 3 == 1 ? 432 : 1408;
+		hpk_layout(b, lens, n, CAP_PKTS, CAP_BYTES);
+		for (uint32_t i = 0; i < b->data_bytes; i++)
+			b->data[i] = (uint8_t)rnd();
+		b->n_keys = 8;
+		for (int j = 0; j < 8; j++) {
+			for (int x = 0; x < 16; x++)
+				keys[j][x] = (uint8_t)rnd();
+			hpk_aes128_expand(keys[j], b->rk + 44 * j);
+		}
+		expect = malloc(b->data_bytes);
+		memcpy(expect, b->data, b->data_bytes);
+		for (uint32_t i = 0; i < n; i++) {
+			uint8_t iv[16];
+
+			for (int x = 0; x < 16; x++)
+				iv[x] = (uint8_t)rnd();
+			for (int w = 0; w < 4; w++)
+				b->ctr[4 * i + w] = ((uint32_t)iv[4 * w] << 24) | ((uint32_t)iv[4 * w + 1] << 16) |
+						    ((uint32_t)iv[4 * w + 2] << 8) | iv[4 * w + 3];
+			b->key_idx[i] = rnd() % 8;
+			EVP_EncryptInit_ex(c, EVP_aes_128_cbc(), NULL, keys[b->key_idx[i]], iv);
+			EVP_CIPHER_CTX_set_padding(c, 0);
+			EVP_EncryptUpdate(c, expect + b->off[i], &outl, expect + b->off[i], (int)lens[i]);
+		}
+		if (run_batch(k, HPK_AES_CBC) < 0) {
+			fails++;
+			free(expect);
+			continue;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			bad += memcmp(b->data + b->off[i], expect + b->off[i], lens[i]) != 0;
+		printf("aes_cbc batch %u: %u of %u differ from OpenSSL\n", n, bad, n);
+		fails += bad != 0;
+		free(expect);
+	}
+	EVP_CIPHER_CTX_free(c);
+}
+
+static void
+dfa(struct hpk_ctx *k)
+{
+	struct hp_nf_patset *ps;
+	struct hp_nf_ac *ac;
+	const struct hp_nf_ac_dfa *d;
+	struct hpk_dfa kd;
+	struct hpk_batch *b = hpk_host(k, 0);
+	static uint32_t lens[CAP_PKTS];
+	uint64_t seed = 3;
+	uint32_t bad = 0;
+	char err[256];
+
+	if (hp_nf_patset_generate(42, 10000, &ps) != 0 || hp_nf_ac_build(ps, &ac) != 0) {
+		fails++;
+		return;
+	}
+	d = hp_nf_ac_dfa(ac);
+	kd = (struct hpk_dfa){ .n_states = d->n_states, .tab_len = d->tab_len, .st = d->st,
+			       .tab = d->tab, .out_count = d->out_count, .out_first = d->out_first };
+	if (hpk_dfa_upload(k, &kd, err, sizeof(err)) < 0) {
+		fprintf(stderr, "FAIL: %s\n", err);
+		fails++;
+		return;
+	}
+	for (uint32_t i = 0; i < CAP_PKTS; i++)
+		lens[i] = i % 5 == 0 || i % 5 == 3 ? 185 : i % 5 == 1 ? 428 : 1400;
+	hpk_layout(b, lens, CAP_PKTS, CAP_PKTS, CAP_BYTES);
+	for (uint32_t i = 0; i < CAP_PKTS; i++)
+		hp_nf_traffic_fill(ps, &seed, b->data + b->off[i], lens[i], 0.3);
+	if (run_batch(k, HPK_DFA) < 0) {
+		fails++;
+		return;
+	}
+	for (uint32_t i = 0; i < CAP_PKTS; i++) {
+		struct hp_nf_dpi_res r;
+
+		hp_nf_ac_scan(ac, b->data + b->off[i], lens[i], &r);
+		bad += r.count != b->match[2 * i] || r.first != b->match[2 * i + 1];
+	}
+	printf("dfa 10k patterns, %u packets: %u differ from lib/nf\n", CAP_PKTS, bad);
+	fails += bad != 0;
+	hp_nf_ac_free(ac);
+	hp_nf_patset_free(ps);
+}
+
+static void
+ldpc(struct hpk_ctx *k, const char *spec, uint32_t n_cw)
+{
+	struct hp_ldpc_code *c;
+	struct hp_ldpc_dec *dec;
+	struct hp_ldpc_dec_cfg cfg;
+	struct hp_ldpc_result *res;
+	struct hpk_ldpc_code kc;
+	struct hpk_ldpc_cfg kg;
+	uint32_t kk, n, nf, nnz, bad = 0, *rs, *col, *sh;
+	uint8_t *info, *cw, *o1, *o2, *ok, *it;
+	int8_t *llr;
+	char err[256];
+	double secs;
+
+	hp_ldpc_code_create(spec, &c);
+	kk = hp_ldpc_code_k(c);
+	n = hp_ldpc_code_n(c);
+	nf = hp_ldpc_code_n_full(c);
+	nnz = hp_ldpc_code_nnz(c);
+	rs = calloc(hp_ldpc_code_rows(c) + 1, 4);
+	col = calloc(nnz, 4);
+	sh = calloc(nnz, 4);
+	for (uint32_t i = 0; i < nnz; i++) {
+		unsigned int r, cc, s;
+
+		hp_ldpc_code_entry(c, i, &r, &cc, &s);
+		rs[r + 1]++;
+		col[i] = cc;
+		sh[i] = s;
+	}
+	for (uint32_t r = 0; r < hp_ldpc_code_rows(c); r++)
+		rs[r + 1] += rs[r];
+	kc = (struct hpk_ldpc_code){ .z = hp_ldpc_code_z(c), .mb = hp_ldpc_code_rows(c),
+				     .nb = hp_ldpc_code_cols(c), .punct = hp_ldpc_code_punct(c),
+				     .nnz = nnz, .row_start = rs, .ent_col = col, .ent_shift = sh };
+	hp_ldpc_dec_cfg_default(&cfg);
+	kg = (struct hpk_ldpc_cfg){ .max_iter = cfg.max_iter, .oms = 1, .nms_shift = cfg.nms_shift,
+				    .oms_offset = cfg.oms_offset, .early = 1 };
+	info = malloc(kk);
+	cw = malloc(nf);
+	llr = malloc((size_t)n_cw * n);
+	o1 = malloc((size_t)n_cw * nf);
+	o2 = malloc((size_t)n_cw * nf);
+	ok = malloc(n_cw);
+	it = malloc(n_cw);
+	res = calloc(n_cw, sizeof(*res));
+	for (uint32_t w = 0; w < n_cw; w++) {
+		for (uint32_t j = 0; j < kk; j++)
+			info[j] = rnd() & 1;
+		hp_ldpc_encode(c, info, cw);
+		for (uint32_t j = 0; j < n; j++) {
+			int v = (cw[hp_ldpc_code_punct(c) + j] ? -10 : 10) + (int)(rnd() % 25) - 12;
+
+			llr[(size_t)w * n + j] = (int8_t)v;
+		}
+	}
+	hp_ldpc_dec_create(c, &cfg, &dec);
+	hp_ldpc_decode_hard(dec, llr, n, n_cw, o1, res);
+	if (hpk_ldpc_gpu(k, &kc, &kg, llr, n_cw, o2, nf, ok, it, &secs, err, sizeof(err)) < 0) {
+		fprintf(stderr, "FAIL: %s\n", err);
+		fails++;
+	} else {
+		for (uint32_t w = 0; w < n_cw; w++)
+			bad += memcmp(o1 + (size_t)w * nf, o2 + (size_t)w * nf, nf) != 0 ||
+			       res[w].ok != ok[w] || res[w].iters != it[w];
+		printf("ldpc %s, %u codewords: %u differ from lib/ldpc\n", spec, n_cw, bad);
+		fails += bad != 0;
+	}
+	hp_ldpc_dec_free(dec);
+	hp_ldpc_code_free(c);
+	free(rs); free(col); free(sh); free(info); free(cw); free(llr);
+	free(o1); free(o2); free(ok); free(it); free(res);
+}
+
+int
+main(void)
+{
+	struct hpk_ctx *k;
+	char info[256], err[256];
+
+	if (hpk_open(&k, 0, 1, CAP_PKTS, CAP_BYTES, info, sizeof(info), err, sizeof(err)) < 0) {
+		printf("SKIP: no usable GPU: %s\n", err);
+		return 77;
+	}
+	printf("%s\n", info);
+	cbc(k);
+	dfa(k);
+	ldpc(k, "wifi:1944:1/2", 1);
+	ldpc(k, "wifi:1944:1/2", 256);
+	ldpc(k, "wifi:648:2/3", 64);
+	ldpc(k, "nr:1:384", 32);
+	ldpc(k, "nr:2:104", 64);
+	hpk_close(k);
+	return fails ? 1 : 0;
+}
