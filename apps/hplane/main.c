@@ -3,6 +3,8 @@
  *   hplane run  [options] [-- EAL args]   run the pipeline and report
  *   hplane gen  --pcap FILE [options]     write generated traffic to a pcap
  *   hplane list                           apps, tasks and schedulers built in
+ *   hplane ramp --from A --to B --step S --hold T [run options]
+ *                                         stepped load, load estimators per step
  * Bad input gets one line on stderr and exit status 2; a run whose summary
  * breaks an invariant (internal drop, verify failure, mbuf leak) exits 3.
  */
@@ -26,6 +28,7 @@
 #include "hp_gen.h"
 #include "hp_pipeline.h"
 #include "hp_sched.h"
+#include "ramp.h"
 
 #define EXIT_USAGE 2
 #define EXIT_INVARIANT 3
@@ -39,6 +42,7 @@ usage(FILE *o)
 "usage: hplane run  [options] [-- EAL arguments]\n"
 "       hplane gen  --pcap FILE [--count N] [--imix-sizes ..] [--imix-shares ..] [--seed N]\n"
 "       hplane list\n"
+"       hplane ramp --from A --to B --step S [--hold T] [run options]\n"
 "\n"
 "run options:\n"
 "  --app NAME            app (chain of tasks) to run: see `hplane list` [crypto]\n"
@@ -84,6 +88,13 @@ usage(FILE *o)
 "  --idle MODE           auto | yield | spin: what a polling lcore does when idle;\n"
 "                        auto yields when lcores share CPUs [auto]\n"
 "  --quiet               no per-second progress lines\n"
+"  --load-interval S     window of each loop's own load estimate, 0.01..60 [1]\n"
+"\n"
+"ramp options (the linearity experiment, docs/load.md; writes OUT/ramp.csv, ramp.png):\n"
+"  --from A --to B --step S   offered load per step: fractions of the measured\n"
+"                        capacity (0.1 or 0.1x) or rates (50k, 1.2M)\n"
+"  --hold T              seconds per step, the first one left out [5]\n"
+"                        (--ring-size, --burst and --mbufs vary the set-up)\n"
 "  -h, --help            this text\n"
 "\n"
 "Without EAL arguments hplane uses: --no-huge --no-pci -m 1024 --no-shconf and an\n"
@@ -182,6 +193,7 @@ enum {
 	O_PKTS, O_CAP, O_CALIB, O_OUT, O_SIZES, O_SHARES, O_TYPES, O_DEADLINE,
 	O_FLOWS, O_MAXFLOWS, O_WIN, O_BURST, O_RING, O_MBUFS, O_VERIFY, O_KEY,
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
+	O_FROM, O_TO, O_STEP, O_HOLD, O_LOADIV,
 };
 
 static const struct option longopts[] = {
@@ -216,6 +228,11 @@ static const struct option longopts[] = {
 	{ "count", required_argument, NULL, O_COUNT },
 	{ "gpu", required_argument, NULL, O_GPU },
 	{ "param", required_argument, NULL, O_PARAM },
+	{ "from", required_argument, NULL, O_FROM },
+	{ "to", required_argument, NULL, O_TO },
+	{ "step", required_argument, NULL, O_STEP },
+	{ "hold", required_argument, NULL, O_HOLD },
+	{ "load-interval", required_argument, NULL, O_LOADIV },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -225,6 +242,7 @@ struct cli {
 	const char *sizes, *shares, *types_file, *idle, *pcap_out;
 	double deadline_us;
 	uint64_t count;
+	struct hp_ramp ramp;
 };
 
 static int
@@ -288,6 +306,13 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_COUNT: bad = parse_u64(a, &c->count) || c->count == 0; break;
 		case O_GPU: cfg->gpu = a; break;
 		case O_PARAM: cfg->task.param = a; break;
+		case O_FROM: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.from); break;
+		case O_TO: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.to); break;
+		case O_STEP: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.step); break;
+		case O_HOLD: bad = parse_double(a, &c->ramp.hold_s); break;
+		case O_LOADIV: bad = parse_double(a, &cfg->load_interval_s) ||
+				     cfg->load_interval_s < HP_LOAD_INTERVAL_MIN ||
+				     cfg->load_interval_s > HP_LOAD_INTERVAL_MAX; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
 		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -339,6 +364,7 @@ defaults(struct cli *c)
 	c->shares = "2,1,2";
 	c->deadline_us = 2000;
 	c->idle = "auto";
+	hp_ramp_defaults(&c->ramp);
 }
 
 /* Checks everything that can be checked before EAL starts, so bad input
@@ -524,8 +550,8 @@ main(int argc, char **argv)
 		list_all();
 		return 0;
 	}
-	if (strcmp(cmd, "run") && strcmp(cmd, "gen"))
-		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, list; see --help)", cmd);
+	if (strcmp(cmd, "run") && strcmp(cmd, "gen") && strcmp(cmd, "ramp"))
+		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, list; see --help)", cmd);
 	for (i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			split = i;
@@ -537,6 +563,15 @@ main(int argc, char **argv)
 		return ret;
 	if (!strcmp(cmd, "gen"))
 		return cmd_gen(&c);
+	if (!strcmp(cmd, "ramp")) {
+		if (c.cfg.src != HP_SRC_GEN || c.cfg.trace_file != NULL)
+			return fail(EXIT_USAGE, "ramp offers its own load: no --source or --trace");
+		ret = validate(&c); /* creates the output directory */
+		if (ret)
+			return ret;
+		if (hp_ramp_prepare(&c.ramp, &c.cfg, err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "%s", err);
+	}
 	ret = validate(&c);
 	if (ret)
 		return ret;
@@ -572,6 +607,9 @@ main(int argc, char **argv)
 	else
 		printf("  %-26s %s/summary.json, %s/trace.csv\n", "written", c.cfg.out_dir,
 		       c.cfg.out_dir);
+	if (rc == 0 && !strcmp(cmd, "ramp") &&
+	    hp_ramp_report(&c.ramp, &c.cfg, &res, err, sizeof(err)) < 0)
+		rc = fail(1, "%s", err);
 	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked))
 		rc = fail(EXIT_INVARIANT, "invariant broken: dropped_internal=%" PRIu64
 			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,

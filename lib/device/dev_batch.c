@@ -310,6 +310,7 @@ batch_main(struct hp_device *dev)
 	 * for a full ring packet by packet more than once. */
 	hp_stage_init(&dev->ost, HP_STAGE_MAX);
 	p->t_start = rte_rdtsc();
+	hp_load_start(&dev->load, p->t_start);
 	for (;;) {
 		uint64_t t0 = rte_rdtsc(), now;
 		unsigned int work = 0;
@@ -368,7 +369,8 @@ batch_main(struct hp_device *dev)
 		dev->st.total_cycles += now - t0;
 		if (work)
 			dev->st.busy_cycles += now - t0;
-		else
+		hp_load_poll(&dev->load, t0, now, work);
+		if (!work)
 			hp_device_idle(dev, &idle_polls);
 	}
 	return 0;

@@ -34,6 +34,7 @@ cpu_main(struct hp_device *dev)
 	struct rte_mbuf *pkts[HP_BURST];
 
 	hp_stage_init(&dev->ost, 2 * burst);
+	hp_load_start(&dev->load, rte_rdtsc());
 	for (;;) {
 		uint64_t t0 = rte_rdtsc(), t1;
 		unsigned int n = 0, i;
@@ -47,7 +48,9 @@ cpu_main(struct hp_device *dev)
 			if (__atomic_load_n(&dev->quit, __ATOMIC_ACQUIRE) &&
 			    dev->ost.len == 0 && rte_ring_count(dev->in) == 0)
 				break;
-			dev->st.total_cycles += rte_rdtsc() - t0;
+			t1 = rte_rdtsc();
+			dev->st.total_cycles += t1 - t0;
+			hp_load_poll(&dev->load, t0, t1, 0);
 			hp_device_idle(dev, &idle_polls);
 			continue;
 		}
@@ -61,6 +64,7 @@ cpu_main(struct hp_device *dev)
 		t1 = rte_rdtsc();
 		dev->st.busy_cycles += t1 - t0;
 		dev->st.total_cycles += t1 - t0;
+		hp_load_poll(&dev->load, t0, t1, n);
 	}
 	return 0;
 }

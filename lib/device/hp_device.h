@@ -22,6 +22,7 @@
 #include <rte_ring.h>
 
 #include "hp_batch.h"
+#include "hp_load.h"
 #include "hp_stage.h"
 #include "hp_task.h"
 
@@ -101,6 +102,7 @@ struct hp_device {
 	double failed_at_s;
 	char fail_reason[160];
 	struct hp_dev_stats st;
+	struct hp_load load;       /* the loop's load counters (lib/load) */
 	struct hp_accel *accel;
 	void *priv;
 } __rte_cache_aligned;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_lcore.h>
 
 #include "hp_load.h"
 
@@ -52,6 +53,7 @@ hp_load_init(struct hp_load *ld, const struct hp_load_conf *conf)
 	if (c.hz == 0)
 		return -EINVAL;
 	c.name[HP_LOAD_NAMELEN - 1] = '\0';
+	c.cpu = -1;
 	memset(ld, 0, sizeof(*ld));
 	ld->conf = c;
 	ld->interval_cyc = (uint64_t)(c.interval_s * (double)c.hz);
@@ -75,6 +77,8 @@ snap_own(const struct hp_load *ld, struct hp_load_raw *r)
 	r->empty_polls = ld->empty_polls;
 	r->packets = ld->packets;
 	r->outliers = ld->outliers;
+	r->outlier_cycles = ld->outlier_cycles;
+	r->warn_count = ld->warn_count;
 	for (k = 0; k < HP_LOAD_HIST; k++) {
 		r->hn[k] = ld->hist[k].n;
 		r->hcyc[k] = ld->hist[k].cyc;
@@ -96,6 +100,8 @@ hp_load_read(const struct hp_load *ld, struct hp_load_raw *r)
 	r->busy_cycles = RD(ld->busy_cycles);
 	r->packets = RD(ld->packets);
 	r->outliers = RD(ld->outliers);
+	r->outlier_cycles = RD(ld->outlier_cycles);
+	r->warn_count = RD(ld->warn_count);
 	for (k = 0; k < HP_LOAD_HIST; k++) {
 		r->hn[k] = RD(ld->hist[k].n);
 		r->hcyc[k] = RD(ld->hist[k].cyc);
@@ -107,6 +113,20 @@ hp_load_read(const struct hp_load *ld, struct hp_load_raw *r)
 void
 hp_load_start(struct hp_load *ld, uint64_t now)
 {
+	unsigned int lc = rte_lcore_id();
+
+	if (lc < RTE_MAX_LCORE) {
+		rte_cpuset_t cs = rte_lcore_cpuset(lc);
+		int cpu;
+
+		ld->conf.lcore = lc;
+		ld->conf.cpu = -1;
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			if (CPU_ISSET(cpu, &cs)) {
+				ld->conf.cpu = cpu;
+				break;
+			}
+	}
 	__atomic_store_n(&ld->last, now, __ATOMIC_RELAXED);
 	snap_own(ld, &ld->prev);
 	ld->next_roll = now + ld->interval_cyc;
@@ -116,7 +136,7 @@ int
 hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 		unsigned int max_batch, uint64_t hz, struct hp_load_est *e)
 {
-	uint64_t dt, polls, empty, pk, busy, tn = 0, tc = 0, tp = 0;
+	uint64_t dt, polls, empty, pk, busy, lost, tn = 0, tc = 0, tp = 0;
 	const struct hp_load_raw *ref;
 	double p = 0, w, level = 1, sumc = 0, sume = 0, sat;
 	int k;
@@ -130,6 +150,7 @@ hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 	empty = b->empty_polls - a->empty_polls;
 	pk = b->packets - a->packets;
 	busy = b->busy_cycles - a->busy_cycles;
+	lost = b->outlier_cycles - a->outlier_cycles;
 	e->t_s = (double)dt / (double)hz;
 	e->packets = pk;
 	if (dt == 0)
@@ -190,7 +211,13 @@ hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 	e->level = level;
 	e->sat_cycles_per_pkt = sat;
 	e->capacity_pps = (double)hz / sat;
-	e->load = (double)pk * sat / (double)dt;
+	/* Time the loop spent preempted inside an iteration was not its to
+	 * use (another thread or the hypervisor had the CPU): the load is
+	 * the work over the time it had. At most 90 % is taken as lost. */
+	if (lost > dt - dt / 10)
+		lost = dt - dt / 10;
+	e->stolen = (double)lost / (double)dt;
+	e->load = (double)pk * sat / (double)(dt - lost);
 	e->headroom = e->load < 1 ? 1 - e->load : 0;
 	return 0;
 }
@@ -216,7 +243,7 @@ trend(struct hp_load *ld, struct hp_load_est *e)
 			    fmax(ld->trend_slope, 0) * ld->conf.warn_horizon_s);
 	if (!ld->warned && e->projected >= thr) {
 		ld->warned = true;
-		ld->warn_count++;
+		__atomic_store_n(&ld->warn_count, ld->warn_count + 1, __ATOMIC_RELAXED);
 	} else if (ld->warned && e->projected < thr - WARN_HYSTERESIS) {
 		ld->warned = false;
 	}

@@ -26,8 +26,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_seqcount.h>
 
 #include "hp_load_config.h" /* HP_LOAD_COUNTERS: meson option load_counters */
@@ -40,11 +42,12 @@
 #define HP_LOAD_INTERVAL_DEFAULT 1.0  /* s */
 #define HP_LOAD_INTERVAL_MIN 0.01     /* s */
 #define HP_LOAD_INTERVAL_MAX 60.0     /* s */
-#define HP_LOAD_NAMELEN 32
+#define HP_LOAD_NAMELEN 48
 
 struct hp_load_conf {
 	char name[HP_LOAD_NAMELEN];  /* "sched", "w0", ... */
-	unsigned int lcore;
+	unsigned int lcore;          /* set by hp_load_start on an EAL lcore */
+	int cpu;                     /* first CPU of that lcore, -1 unknown */
 	unsigned int max_batch;      /* items one iteration takes at saturation */
 	double interval_s;           /* window; 0: HP_LOAD_INTERVAL_DEFAULT */
 	uint64_t hz;                 /* TSC rate; 0: rte_get_tsc_hz() */
@@ -70,6 +73,8 @@ struct hp_load_raw {
 	uint64_t empty_polls;  /* iterations without work (i0) */
 	uint64_t packets;      /* items handled */
 	uint64_t outliers;     /* iterations left out of the table */
+	uint64_t outlier_cycles; /* their time: the CPU was taken away */
+	uint64_t warn_count;   /* the owner's warnings so far */
 	uint64_t hn[HP_LOAD_HIST], hcyc[HP_LOAD_HIST], hpkts[HP_LOAD_HIST];
 };
 
@@ -87,6 +92,8 @@ struct hp_load_est {
 	double empty_poll_cycles;  /* measured cost of one empty poll */
 	double mean_batch;       /* items / non-empty poll */
 	double level;            /* this window's work cost vs the learnt table */
+	double stolen;           /* share of the window lost inside preempted
+				    iterations: (c) counts only the rest */
 	double projected;        /* trend of (c) projected warn_horizon_s ahead */
 	uint64_t packets;        /* items in the window */
 	uint64_t warn_count;     /* upward crossings of warn_threshold so far */
@@ -97,6 +104,7 @@ struct hp_load {
 	/* hot: the owner writes these every iteration */
 	uint64_t last;
 	uint64_t total_cycles, busy_cycles, polls, empty_polls, packets, outliers;
+	uint64_t outlier_cycles;
 	uint64_t next_roll;
 	struct hp_load_bucket hist[HP_LOAD_HIST] __rte_cache_aligned;
 	/* cold: the owner writes these once per window */
@@ -114,7 +122,8 @@ struct hp_load {
 /* Fills defaults, checks ranges: 0 or -EINVAL (interval outside
  * 10 ms..60 s, max_batch 0, threshold outside (0, 2]). */
 int hp_load_init(struct hp_load *ld, const struct hp_load_conf *conf);
-/* The owner calls this right before its loop: the first window starts. */
+/* The owner calls this right before its loop: the first window starts;
+ * on an EAL lcore it records the lcore id and its CPU. */
 void hp_load_start(struct hp_load *ld, uint64_t now);
 /* Closes the open window at `now` (the owner does this by itself from
  * hp_load_poll; exposed for tests and for loops that stop). */
@@ -151,6 +160,7 @@ hp_load_poll(struct hp_load *ld, uint64_t t0, uint64_t t1, unsigned int n)
 		HP_LOAD_ADD_(b->pkts, n);
 	} else {
 		HP_LOAD_ADD_(ld->outliers, 1);
+		HP_LOAD_ADD_(ld->outlier_cycles, d);
 	}
 	if (unlikely(t1 >= ld->next_roll))
 		hp_load_roll(ld, t1);
@@ -179,6 +189,44 @@ int hp_load_last(const struct hp_load *ld, struct hp_load_est *out);
  * loop's conf. Trend fields are left 0. 0, or -EINVAL if b is not later. */
 int hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 		    unsigned int max_batch, uint64_t hz, struct hp_load_est *e);
+
+/* TSC for loops that read none of their own: 0 when counters are
+ * compiled out, so the read goes away with them. */
+static inline uint64_t
+hp_load_tsc(void)
+{
+#if HP_LOAD_COUNTERS
+	return rte_rdtsc();
+#else
+	return 0;
+#endif
+}
+
+/* ---- per-second rows: progress line, trace.csv, ramp (hp_load_report.c) ---- */
+
+/* One loop over one row's interval: the estimates and the raw deltas
+ * that let rows be merged exactly ((a) and (b); (c) time-weighted). */
+struct hp_load_row {
+	double polls, busy, load, headroom, projected;
+	double cycles_per_pkt, sat_cycles_per_pkt;
+	uint64_t d_total, d_busy, d_polls, d_empty, d_pkts, d_lost;
+	uint64_t warn_count;
+	bool warn_new;  /* a warning fired during this row */
+	int cpu;
+};
+
+/* Reads ld, fills row from the window prev -> now, moves prev to now. */
+void hp_load_row_take(const struct hp_load *ld, struct hp_load_raw *prev,
+		      struct hp_load_row *row);
+/* Merges rows (same loop, consecutive) into one. */
+void hp_load_row_merge(struct hp_load_row *acc, const struct hp_load_row *r);
+/* "cpu0 62% (busy 70%, polls 9%, headroom 38%, 1234 cyc/item)" */
+int hp_load_row_str(char *buf, size_t len, const char *name,
+		    const struct hp_load_row *row);
+/* trace.csv / ramp.csv columns for one loop: the header names are
+ * prefixed with the loop's name. */
+void hp_load_csv_head(FILE *f, const char *name);
+void hp_load_csv_cols(FILE *f, const struct hp_load_row *row);
 
 /* ---- registry, telemetry (hp_load_tel.c) ---- */
 

@@ -266,7 +266,8 @@ hp_load_telemetry_init(void)
 	rte_spinlock_lock(&reg_lock);
 	if (!tel_done) {
 		ret = rte_telemetry_register_cmd("/heteroplane/lcore/load", tel_load,
-			"Load of each polling loop: (a) polls, (b) busy, (c) load, headroom, projected, in basis points; cycles per item, capacity. Parameters: none (all loops) or an lcore id");
+			/* help must stay under RTE_TEL_MAX_STRING_LEN (128) */
+			"Polling-loop load estimates in basis points (docs/load.md). Parameter: none (all loops) or an lcore id");
 		if (ret == 0) {
 #ifdef HP_HAVE_LCORE_USAGE_CB
 			rte_lcore_register_usage_cb(usage_cb);

@@ -72,6 +72,8 @@ struct sched_lc {
 	/* per-second interval snapshot */
 	uint64_t i_tx, i_bytes, i_dl, i_dlmet, i_ro, i_roin, i_off, i_portdrop;
 	uint64_t i_busy, i_total, i_wbusy[HP_MAX_DEVICES], i_wtotal[HP_MAX_DEVICES];
+	struct hp_load load;
+	struct hp_load_raw i_load[HP_LOAD_LOOPS]; /* load counters at the last row */
 };
 
 struct traffic {
@@ -86,6 +88,7 @@ struct traffic {
 	uint64_t vcount;
 	int epoch_seen;
 	int stopped; /* acknowledges gen_on == 0 */
+	struct hp_load load;
 };
 
 struct run {
@@ -122,6 +125,64 @@ idle(const struct run *r, unsigned int *idle_polls)
 	} else {
 		rte_pause();
 	}
+}
+
+/* Load counters (lib/load) of every polling loop: devices, scheduler,
+ * and the traffic lcore when there is one. */
+static unsigned int
+n_loops(const struct run *r)
+{
+	return r->n_dev + 1 + (r->cfg->src == HP_SRC_GEN ? 1 : 0);
+}
+
+static struct hp_load *
+loop_load(const struct run *r, unsigned int i)
+{
+	if (i < r->n_dev)
+		return &r->dev[i].load;
+	return i == r->n_dev ? &r->sc->load : &r->tr->load;
+}
+
+static int
+loads_init(struct run *r, char *err, size_t errlen)
+{
+	unsigned int i, burst = r->cfg->burst;
+	int ret = 0;
+
+	for (i = 0; i < n_loops(r) && ret == 0; i++) {
+		struct hp_load_conf c = {
+			.interval_s = r->cfg->load_interval_s,
+			.hz = r->hz,
+			/* items per iteration at saturation: a device's burst
+			 * or batch; scheduler and traffic each handle rx,
+			 * completions and tx in one iteration */
+			.max_batch = i < r->n_dev ?
+				RTE_MAX(burst, r->dev[i].caps.max_batch_pkts) : 3 * burst,
+		};
+
+		snprintf(c.name, sizeof(c.name), "%s", i < r->n_dev ? r->dev[i].name :
+			 i == r->n_dev ? "sched" : "traffic");
+		ret = hp_load_init(loop_load(r, i), &c);
+		if (ret == 0)
+			ret = hp_load_register(loop_load(r, i));
+	}
+	if (ret == 0)
+		ret = hp_load_telemetry_init();
+	if (ret < 0)
+		snprintf(err, errlen, "load counters: %s (--load-interval is 0.01..60 s)",
+			 strerror(-ret));
+	return ret;
+}
+
+static void
+loads_fini(struct run *r)
+{
+	unsigned int i;
+
+	if (r->dev == NULL || r->sc == NULL || r->tr == NULL)
+		return;
+	for (i = 0; i < n_loops(r); i++)
+		hp_load_unregister(loop_load(r, i));
 }
 
 /* Device lcores run the device kind's loop (lib/device). */
@@ -263,8 +324,9 @@ sched_reset(struct run *r, struct sched_lc *sc)
 	hp_hist_reset(&sc->ilat);
 	for (unsigned int d = 0; d < HP_MAX_DEVICES; d++)
 		hp_hist_reset(&sc->dlat[d]);
+	for (unsigned int l = 0; l < n_loops(r); l++)
+		hp_load_read(loop_load(r, l), &sc->i_load[l]);
 	sc->txs.retries = 0;
-	RTE_SET_USED(r);
 }
 
 static uint64_t
@@ -332,6 +394,9 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 	sc->i_busy = sc->busy_cycles;
 	sc->i_total = sc->total_cycles;
 	hp_hist_reset(&sc->ilat);
+	row->n_load = n_loops(r);
+	for (i = 0; i < row->n_load; i++)
+		hp_load_row_take(loop_load(r, i), &sc->i_load[i], &row->load[i]);
 	STORE(r->n_rows, r->n_rows + 1);
 }
 
@@ -349,6 +414,7 @@ sched_main(void *arg)
 	int epoch = LOAD(r->epoch);
 
 	sc->epoch_seen = epoch;
+	hp_load_start(&sc->load, rte_rdtsc());
 	for (;;) {
 		uint64_t t0 = rte_rdtsc(), now;
 		unsigned int work = 0, n, e;
@@ -453,6 +519,7 @@ sched_main(void *arg)
 		sc->total_cycles += now - t0;
 		if (work)
 			sc->busy_cycles += now - t0;
+		hp_load_poll(&sc->load, t0, now, work);
 		/* 6. one trace row per second */
 		if (LOAD(r->t0) && (LOAD(r->gen_on) || cfg->src != HP_SRC_GEN)) {
 			if (next_row == 0)
@@ -550,9 +617,10 @@ traffic_main(void *arg)
 	int epoch = LOAD(r->epoch);
 
 	tr->epoch_seen = epoch;
+	hp_load_start(&tr->load, rte_rdtsc());
 	for (;;) {
 		unsigned int n, work = 0;
-		uint64_t now;
+		uint64_t now, t0 = hp_load_tsc();
 
 		if (LOAD(r->epoch) != epoch) {
 			epoch = LOAD(r->epoch);
@@ -619,6 +687,7 @@ traffic_main(void *arg)
 		if (LOAD(r->sink_quit) && LOAD(r->sc->done) &&
 		    tr->sink == r->sc->tx && rte_ring_count(tr->tx_ring) == 0)
 			break;
+		hp_load_poll(&tr->load, t0, hp_load_tsc(), work);
 		if (!work)
 			idle(r, &idle_polls);
 	}
@@ -862,6 +931,17 @@ print_row(const struct run *r, const struct hp_trace_row *row)
 	       row->t, row->offered_pps / 1e6, row->delivered_pps / 1e6, row->gbps,
 	       row->p50_us, row->p99_us, row->deadline_pct, row->reorder_pct,
 	       row->dropped_port, load);
+	/* load estimates (lib/load, docs/load.md), one loop a line */
+	for (i = 0; i < row->n_load; i++) {
+		const struct hp_load *ld = loop_load(r, i);
+
+		hp_load_row_str(load, sizeof(load), ld->conf.name, &row->load[i]);
+		printf("         load %s\n", load);
+		if (row->load[i].warn_new)
+			printf("         warning: %s projected load %.0f%% crosses %.0f%% (now %.0f%%)\n",
+			       ld->conf.name, row->load[i].projected * 100,
+			       ld->conf.warn_threshold * 100, row->load[i].load * 100);
+	}
 	fflush(stdout);
 }
 
@@ -1150,6 +1230,14 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 			goto out;
 	}
 
+	ret = loads_init(r, err, errlen);
+	if (ret < 0)
+		goto out;
+	res->n_load = n_loops(r);
+	for (i = 0; i < res->n_load; i++)
+		snprintf(res->load_name[i], sizeof(res->load_name[i]), "%s",
+			 loop_load(r, i)->conf.name);
+
 	/* launch: scheduler, traffic, workers */
 	next = rte_get_main_lcore();
 	for (i = 0; i < r->n_dev; i++) {
@@ -1260,6 +1348,7 @@ stop:
 	if (ret == 0 && sched_launched)
 		collect(r, res);
 out:
+	loads_fini(r);
 	ports_close(r);
 	if (r->dev != NULL) {
 		for (i = 0; i < r->n_dev; i++) {

@@ -12,12 +12,15 @@
 
 #include "hp_gen.h"
 #include "hp_hist.h"
+#include "hp_load.h"
 #include "hp_pkt.h"
 #include "hp_task.h"
 
 #define HP_MAX_WORKERS 16
 #define HP_MAX_DEVICES (HP_MAX_WORKERS + 1) /* cpu workers + one accelerator */
 #define HP_TRACE_MAX 36000
+/* Polling loops with load counters: devices, then scheduler, traffic. */
+#define HP_LOAD_LOOPS (HP_MAX_DEVICES + 2)
 
 enum hp_source_kind { HP_SRC_GEN, HP_SRC_PCAP, HP_SRC_AF_PACKET };
 
@@ -46,6 +49,7 @@ struct hp_run_cfg {
 	int idle_yield;           /* 1: yield the CPU after idle polls */
 	uint64_t seed;
 	bool quiet;
+	double load_interval_s;   /* load estimate window (lib/load); 0: 1 s */
 	struct hp_imix imix;
 	struct hp_type_table types;
 	struct hp_task_cfg task;
@@ -62,6 +66,9 @@ struct hp_trace_row {
 	uint64_t dropped_port;
 	double sched_busy_pct;
 	double worker_busy_pct[HP_MAX_DEVICES]; /* per device lcore */
+	/* load estimates per loop (lib/load): devices, scheduler, traffic */
+	unsigned int n_load;
+	struct hp_load_row load[HP_LOAD_LOOPS];
 };
 
 /* What the summary says about each device. */
@@ -99,6 +106,8 @@ struct hp_run_result {
 	uint64_t stage_retries;
 	unsigned int n_rows;
 	struct hp_trace_row *rows; /* malloc'd; caller frees */
+	unsigned int n_load;       /* polling loops with load counters */
+	char load_name[HP_LOAD_LOOPS][HP_LOAD_NAMELEN];
 };
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,

@@ -191,6 +191,8 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 	fprintf(f, "t_s,offered_pps,delivered_pps,gbps,p50_us,p99_us,deadline_pct,reorder_pct,dropped_port,sched_load_pct");
 	for (w = 0; w < r->n_dev; w++)
 		fprintf(f, ",%s_load_pct", r->dev[w].name);
+	for (w = 0; w < r->n_load; w++) /* lib/load estimators, docs/load.md */
+		hp_load_csv_head(f, r->load_name[w]);
 	fprintf(f, "\n");
 	for (i = 0; i < r->n_rows; i++) {
 		const struct hp_trace_row *row = &r->rows[i];
@@ -201,6 +203,8 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 			row->dropped_port, row->sched_busy_pct);
 		for (w = 0; w < r->n_dev; w++)
 			fprintf(f, ",%.2f", row->worker_busy_pct[w]);
+		for (w = 0; w < r->n_load && w < row->n_load; w++)
+			hp_load_csv_cols(f, &row->load[w]);
 		fprintf(f, "\n");
 	}
 	if (fclose(f) != 0) {

@@ -337,7 +337,7 @@ test_windows_and_outliers(void **state)
 	static struct hp_load ld;
 	struct hp_load_conf c;
 	struct hp_load_est e;
-	struct hp_load_raw r;
+	struct hp_load_raw a, r;
 	uint64_t t = 0, busy_before;
 	unsigned int i;
 
@@ -357,21 +357,29 @@ test_windows_and_outliers(void **state)
 	assert_true(fabs(e.busy - 0.5) < 1e-3);
 	assert_true(ld.hist[2].lim != UINT64_MAX); /* learnt */
 	/* a preempted iteration (5 ms) is busy time but not in the table */
-	hp_load_read(&ld, &r);
-	busy_before = r.busy_cycles;
+	hp_load_read(&ld, &a);
+	busy_before = a.busy_cycles;
 	hp_load_poll(&ld, t, t + (uint64_t)(0.005 * HZ), 2);
 	t += (uint64_t)(0.005 * HZ);
 	hp_load_read(&ld, &r);
 	assert_int_equal(r.outliers, 1);
+	assert_int_equal(r.outlier_cycles, (uint64_t)(0.005 * HZ));
 	assert_int_equal(r.busy_cycles - busy_before, (uint64_t)(0.005 * HZ));
 	for (i = 0; i < 10; i++) {
 		hp_load_poll(&ld, t, t + 1000, 2);
 		t += 2000;
 	}
+	hp_load_read(&ld, &r);
+	assert_int_equal(hp_load_compute(&a, &r, 32, HZ, &e), 0);
+	/* (c) prices items at the table's 500 cycles, not the outlier's,
+	 * and counts only the time the loop had: the 5 ms were stolen */
+	assert_true(e.sat_cycles_per_pkt < 600);
+	/* 5 ms of a 5.02 ms window: at most 90 % is taken as lost */
+	assert_true(fabs(e.stolen - 0.9) < 1e-6);
+	assert_true(fabs(e.load - 22.0 * 500 / (0.1 * e.t_s * HZ)) < 1e-3);
+	/* the owner's own windows go on */
 	hp_load_roll(&ld, t);
 	assert_int_equal(hp_load_last(&ld, &e), 0);
-	/* (c) prices items at the table's 500 cycles, not the outlier's */
-	assert_true(e.sat_cycles_per_pkt < 600);
 }
 
 static void

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Plots and scores `hplane ramp` output (ramp.csv), the linearity
+experiment of Rydén & Näslund §3.1 / §4.4.
+
+The drop onset is the first step from which every step drops at least
+--drop-ratio of its offered packets ("continuously drops"). Its offered rate
+is tvd, and the ideal load of a step is tvp / tvd (thesis eq. 4.4). For the
+bottleneck unit (the CPU, or loop, that is busiest at the onset; --unit to
+choose) each estimator is scored by its mean absolute error against the ideal
+over the steps whose ideal is 10..90 %, and by the offered rate at which it
+first reads 95 % (interpolated between steps) against tvd.
+
+usage: load_plot.py ramp.csv [-o ramp.png] [--unit core1|cpu0|...] [--json F]
+"""
+import argparse
+import csv
+import json
+import math
+import sys
+
+EST = [("a_polls", "(a) polls, eq. 4.2"), ("b_busy", "(b) busy, eq. 4.3"),
+       ("c_load", "(c) load, ours")]
+
+
+def read(path):
+    with open(path) as f:
+        lines = [l for l in f if not l.startswith("#")]
+    rows = list(csv.DictReader(lines))
+    if not rows:
+        raise ValueError(f"{path}: no steps")
+    for r in rows:
+        for k, v in r.items():
+            try:
+                r[k] = float(v)
+            except (TypeError, ValueError):
+                pass
+    return [r for r in rows if r["rows"] > 0]
+
+
+def units(rows):
+    cols = rows[0].keys()
+    names = [c[: -len("_c_load")] for c in cols if c.endswith("_c_load")]
+    cores = [n for n in names if n.startswith("core")]
+    return cores, [n for n in names if not n.startswith("core")]
+
+
+def onset(rows, ratio):
+    """Index of the first step from which every step drops >= ratio."""
+    for i in range(len(rows)):
+        if all(r["drop_ratio"] >= ratio for r in rows[i:]):
+            return i
+    return None
+
+
+def crossing(rows, key, level=0.95):
+    """Offered rate where rows[key] first reaches level (linear between
+    steps); None if it never does."""
+    prev = None
+    for r in rows:
+        v = r[key]
+        if v >= level:
+            if prev is None or prev[key] >= level:
+                return r["offered_pps"]
+            f = (level - prev[key]) / (v - prev[key])
+            return prev["offered_pps"] + f * (r["offered_pps"] - prev["offered_pps"])
+        prev = r
+    return None
+
+
+def score(rows, unit, tvd):
+    out = {}
+    for key, label in EST:
+        col = f"{unit}_{key}"
+        errs = [abs(r[col] - r["offered_pps"] / tvd) for r in rows
+                if 0.1 - 1e-9 <= r["offered_pps"] / tvd <= 0.9 + 1e-9]
+        x = crossing(rows, col)
+        out[key] = {
+            "label": label,
+            "mae_points": 100 * sum(errs) / len(errs) if errs else None,
+            "steps": len(errs),
+            "cross95_pps": x,
+            "cross95_vs_onset": (x - tvd) / tvd if x is not None else None,
+        }
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("csv")
+    ap.add_argument("-o", "--out", help="PNG to write")
+    ap.add_argument("--unit", default="auto", help="core<N> or a loop name [auto]")
+    ap.add_argument("--drop-ratio", type=float, default=0.001,
+                    help="share of dropped packets that counts as dropping [0.001]")
+    ap.add_argument("--json", help="write the scores as JSON here")
+    ap.add_argument("--title", default="")
+    a = ap.parse_args()
+    try:
+        rows = read(a.csv)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"load_plot: {e}", file=sys.stderr)
+        return 2
+    cores, loops = units(rows)
+    on = onset(rows, a.drop_ratio)
+    tvd = rows[on]["offered_pps"] if on is not None else None
+    if a.unit == "auto":
+        cand = cores or loops
+        at = rows[on] if on is not None else rows[-1]
+        unit = max(cand, key=lambda u: at[f"{u}_b_busy"])
+    else:
+        unit = a.unit
+        if f"{unit}_c_load" not in rows[0]:
+            print(f"load_plot: no unit {unit} in {a.csv} (have {', '.join(cores + loops)})",
+                  file=sys.stderr)
+            return 2
+    res = {"unit": unit, "onset_pps": tvd,
+           "onset_step": int(rows[on]["step"]) if on is not None else None,
+           "sporadic_drop_steps": [int(r["step"]) for i, r in enumerate(rows)
+                                   if r["drops"] > 0 and (on is None or i < on)]}
+    if tvd is not None:
+        res["scores"] = score(rows, unit, tvd)
+    print(f"unit {unit}; drop onset: " +
+          (f"{tvd / 1e6:.4f} Mpps (step {res['onset_step']})" if tvd else "none (no step drops continuously)"))
+    if tvd is not None:
+        print(f"  {'estimator':22s} {'MAE 10-90 %':>12s} {'95 % at':>12s} {'vs onset':>9s}")
+        for key, s in res["scores"].items():
+            mae = f"{s['mae_points']:.1f} pts" if s["mae_points"] is not None else "n/a"
+            x = f"{s['cross95_pps'] / 1e6:.4f} M" if s["cross95_pps"] else "never"
+            d = f"{100 * s['cross95_vs_onset']:+.1f} %" if s["cross95_vs_onset"] is not None else ""
+            print(f"  {s['label']:22s} {mae:>12s} {x:>12s} {d:>9s}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+    if a.out:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        x = [r["offered_pps"] / 1e6 for r in rows]
+        fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True,
+                                       gridspec_kw={"height_ratios": [3, 1.4]})
+        for (key, label), style in zip(EST, ["s-", "^-", "o-"]):
+            ax1.plot(x, [100 * r[f"{unit}_{key}"] for r in rows], style, label=label)
+        if tvd:
+            ax1.plot(x, [100 * r["offered_pps"] / tvd for r in rows], "k--",
+                     label="ideal tvp/tvd, eq. 4.4")
+            for ax in (ax1, ax2):
+                ax.axvline(tvd / 1e6, color="red", lw=0.8, ls=":")
+        ax1.axhline(95, color="grey", lw=0.6, ls=":")
+        ax1.set_ylim(0, 130)
+        ax1.set_ylabel(f"load of {unit} (%)")
+        ax1.legend(loc="upper left", fontsize=8)
+        ax1.set_title(a.title or f"hplane ramp: {a.csv}", fontsize=9)
+        ax2.bar(x, [r["drops"] for r in rows], width=(x[1] - x[0]) * 0.6 if len(x) > 1 else 0.01,
+                color="tab:red")
+        ax2.set_ylabel("dropped packets")
+        ax2.set_xlabel("offered load (Mpps)")
+        fig.tight_layout()
+        fig.savefig(a.out, dpi=110)
+        print(f"  plot: {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
