@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hp-smppdump: decode a file of SMPP PDUs (plain concatenated PDUs or
- * [correlation id | PDU | end marker] elements) with the batch decoder and
- * print every PDU's fields, TLVs and errors as one JSON object per line.
- * For people debugging links, and for the integration tests.
+ * [correlation id | PDU | end marker] elements) with the batch decoder, or
+ * a pcap/pcapng capture of SMPP over TCP (recognised by its magic number;
+ * see smppdump_pcap.c), and print every PDU's fields, TLVs and errors as
+ * one JSON object per line.  For people debugging links, and for tests.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,15 +13,18 @@
 #include <string.h>
 
 #include "smpp.h"
+#include "smppdump_pcap.h"
 
 static void
 usage(void)
 {
 	fprintf(stderr,
 		"usage: hp-smppdump [-e] [-c CORR_LEN] [-m MARKER_HEX] [-t THREADS]\n"
-		"                   [-M cpu|auto|gpu|gpu-fused] [-s] [-L MAX_PDU] FILE|-\n"
+		"                   [-M cpu|auto|gpu|gpu-fused] [-s] [-L MAX_PDU] [-p PORT] FILE|-\n"
 		"  -e  element framing [corr id | PDU | marker] (default: plain PDUs)\n"
-		"  -s  strict TLV checks (TLVs not allowed for the PDU are errors)\n");
+		"  -s  strict TLV checks (TLVs not allowed for the PDU are errors)\n"
+		"  -p  pcap input: only TCP flows with this port at one end\n"
+		"  a pcap or pcapng file (SMPP over TCP) is recognised and reassembled\n");
 }
 
 static int
@@ -72,10 +76,11 @@ main(int argc, char **argv)
 	uint8_t *in = NULL;
 	size_t len = 0;
 	int opt, rc = 1;
+	long port = 0;
 
 	smpp_config_default(&cfg);
 	smpp_batch_init(&b);
-	while ((opt = getopt(argc, argv, "ec:m:t:M:sL:h")) != -1) {
+	while ((opt = getopt(argc, argv, "ec:m:t:M:sL:p:h")) != -1) {
 		switch (opt) {
 		case 'e':
 			cfg.framing = SMPP_FRAME_ELEMENT;
@@ -120,6 +125,16 @@ main(int argc, char **argv)
 		case 'L':
 			cfg.max_pdu_len = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case 'p': {
+			char *e;
+
+			port = strtol(optarg, &e, 10);
+			if (*e != '\0' || port < 1 || port > 65535) {
+				fprintf(stderr, "hp-smppdump: bad port %s\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		default:
 			usage();
 			return 2;
@@ -133,6 +148,28 @@ main(int argc, char **argv)
 	if (in == NULL) {
 		fprintf(stderr, "hp-smppdump: %s: %s\n", argv[optind], strerror(errno));
 		return 1;
+	}
+	if (smppdump_is_pcap(in, len)) {
+		struct smppdump_pcap_opts po = {
+			.port = (uint16_t)port,
+			.max_pdu = cfg.max_pdu_len < SMPP_HEADER_LEN ? SMPP_HEADER_LEN
+								     : cfg.max_pdu_len,
+			.flags = cfg.flags,
+		};
+
+		if (cfg.framing == SMPP_FRAME_ELEMENT || mode != SMPP_MODE_CPU) {
+			fprintf(stderr, "hp-smppdump: -e, -c, -m and -M apply to batch files, "
+				"not to pcap input\n");
+			rc = 2;
+			goto out;
+		}
+		rc = smppdump_pcap(argv[optind], in, len, &po, stdout) < 0 ? 1 : 0;
+		goto out;
+	}
+	if (port != 0) {
+		fprintf(stderr, "hp-smppdump: -p applies to pcap input only\n");
+		rc = 2;
+		goto out;
 	}
 	if ((rc = smpp_ctx_create(&cfg, &ctx)) < 0) {
 		fprintf(stderr, "hp-smppdump: bad configuration: %s\n", strerror(-rc));

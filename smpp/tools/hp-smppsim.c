@@ -595,7 +595,8 @@ report(struct sim *m, int json, double target)
 	}
 	for (unsigned i = 0; i < m->nst; i++)
 		errs += m->st_cnt[i];
-	qsort(m->lat, m->nlat, sizeof(*m->lat), cmp_float);
+	if (m->nlat > 0)
+		qsort(m->lat, m->nlat, sizeof(*m->lat), cmp_float);
 	for (size_t i = 0; i < m->nlat; i++)
 		mean += m->lat[i];
 	mean = m->nlat ? mean / (double)m->nlat : 0;
