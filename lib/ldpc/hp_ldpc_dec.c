@@ -153,8 +153,9 @@ tr8(uint64_t x[8])
 }
 
 /* Hard decisions (1 = negative LLR) of the first out_bits bits (the
- * info bits, or the whole word) of every lane in mask. Whole groups of 8 lanes go through 8x8 transposes (8 loads and 8
- * stores per 64 bits instead of 64 strided byte moves). */
+ * info bits, or the whole word) of every lane in mask. Whole groups of
+ * 8 lanes go through 8x8 transposes (8 loads and 8 stores per 64 bits
+ * instead of 64 strided byte moves). */
 void
 hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W, uint64_t mask,
 		unsigned int iters, int ok)
@@ -266,7 +267,8 @@ decode(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 			b.res[lane] = res ? &res[done + lane] : NULL;
 		}
 		b.nlanes = m;
-		memset(d->R, 0, d->rbytes);
+		/* No clearing of d->R: the kernels' first iteration reads
+		 * no old messages. */
 		rc = d->kern(&b);
 		if (rc < 0)
 			return rc;

@@ -48,9 +48,9 @@ struct hp_ldpc_batch {
 	struct hp_ldpc_result *res[HP_LDPC_MAXLANES];
 };
 
-/* Copies the hard decisions on the first out_bits bits of every lane in mask out
- * and records the outcome (shared by all kernels, which differ only in
- * W). Reads each interleaved row once for all those lanes. */
+/* Copies the hard decisions on the first out_bits bits of every lane in
+ * mask out and records the outcome (shared by all kernels, which differ
+ * only in W). Reads each interleaved row once for all those lanes. */
 void hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W, uint64_t mask,
 		     unsigned int iters, int ok);
 
