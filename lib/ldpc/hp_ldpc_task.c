@@ -52,30 +52,6 @@ struct ldpc_priv {
 	uint64_t v_pkts, v_units; /* verified generated packets, units */
 };
 
-/* Looks up "name=" in a comma-separated option string; copies the value.
- * 1 when found, 0 when not, -E2BIG when the value does not fit. */
-static int
-opt_get(const char *param, const char *name, char *val, size_t vlen)
-{
-	size_t nl = strlen(name);
-	const char *p = param;
-
-	while (p != NULL && *p != '\0') {
-		const char *end = strchr(p, ',');
-		size_t l = end ? (size_t)(end - p) : strlen(p);
-
-		if (l > nl && strncmp(p, name, nl) == 0 && p[nl] == '=') {
-			if (l - nl - 1 >= vlen)
-				return -E2BIG;
-			memcpy(val, p + nl + 1, l - nl - 1);
-			val[l - nl - 1] = '\0';
-			return 1;
-		}
-		p = end ? end + 1 : NULL;
-	}
-	return 0;
-}
-
 static int
 parse_u64(const char *s, uint64_t *v)
 {
@@ -104,7 +80,7 @@ ldpc_opts_parse(const char *param, struct ldpc_opts *o, char *err,
 	o->iters = 20;
 	o->seed = 1;
 	o->isa = HP_LDPC_ISA_AUTO;
-	rc = opt_get(param, "code", o->code, sizeof(o->code));
+	rc = hp_task_opt_get(param, "code", o->code, sizeof(o->code));
 	if (rc < 0 || hp_ldpc_code_create(o->code, &c) < 0) {
 		snprintf(err, errlen, "ldpc: bad code '%s' (wifi:648|1296|1944:1/2|2/3|3/4|5/6 or nr:1|2:Z, see hp-ldpc list)",
 			 rc < 0 ? "(too long)" : o->code);
@@ -122,14 +98,14 @@ ldpc_opts_parse(const char *param, struct ldpc_opts *o, char *err,
 	 * well inside what hard-decision min-sum corrects (measured for
 	 * wifi:1944:1/2: 50 errors per unit, 20000 of 20000 decoded). */
 	o->flips = maxflip / 4;
-	if (opt_get(param, "iters", v, sizeof(v)) != 0) {
+	if (hp_task_opt_get(param, "iters", v, sizeof(v)) != 0) {
 		if (parse_u64(v, &x) < 0 || x < 1 || x > 255) {
 			snprintf(err, errlen, "ldpc: bad iters '%s' (1..255)", v);
 			return -EINVAL;
 		}
 		o->iters = (unsigned int)x;
 	}
-	if (opt_get(param, "flips", v, sizeof(v)) != 0) {
+	if (hp_task_opt_get(param, "flips", v, sizeof(v)) != 0) {
 		if (parse_u64(v, &x) < 0 || x > maxflip) {
 			snprintf(err, errlen, "ldpc: bad flips '%s' (0..%u for %s)", v,
 				 maxflip, o->code);
@@ -137,11 +113,11 @@ ldpc_opts_parse(const char *param, struct ldpc_opts *o, char *err,
 		}
 		o->flips = (unsigned int)x;
 	}
-	if (opt_get(param, "seed", v, sizeof(v)) != 0 && parse_u64(v, &o->seed) < 0) {
+	if (hp_task_opt_get(param, "seed", v, sizeof(v)) != 0 && parse_u64(v, &o->seed) < 0) {
 		snprintf(err, errlen, "ldpc: bad seed '%s'", v);
 		return -EINVAL;
 	}
-	if (opt_get(param, "isa", v, sizeof(v)) != 0) {
+	if (hp_task_opt_get(param, "isa", v, sizeof(v)) != 0) {
 		static const char *const names[] = { "auto", "scalar", "avx2", "avx512" };
 		unsigned int i;
 

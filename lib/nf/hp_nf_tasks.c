@@ -89,29 +89,6 @@ task_fail(struct hp_meta *md, int err)
 	md->task_err = (uint16_t)err;
 }
 
-/* Looks up "name=" in a comma-separated option string; copies the value. */
-static int
-opt_get(const char *param, const char *name, char *val, size_t vlen)
-{
-	size_t nl = strlen(name);
-	const char *p = param;
-
-	while (p != NULL && *p != '\0') {
-		const char *end = strchr(p, ',');
-		size_t l = end ? (size_t)(end - p) : strlen(p);
-
-		if (l > nl && strncmp(p, name, nl) == 0 && p[nl] == '=') {
-			if (l - nl - 1 >= vlen)
-				return -E2BIG;
-			memcpy(val, p + nl + 1, l - nl - 1);
-			val[l - nl - 1] = '\0';
-			return 1;
-		}
-		p = end ? end + 1 : NULL;
-	}
-	return 0;
-}
-
 /* Rejects options the task does not know, so a typo is an error. */
 static int
 opt_check(const char *task, const char *param, const char *const *known)
@@ -146,7 +123,7 @@ opt_word(const char *task, const char *param, const char *name,
 	 const char *const *words, char *val, size_t vlen, char *err,
 	 size_t errlen)
 {
-	int rc = opt_get(param, name, val, vlen);
+	int rc = hp_task_opt_get(param, name, val, vlen);
 
 	if (rc == 0)
 		return 0;
@@ -226,7 +203,7 @@ cbc_init(struct hp_task_ctx *ctx)
 	int rc;
 
 	if (opt_check("aes_cbc", ctx->cfg->param, known) != 0 ||
-	    opt_get(ctx->cfg->param, "impl", impl, sizeof(impl)) < 0 ||
+	    hp_task_opt_get(ctx->cfg->param, "impl", impl, sizeof(impl)) < 0 ||
 	    (strcmp(impl, "mb") != 0 && strcmp(impl, "evp") != 0)) {
 		HP_LOG(ERR, "aes_cbc: --param impl=mb|evp");
 		return -EINVAL;
@@ -458,7 +435,7 @@ md5_init(struct hp_task_ctx *ctx)
 	char impl[16] = "mb";
 
 	if (opt_check("md5", ctx->cfg->param, known) != 0 ||
-	    opt_get(ctx->cfg->param, "impl", impl, sizeof(impl)) < 0 ||
+	    hp_task_opt_get(ctx->cfg->param, "impl", impl, sizeof(impl)) < 0 ||
 	    (strcmp(impl, "mb") != 0 && strcmp(impl, "ref") != 0)) {
 		HP_LOG(ERR, "md5: --param impl=mb|ref");
 		return -EINVAL;
@@ -583,13 +560,13 @@ dpi_opts_parse(const char *param, struct dpi_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "dpi: engine=hs but built without Hyperscan");
 		return -ENOTSUP;
 	}
-	rc = opt_get(param, "patterns", o->path, sizeof(o->path));
+	rc = hp_task_opt_get(param, "patterns", o->path, sizeof(o->path));
 	if (rc < 0 || (rc > 0 && o->path[0] == '\0')) {
 		snprintf(err, errlen, "dpi: patterns= needs a file name of at most %zu bytes",
 			 sizeof(o->path) - 1);
 		return -EINVAL;
 	}
-	if (opt_get(param, "gen", v, sizeof(v)) != 0) {
+	if (hp_task_opt_get(param, "gen", v, sizeof(v)) != 0) {
 		unsigned long x;
 
 		errno = 0;
@@ -604,7 +581,7 @@ dpi_opts_parse(const char *param, struct dpi_opts *o, char *err, size_t errlen)
 		}
 		o->gen = (uint32_t)x;
 	}
-	if (opt_get(param, "seed", v, sizeof(v)) != 0) {
+	if (hp_task_opt_get(param, "seed", v, sizeof(v)) != 0) {
 		errno = 0;
 		o->seed = strtoull(v, &end, 0);
 		if (v[0] == '\0' || v[0] == '-' || *end || errno) {
@@ -612,7 +589,7 @@ dpi_opts_parse(const char *param, struct dpi_opts *o, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
-	if (opt_get(param, "plant", v, sizeof(v)) != 0) {
+	if (hp_task_opt_get(param, "plant", v, sizeof(v)) != 0) {
 		errno = 0;
 		o->plant = strtod(v, &end);
 		if (end == v || *end || errno || !(o->plant >= 0 && o->plant <= 1)) {

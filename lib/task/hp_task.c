@@ -93,6 +93,28 @@ hp_task_gen_body(void *arg, uint64_t gen_id, uint32_t size, uint32_t hdr_len,
 	return n <= room ? n : room;
 }
 
+int
+hp_task_opt_get(const char *param, const char *name, char *val, size_t vlen)
+{
+	size_t nl = strlen(name);
+	const char *p = param;
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ',');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l > nl && strncmp(p, name, nl) == 0 && p[nl] == '=') {
+			if (l - nl - 1 >= vlen)
+				return -E2BIG;
+			memcpy(val, p + nl + 1, l - nl - 1);
+			val[l - nl - 1] = '\0';
+			return 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
 /* Whether the comma-separated list `list` holds the name n (nl bytes). */
 static int
 name_in(const char *list, const char *n, size_t nl)

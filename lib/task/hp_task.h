@@ -118,5 +118,10 @@ uint32_t hp_task_gen_body(void *arg, uint64_t gen_id, uint32_t size,
  * task's param_check. 0 or -EINVAL with a one-line reason in err. */
 int hp_app_param_check(const struct hp_app *app, const char *param,
 		       char *err, size_t errlen);
+/* Looks up "name=" in a --param string and copies its value into val:
+ * 1 when found, 0 when not (or param is NULL), -E2BIG when the value does
+ * not fit vlen bytes with its NUL. */
+int hp_task_opt_get(const char *param, const char *name, char *val,
+		    size_t vlen);
 
 #endif /* HP_TASK_H */
