@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "smpp.h"
+#include "smpp_priv.h"
 
 /* ---- TLVs: v3.4 table 5-10 / 5.3.2.x; index order defines mask bits ---- */
 
@@ -36,7 +37,7 @@ enum tlv_idx {
 };
 
 #define TI(tag, type, mn, mx, nm) { tag, SMPP_TT_##type, mn, mx, nm }
-static const struct smpp_tlv_desc tlv_tab[T_COUNT] = {
+const struct smpp_tlv_desc smpp_tlv_tab[T_COUNT] = {
 	[T_DEST_ADDR_SUBUNIT] = TI(0x0005, INT, 1, 1, "dest_addr_subunit"),
 	[T_DEST_NETWORK_TYPE] = TI(0x0006, INT, 1, 1, "dest_network_type"),
 	[T_DEST_BEARER_TYPE] = TI(0x0007, INT, 1, 1, "dest_bearer_type"),
@@ -337,11 +338,11 @@ smpp_pdu_desc_by_name(const char *name)
 	return NULL;
 }
 
-/* tag -> 1 + index into tlv_tab; all v3.4 tags are below 0x1400 (the
+/* tag -> 1 + index into smpp_tlv_tab; all v3.4 tags are below 0x1400 (the
  * vendor range starts there), so one 5 KiB table answers in one load,
  * which the decoder's per-TLV lookup measurably needs. */
 #define X(t) [SMPP_TLV_##t] = 1 + T_##t
-static const uint8_t tlv_idx[0x1400] = {
+const uint8_t smpp_tlv_idx[SMPP_TLV_IDX_SIZE] = {
 	X(DEST_ADDR_SUBUNIT), X(DEST_NETWORK_TYPE), X(DEST_BEARER_TYPE),
 	X(DEST_TELEMATICS_ID), X(SOURCE_ADDR_SUBUNIT), X(SOURCE_NETWORK_TYPE),
 	X(SOURCE_BEARER_TYPE), X(SOURCE_TELEMATICS_ID), X(QOS_TIME_TO_LIVE),
@@ -362,24 +363,24 @@ static const uint8_t tlv_idx[0x1400] = {
 const struct smpp_tlv_desc *
 smpp_tlv_desc_find(uint16_t tag)
 {
-	if (tag >= sizeof(tlv_idx) || tlv_idx[tag] == 0)
-		return NULL;
-	return &tlv_tab[tlv_idx[tag] - 1];
+	unsigned k = smpp_tlv_lookup(tag);
+
+	return k == 0 ? NULL : &smpp_tlv_tab[k - 1];
 }
 
 const struct smpp_tlv_desc *
 smpp_tlv_desc_by_name(const char *name)
 {
 	for (unsigned i = 0; i < T_COUNT; i++)
-		if (strcmp(tlv_tab[i].name, name) == 0)
-			return &tlv_tab[i];
+		if (strcmp(smpp_tlv_tab[i].name, name) == 0)
+			return &smpp_tlv_tab[i];
 	return NULL;
 }
 
 const struct smpp_tlv_desc *
 smpp_tlv_desc_at(unsigned idx)
 {
-	return idx < T_COUNT ? &tlv_tab[idx] : NULL;
+	return idx < T_COUNT ? &smpp_tlv_tab[idx] : NULL;
 }
 
 unsigned

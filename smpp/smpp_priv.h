@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal to the SMPP library: the TLV table and its tag index, shared by
+ * smpp_table.c (which defines them) and the decoder, which inlines the
+ * per-TLV lookup (a call per TLV cost ~15 % of a thesis-mix decode).
+ */
+#ifndef SMPP_PRIV_H
+#define SMPP_PRIV_H
+
+#include "smpp.h"
+
+/* Every v3.4 tag is below the vendor range 0x1400. */
+#define SMPP_TLV_IDX_SIZE 0x1400
+
+/* tag -> 1 + index into smpp_tlv_tab, 0 for tags v3.4 does not define */
+extern const uint8_t smpp_tlv_idx[SMPP_TLV_IDX_SIZE]
+	__attribute__((visibility("hidden")));
+extern const struct smpp_tlv_desc smpp_tlv_tab[]
+	__attribute__((visibility("hidden")));
+
+static inline unsigned
+smpp_tlv_lookup(uint16_t tag)
+{
+	return tag < SMPP_TLV_IDX_SIZE ? smpp_tlv_idx[tag] : 0;
+}
+
+#endif /* SMPP_PRIV_H */
