@@ -571,6 +571,8 @@ struct hpk_ctx {
 	uint32_t cap_pkts, cap_bytes;
 	uint32_t *d_t0;
 	struct hpk_stream *s;
+	int emul;             /* host emulation, no GPU */
+	struct hpk_dfa hdfa;  /* emulation: the host DFA */
 	/* DFA, uploaded once */
 	uint4 *d_dfa_st;
 	uint32_t *d_dfa_tab, *d_dfa_count, *d_dfa_first;
@@ -632,11 +634,75 @@ free_batch(struct hpk_batch *h, struct hpk_batch *d)
 	cudaFree(d->match);
 }
 
+static int
+alloc_host(struct hpk_batch *h, uint32_t np, uint32_t nb)
+{
+	h->data = (uint8_t *)aligned_alloc(64, (nb + 16 + 63) / 64 * 64);
+	h->off = (uint32_t *)calloc(np, 4);
+	h->len = (uint32_t *)calloc(np, 4);
+	h->blk = (uint32_t *)calloc(np + 1, 4);
+	h->ctr = (uint32_t *)calloc(np, 16);
+	h->key_idx = (uint32_t *)calloc(np, 4);
+	h->rk = (uint32_t *)calloc(np, 176);
+	h->digest = (uint8_t *)calloc(np, 16);
+	h->match = (uint32_t *)calloc(np, 8);
+	return h->data && h->off && h->len && h->blk && h->ctr && h->key_idx && h->rk &&
+	       h->digest && h->match ? 0 : -ENOMEM;
+}
+
+static void
+free_host(struct hpk_batch *h)
+{
+	free(h->data);
+	free(h->off);
+	free(h->len);
+	free(h->blk);
+	free(h->ctr);
+	free(h->key_idx);
+	free(h->rk);
+	free(h->digest);
+	free(h->match);
+}
+
+extern "C" int
+hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
+	      uint32_t cap_bytes, char *info, size_t infolen)
+{
+	struct hpk_ctx *c = (struct hpk_ctx *)calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->emul = 1;
+	c->n = nstreams ? nstreams : 1;
+	c->cap_pkts = cap_pkts;
+	c->cap_bytes = cap_bytes;
+	c->s = (struct hpk_stream *)calloc(c->n, sizeof(*c->s));
+	if (c->s == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < c->n; i++)
+		if (alloc_host(&c->s[i].h, cap_pkts, cap_bytes) < 0) {
+			hpk_close(c);
+			return -ENOMEM;
+		}
+	snprintf(info, infolen, "host emulation of the CUDA kernels (no GPU; for tests)");
+	*ctx = c;
+	return 0;
+}
+
 extern "C" void
 hpk_close(struct hpk_ctx *c)
 {
 	if (c == NULL)
 		return;
+	if (c->emul) {
+		for (unsigned int i = 0; c->s != NULL && i < c->n; i++)
+			free_host(&c->s[i].h);
+		free(c->s);
+		free(c);
+		return;
+	}
 	cudaSetDevice(c->dev);
 	for (unsigned int i = 0; c->s != NULL && i < c->n; i++) {
 		if (c->s[i].st != NULL)
@@ -722,7 +788,7 @@ hpk_open(struct hpk_ctx **ctx, int dev, unsigned int nstreams, uint32_t cap_pkts
 extern "C" unsigned int
 hpk_copy_engines(const struct hpk_ctx *c)
 {
-	return c->engines;
+	return c->emul ? 0 : c->engines;
 }
 
 extern "C" struct hpk_batch *
@@ -830,6 +896,14 @@ hpk_launch(struct hpk_ctx *c, unsigned int si, enum hpk_op op, char *err, size_t
 	if (s->h.n == 0)
 		return 0;
 	s->op = op;
+	if (c->emul) {
+		if (op == HPK_DFA && c->hdfa.st == NULL) {
+			snprintf(err, errlen, "no DFA uploaded");
+			return -EINVAL;
+		}
+		hpk_emulate(op, &s->h, &c->hdfa);
+		return 0;
+	}
 	CK(h2d(s, op, 0, s->h.n, true, s->st));
 	CK(kernel(c, s, op, 0, s->h.n, s->st));
 	CK(d2h(s, op, 0, s->h.n, s->st));
@@ -840,8 +914,11 @@ hpk_launch(struct hpk_ctx *c, unsigned int si, enum hpk_op op, char *err, size_t
 extern "C" int
 hpk_query(struct hpk_ctx *c, unsigned int si, char *err, size_t errlen)
 {
-	cudaError_t e = cudaEventQuery(c->s[si].ev);
+	cudaError_t e;
 
+	if (c->emul)
+		return 1;
+	e = cudaEventQuery(c->s[si].ev);
 	if (e == cudaSuccess)
 		return 1;
 	if (e == cudaErrorNotReady)
@@ -958,6 +1035,10 @@ out:
 extern "C" int
 hpk_dfa_upload(struct hpk_ctx *c, const struct hpk_dfa *dfa, char *err, size_t errlen)
 {
+	if (c->emul) {
+		c->hdfa = *dfa;
+		return 0;
+	}
 	CK(cudaSetDevice(c->dev));
 	CK(cudaMalloc((void **)&c->d_dfa_st, 16ull * dfa->n_states));
 	CK(cudaMalloc((void **)&c->d_dfa_tab, 4ull * dfa->tab_len));

@@ -62,6 +62,12 @@ struct hpk_ctx;
 int hpk_open(struct hpk_ctx **ctx, int dev, unsigned int nstreams,
 	     uint32_t cap_pkts, uint32_t cap_bytes, char *info, size_t infolen,
 	     char *err, size_t errlen);
+/* The same interface with no GPU: host buffers, and a launch runs the
+ * kernels' per-thread code on the calling CPU (hpk_emulate). For testing
+ * everything around the kernels (gather, scatter, the device loop) on
+ * machines without a GPU; never reported as a GPU. */
+int hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
+		  uint32_t cap_bytes, char *info, size_t infolen);
 void hpk_close(struct hpk_ctx *ctx);
 unsigned int hpk_copy_engines(const struct hpk_ctx *ctx);
 /* The pinned host side of stream s's batch buffers. */

@@ -1,120 +1,191 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The `cuda` accelerator backend, built as a plugin (libhp_cuda.so) that
- * hplane loads at run time, so the core builds and runs without CUDA. It
- * gathers a batch's data regions into the pinned staging buffer of a free
- * stream, launches it asynchronously (hp_cuda_kern.cu), polls the stream's
- * event without blocking, and scatters results back: AES-CTR payloads, MD5
- * digests (never the MD5 payload). Results reach the mbufs only when a
- * batch completes, so a failed batch can be redone on the CPU untouched.
+ * hplane loads at run time, so the core builds and runs without CUDA.
  *
- * Tasks: aes_ctr (app crypto) and md5 (app dedup), one-task chains.
- * Packets the CPU task would refuse or cannot be keyed the same way
- * (foreign packets without an hp header) run through the CPU task when
- * the batch completes, so both paths give byte-identical results.
+ * It runs any one-task app whose task offers an offload (hp_task.h):
+ * aes_ctr (crypto), aes_cbc (vpn), md5 (dedup), dpi / dpi_ac (ids,
+ * ids_ac). Per batch: the task's offload_prep writes each packet's kernel
+ * input into the pinned staging of a free stream and gives key and IV;
+ * the plugin expands keys once per distinct key, launches H2D + kernel +
+ * D2H on that stream (hp_cuda_kern.cu) and later polls the stream's event
+ * without blocking; on completion the task's offload_done puts the result
+ * into each packet. prep never changes a packet, so a batch that fails on
+ * the GPU is redone from scratch by the CPU task, nothing twice.
+ *
+ * `--gpu cuda:emul` runs the same plugin with the kernels' per-thread code
+ * executed on the device lcore (no GPU): the whole path around the
+ * kernels is tested on machines without a GPU; reports say "(emulated)".
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-#include <rte_byteorder.h>
 #include <rte_cycles.h>
 
 #include "hp_common.h"
 #include "hp_cuda_kern.h"
 #include "hp_device.h"
+#ifdef HP_HAVE_NF
+#include "hp_nf.h"
+#endif
 
 #define NSTREAMS 4
 #define CAP_PKTS HP_BATCH_MAX
-#define CAP_BYTES (HP_BATCH_MAX * 1600u)
-#define KEY_CACHE 4096 /* flows; direct mapped */
+#define CAP_BYTES (HP_BATCH_MAX * 2064u) /* any mbuf's data region, padded */
+#define KEY_CACHE 4096                   /* expanded keys; direct mapped */
 
-struct flowkey {
-	uint64_t flow_id;
-	uint32_t stamp;      /* batch that last gave it a key slot */
+struct keyent {
+	uint8_t key[16];
+	uint32_t rk[44];
+	uint32_t stamp;      /* batch that last gave it a slot */
 	uint32_t slot;       /* its index in that batch's key table */
 	int valid;
-	uint32_t rk[44];
-	uint8_t nonce[8];
 };
 
 struct cuda_priv {
 	struct hpk_ctx *k;
 	enum hpk_op op;
+	int emul;
 	char info[256];
 	struct hp_batch_job *q[NSTREAMS]; /* in flight, by stream */
 	unsigned int head, n;             /* FIFO over streams */
-	EVP_CIPHER_CTX *master;
-	struct flowkey *keys;
+	struct hp_offload *o[NSTREAMS];   /* per packet kernel arguments */
+	int8_t *state[NSTREAMS];          /* 0 on the GPU, 1 nothing to do, <0 error */
+	struct keyent *keys;
 	uint32_t stamp;
-	/* service model learned online: EWMA of cycles per batch and per byte */
+	/* service model learned online (cycles) */
 	double fixed_cyc, per_byte_cyc;
 };
+
+static enum hpk_op
+kernel_of(enum hp_offload_kind k)
+{
+	switch (k) {
+	case HP_OFFLOAD_AES_CTR: return HPK_AES_CTR;
+	case HP_OFFLOAD_AES_CBC: return HPK_AES_CBC;
+	case HP_OFFLOAD_MD5: return HPK_MD5;
+	case HP_OFFLOAD_DFA: return HPK_DFA;
+	default: return (enum hpk_op)0;
+	}
+}
+
+static void
+priv_free(struct cuda_priv *p)
+{
+	unsigned int s;
+
+	hpk_close(p->k);
+	for (s = 0; s < NSTREAMS; s++) {
+		free(p->o[s]);
+		free(p->state[s]);
+	}
+	free(p->keys);
+	free(p);
+}
+
+static int
+upload_tables(struct hp_device *dev, struct cuda_priv *p, char *err, size_t errlen)
+{
+	const struct hp_task_ops *t = dev->ctx[0].ops;
+
+	if (p->op != HPK_DFA)
+		return 0;
+#ifdef HP_HAVE_NF
+	{
+		const struct hp_nf_ac_dfa *d = t->offload_data ? t->offload_data(&dev->ctx[0]) : NULL;
+		struct hpk_dfa kd;
+
+		if (d == NULL) {
+			snprintf(err, errlen, "device cuda: task %s has no DFA to upload", t->name);
+			return -EINVAL;
+		}
+		kd = (struct hpk_dfa){ .n_states = d->n_states, .tab_len = d->tab_len, .st = d->st,
+				       .tab = d->tab, .out_count = d->out_count,
+				       .out_first = d->out_first };
+		return hpk_dfa_upload(p->k, &kd, err, errlen);
+	}
+#else
+	snprintf(err, errlen, "device cuda: built without lib/nf, no DFA kernel tables");
+	return -ENOTSUP;
+#endif
+}
 
 static int
 cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 {
+	const struct hp_task_ops *t = dev->ctx[0].ops;
 	struct cuda_priv *p;
-	const char *task = dev->ctx[0].ops->name;
+	unsigned int s;
 	int gpu = 0, ret;
 
-	if (dev->n_tasks != 1 || (strcmp(task, "aes_ctr") != 0 && strcmp(task, "md5") != 0)) {
+	if (dev->n_tasks != 1 || t->offload == HP_OFFLOAD_NONE || t->offload_prep == NULL ||
+	    t->offload_done == NULL || kernel_of(t->offload) == 0) {
 		snprintf(err, errlen,
-			 "device cuda implements one-task chains of aes_ctr (app crypto) or md5 (app dedup); app %s is not one",
+			 "device cuda runs one-task apps whose task has a GPU kernel (crypto, vpn, dedup, ids, ids_ac); app %s is not one",
 			 dev->env->app->name);
 		return -ENOTSUP;
-	}
-	if (arg != NULL && (sscanf(arg, "%d", &gpu) != 1 || gpu < 0)) {
-		snprintf(err, errlen, "cuda:%s: expected a GPU index", arg);
-		return -EINVAL;
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
-	p->op = strcmp(task, "aes_ctr") == 0 ? HPK_AES_CTR : HPK_MD5;
-	ret = hpk_open(&p->k, gpu, NSTREAMS, CAP_PKTS, CAP_BYTES, p->info, sizeof(p->info),
-		       err, errlen);
-	if (ret < 0) {
-		char why[256];
+	p->op = kernel_of(t->offload);
+	if (arg != NULL && strcmp(arg, "emul") == 0) {
+		p->emul = 1;
+		ret = hpk_open_emul(&p->k, NSTREAMS, CAP_PKTS, CAP_BYTES, p->info, sizeof(p->info));
+		if (ret < 0)
+			snprintf(err, errlen, "device cuda:emul: out of memory");
+	} else {
+		if (arg != NULL && (sscanf(arg, "%d", &gpu) != 1 || gpu < 0)) {
+			snprintf(err, errlen, "cuda:%s: expected a GPU index or 'emul'", arg);
+			free(p);
+			return -EINVAL;
+		}
+		ret = hpk_open(&p->k, gpu, NSTREAMS, CAP_PKTS, CAP_BYTES, p->info,
+			       sizeof(p->info), err, errlen);
+		if (ret < 0) {
+			char why[256];
 
-		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen, "device cuda: no usable GPU %d (%s)", gpu, why);
-		ret = -ENODEV;
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen, "device cuda: no usable GPU %d (%s)", gpu, why);
+			ret = -ENODEV;
+		}
+	}
+	if (ret < 0)
+		goto fail;
+	p->keys = calloc(KEY_CACHE, sizeof(*p->keys));
+	for (s = 0; s < NSTREAMS; s++) {
+		p->o[s] = calloc(CAP_PKTS, sizeof(*p->o[s]));
+		p->state[s] = calloc(CAP_PKTS, 1);
+		if (p->o[s] == NULL || p->state[s] == NULL)
+			ret = -ENOMEM;
+	}
+	if (p->keys == NULL || ret < 0) {
+		snprintf(err, errlen, "device cuda: out of memory");
+		ret = -ENOMEM;
 		goto fail;
 	}
-	if (p->op == HPK_AES_CTR) {
-		p->keys = calloc(KEY_CACHE, sizeof(*p->keys));
-		p->master = EVP_CIPHER_CTX_new();
-		if (p->keys == NULL || p->master == NULL ||
-		    EVP_EncryptInit_ex(p->master, EVP_aes_128_ecb(), NULL,
-				       dev->env->task_cfg->key, NULL) != 1) {
-			snprintf(err, errlen, "cuda: OpenSSL set-up failed");
-			ret = -ENOMEM;
-			goto fail;
-		}
-		EVP_CIPHER_CTX_set_padding(p->master, 0);
-	}
+	ret = upload_tables(dev, p, err, errlen);
+	if (ret < 0)
+		goto fail;
 	/* Until measured: 30 us per batch, 0.01 ns/byte (PCIe-class). */
 	p->fixed_cyc = 30e-6 * (double)dev->env->hz;
 	p->per_byte_cyc = 0.01e-9 * (double)dev->env->hz;
 	dev->accel->priv = p;
-	snprintf(dev->name, sizeof(dev->name), "cuda%d", gpu);
+	snprintf(dev->name, sizeof(dev->name), p->emul ? "cuda-emul" : "cuda%d", gpu);
 	dev->caps = (struct hp_dev_caps){
 		.max_batch_pkts = CAP_PKTS,
-		.max_batch_bytes = CAP_BYTES,
+		.max_batch_bytes = CAP_BYTES / 2,
 		.min_batch_pkts = 1,
 		.copy_engines = hpk_copy_engines(p->k),
 		.streams = NSTREAMS,
 		.modeled = false,
-		.mem_kind = "pinned+device",
 	};
+	snprintf(dev->caps.mem_kind, sizeof(dev->caps.mem_kind), "%s",
+		 p->emul ? "host (emulated)" : "pinned+device");
 	return 0;
 fail:
-	hpk_close(p->k);
-	EVP_CIPHER_CTX_free(p->master);
-	free(p->keys);
-	free(p);
+	priv_free(p);
 	return ret;
 }
 
@@ -125,109 +196,89 @@ cuda_close(struct hp_device *dev)
 
 	if (p == NULL)
 		return;
-	hpk_close(p->k);
-	EVP_CIPHER_CTX_free(p->master);
-	free(p->keys);
-	free(p);
+	priv_free(p);
 	dev->accel->priv = NULL;
 }
 
-/* The flow's key schedule and nonce, derived exactly as the aes_ctr task
- * does (docs/packet-format.md); NULL if the headers cannot be re-read. */
-static struct flowkey *
-flow_key(struct cuda_priv *p, struct rte_mbuf *m, const struct hp_meta *md)
+/* The batch's key-table slot of key, expanding it once per distinct key
+ * (FIPS-197 schedule; ~150 ns) and uploading it once per batch. */
+static uint32_t
+key_slot(struct cuda_priv *p, struct hpk_batch *b, const uint8_t key[16])
 {
-	struct flowkey *f = &p->keys[md->flow_id & (KEY_CACHE - 1)];
-	struct hp_flow_key key;
-	uint8_t blk[16], fkey[16], nb[16];
-	uint16_t off, len;
-	int outl;
+	uint64_t h;
+	struct keyent *e;
 
-	if (f->valid && f->flow_id == md->flow_id)
-		return f;
-	if (hp_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
-		     &key, &off, &len) != HP_DROP_NONE)
-		return NULL;
-	hp_flow_block(&key, 0x01, blk);
-	if (EVP_EncryptUpdate(p->master, fkey, &outl, blk, 16) != 1)
-		return NULL;
-	hp_flow_block(&key, 0x02, blk);
-	if (EVP_EncryptUpdate(p->master, nb, &outl, blk, 16) != 1)
-		return NULL;
-	hpk_aes128_expand(fkey, f->rk);
-	memcpy(f->nonce, nb, 8);
-	f->flow_id = md->flow_id;
-	f->stamp = 0;
-	f->valid = 1;
-	return f;
+	memcpy(&h, key, 8);
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	e = &p->keys[(h >> 32) & (KEY_CACHE - 1)];
+	if (!e->valid || memcmp(e->key, key, 16) != 0) {
+		memcpy(e->key, key, 16);
+		hpk_aes128_expand(key, e->rk);
+		e->valid = 1;
+		e->stamp = 0;
+	}
+	if (e->stamp != p->stamp) {
+		e->stamp = p->stamp;
+		e->slot = b->n_keys++;
+		memcpy(b->rk + 44 * e->slot, e->rk, sizeof(e->rk));
+	}
+	return e->slot;
 }
 
-/* Packets the GPU path takes: what the CPU task would process normally. */
-static bool
-gpu_eligible(const struct cuda_priv *p, struct rte_mbuf *m)
+static inline uint32_t
+be32_at(const uint8_t *x)
 {
-	const struct hp_meta *md = hp_meta(m);
-
-	if (md->status != HP_ST_OK || m->nb_segs != 1 ||
-	    (uint32_t)md->data_off + md->data_len > rte_pktmbuf_data_len(m))
-		return false;
-	/* AES: only packets with the sender's sequence (hp header) are keyed
-	 * on the GPU; the CPU task owns the rules for the others. */
-	return p->op == HPK_MD5 || (md->flags & HP_MF_HPHDR);
+	return ((uint32_t)x[0] << 24) | ((uint32_t)x[1] << 16) | ((uint32_t)x[2] << 8) | x[3];
 }
 
 static int
 cuda_submit(struct hp_device *dev, struct hp_batch_job *job)
 {
 	struct cuda_priv *p = dev->accel->priv;
+	struct hp_task_ctx *tc = &dev->ctx[0];
 	unsigned int s = (p->head + p->n) % NSTREAMS;
+	struct hp_offload *o;
 	struct hpk_batch *b;
-	uint32_t i, n = 0, lens[HP_BATCH_MAX];
+	uint32_t i, off = 0, blocks = 0, on_gpu = 0;
+	int8_t *st;
 	char err[256];
 	int ret;
 
 	if (p->n == NSTREAMS)
 		return -EBUSY;
 	b = hpk_host(p->k, s);
-	for (i = 0; i < job->n; i++)
-		lens[i] = gpu_eligible(p, job->pkts[i]) ? hp_meta(job->pkts[i])->data_len : 0;
-	if (hpk_layout(b, lens, job->n, CAP_PKTS, CAP_BYTES) != 0)
-		return -ENOSPC;
+	o = p->o[s];
+	st = p->state[s];
 	p->stamp++;
 	b->n_keys = 0;
 	for (i = 0; i < job->n; i++) {
-		struct rte_mbuf *m = job->pkts[i];
-		struct hp_meta *md = hp_meta(m);
+		uint32_t len = 0;
 
-		if (lens[i] == 0)
-			continue;
-		memcpy(b->data + b->off[i], rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off),
-		       lens[i]);
-		n++;
-		if (p->op == HPK_AES_CTR) {
-			struct flowkey *f = flow_key(p, m, md);
-
-			if (f == NULL) {
-				md->status = HP_ST_TASK_ERR;
-				md->task_err = EIO;
-				b->len[i] = 0; /* the kernel leaves it; no scatter */
-				continue;
+		ret = tc->ops->offload_prep(tc, job->pkts[i], &o[i], b->data + off,
+					    CAP_BYTES - off);
+		st[i] = (int8_t)(ret > 0 ? 1 : ret < 0 ? -1 : 0);
+		if (ret == 0) {
+			len = o[i].in_len;
+			on_gpu++;
+			if (p->op == HPK_AES_CTR || p->op == HPK_AES_CBC) {
+				b->key_idx[i] = key_slot(p, b, o[i].key);
+				b->ctr[4 * i] = be32_at(o[i].iv);
+				b->ctr[4 * i + 1] = be32_at(o[i].iv + 4);
+				b->ctr[4 * i + 2] = be32_at(o[i].iv + 8);
+				b->ctr[4 * i + 3] = be32_at(o[i].iv + 12);
 			}
-			if (f->stamp != p->stamp) {
-				f->stamp = p->stamp;
-				f->slot = b->n_keys++;
-				memcpy(b->rk + 44 * f->slot, f->rk, sizeof(f->rk));
-			}
-			b->key_idx[i] = f->slot;
-			b->ctr[4 * i] = ((uint32_t)f->nonce[0] << 24) | ((uint32_t)f->nonce[1] << 16) |
-					((uint32_t)f->nonce[2] << 8) | f->nonce[3];
-			b->ctr[4 * i + 1] = ((uint32_t)f->nonce[4] << 24) | ((uint32_t)f->nonce[5] << 16) |
-					    ((uint32_t)f->nonce[6] << 8) | f->nonce[7];
-			b->ctr[4 * i + 2] = md->hdr_seq;
-			b->ctr[4 * i + 3] = 0;
 		}
+		b->off[i] = off;
+		b->len[i] = len;
+		b->blk[i] = blocks;
+		blocks += (len + 15) / 16;
+		off += 16 * ((len + 15) / 16);
 	}
-	if (n > 0) {
+	b->blk[job->n] = blocks;
+	b->n = job->n;
+	b->data_bytes = off;
+	if (on_gpu > 0) {
 		ret = hpk_launch(p->k, s, p->op, err, sizeof(err));
 		if (ret < 0) {
 			HP_LOG(ERR, "cuda: %s", err);
@@ -244,19 +295,21 @@ static struct hp_batch_job *
 cuda_poll(struct hp_device *dev, int *errp)
 {
 	struct cuda_priv *p = dev->accel->priv;
+	struct hp_task_ctx *tc = &dev->ctx[0];
 	struct hp_batch_job *job;
 	struct hpk_batch *b;
-	struct rte_mbuf *cpu[HP_BURST];
+	unsigned int s;
 	char err[256];
-	uint32_t i, ncpu = 0;
+	uint32_t i;
 	int r;
 
 	*errp = 0;
 	if (p->n == 0)
 		return NULL;
 	job = p->q[p->head];
-	b = hpk_host(p->k, (unsigned int)job->slot);
-	r = hpk_query(p->k, (unsigned int)job->slot, err, sizeof(err));
+	s = (unsigned int)job->slot;
+	b = hpk_host(p->k, s);
+	r = hpk_query(p->k, s, err, sizeof(err));
 	if (r < 0) {
 		HP_LOG(ERR, "cuda: %s", err);
 		*errp = r;
@@ -265,30 +318,15 @@ cuda_poll(struct hp_device *dev, int *errp)
 	if (r == 0)
 		return NULL;
 	for (i = 0; i < job->n; i++) {
-		struct rte_mbuf *m = job->pkts[i];
-		struct hp_meta *md = hp_meta(m);
+		const uint8_t *out;
 
-		if (b->len[i] == 0) {
-			/* Not taken by the GPU: the CPU task, now that the
-			 * batch completes (a failed batch is redone whole on
-			 * the CPU, so nothing may be done before this). */
-			if (md->status == HP_ST_OK) {
-				cpu[ncpu++] = m;
-				if (ncpu == HP_BURST) {
-					dev->ctx[0].ops->process(&dev->ctx[0], cpu, (uint16_t)ncpu);
-					ncpu = 0;
-				}
-			}
+		if (p->state[s][i] != 0)
 			continue;
-		}
-		if (p->op == HPK_AES_CTR)
-			memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off),
-			       b->data + b->off[i], b->len[i]);
-		else
-			memcpy(md->digest, b->digest + 16 * i, 16);
+		out = p->op == HPK_MD5 ? b->digest + 16 * i :
+		      p->op == HPK_DFA ? (const uint8_t *)(b->match + 2 * i) :
+		      b->data + b->off[i];
+		tc->ops->offload_done(tc, job->pkts[i], &p->o[s][i], out);
 	}
-	if (ncpu)
-		dev->ctx[0].ops->process(&dev->ctx[0], cpu, (uint16_t)ncpu);
 	{
 		/* learn the service time: EWMA over batches, split into a
 		 * per-batch and a per-byte part with a 1/16 weight */
@@ -342,13 +380,13 @@ cuda_describe(const struct hp_device *dev, char *buf, size_t len)
 {
 	const struct cuda_priv *p = dev->accel->priv;
 
-	snprintf(buf, len, "%s: %s; %d streams, %u MiB pinned staging per stream", dev->name,
-		 p->info, NSTREAMS, CAP_BYTES >> 20);
+	snprintf(buf, len, "%s: %s; %d streams, %u MiB staging per stream%s", dev->name,
+		 p->info, NSTREAMS, CAP_BYTES >> 20, p->emul ? " (emulated: no GPU)" : "");
 }
 
 static const struct hp_accel_ops accel_cuda_ops = {
 	.name = "cuda",
-	.desc = "CUDA GPU: pinned staging, streams, event polling (plugin)",
+	.desc = "CUDA GPU: pinned staging, streams, event polling (plugin); cuda:emul runs the kernels' code on the CPU",
 	.open = cuda_open,
 	.close = cuda_close,
 	.submit = cuda_submit,

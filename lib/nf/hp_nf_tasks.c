@@ -89,6 +89,26 @@ task_fail(struct hp_meta *md, int err)
 	md->task_err = (uint16_t)err;
 }
 
+/* Offload prep of tasks that read the data region as it is (md5, dpi):
+ * process()'s checks, then the region into the staging. */
+static int
+offload_copy_in(struct rte_mbuf *m, struct hp_offload *o, uint8_t *stage,
+		uint32_t room)
+{
+	struct hp_meta *md = hp_meta(m);
+
+	if (md->status != HP_ST_OK)
+		return 1;
+	if (m->nb_segs != 1 || md->data_len > room ||
+	    (uint32_t)md->data_off + md->data_len > rte_pktmbuf_data_len(m)) {
+		task_fail(md, EINVAL);
+		return -EINVAL;
+	}
+	o->in_len = md->data_len;
+	memcpy(stage, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), md->data_len);
+	return 0;
+}
+
 /* Rejects options the task does not know, so a typo is an error. */
 static int
 opt_check(const char *task, const char *param, const char *const *known)
@@ -370,6 +390,81 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/* Offload (hp_task.h): cbc_process's checks, key and IV, with the
+ * padding written into the staging instead of the packet; the packet is
+ * grown and its headers fixed only in done, once the ciphertext is back. */
+static int
+cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
+		 uint8_t *stage, uint32_t room)
+{
+	struct cbc_priv *p = ctx->priv;
+	struct hp_meta *md = hp_meta(m);
+	struct cbc_flow *f;
+	struct l3l4 h;
+	uint32_t end, plen, g, trailer;
+	uint8_t sb[16];
+
+	if (md->status != HP_ST_OK)
+		return 1;
+	if (m->nb_segs != 1 || find_headers(m, &h) != 0) {
+		task_fail(md, EINVAL);
+		return -EINVAL;
+	}
+	if (!hp_meta_seq_unique(md)) {
+		task_fail(md, ENOTUNIQ);
+		return -ENOTUNIQ;
+	}
+	end = (uint32_t)md->data_off + md->data_len;
+	plen = (md->data_len / 16 + 1) * 16;
+	g = plen - md->data_len;
+	trailer = rte_pktmbuf_data_len(m) - end;
+	if (end != h.l4_end || end > rte_pktmbuf_data_len(m) || plen > room) {
+		task_fail(md, EINVAL);
+		return -EINVAL;
+	}
+	if (rte_be_to_cpu_16(h.ip->total_length) + g > UINT16_MAX) {
+		task_fail(md, EMSGSIZE);
+		return -EMSGSIZE;
+	}
+	if (g > trailer && g - trailer > rte_pktmbuf_tailroom(m)) {
+		task_fail(md, ENOSPC);
+		return -ENOSPC;
+	}
+	f = cbc_flow(p, md, &h);
+	hp_nf_cbc_seq_block(md->hdr_seq, sb);
+	hp_nf_aes_block(&f->key, sb, o->iv);
+	memcpy(o->key, f->raw, 16);
+	memcpy(stage, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), md->data_len);
+	hp_nf_cbc_pad(stage, md->data_len);
+	o->in_len = plen;
+	o->aux = g;
+	return 0;
+}
+
+static void
+cbc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
+		 const uint8_t *out)
+{
+	struct hp_meta *md = hp_meta(m);
+	uint32_t end = (uint32_t)md->data_off + md->data_len;
+	uint32_t trailer = rte_pktmbuf_data_len(m) - end;
+	struct l3l4 h;
+
+	RTE_SET_USED(ctx);
+	/* prep checked the room; append cannot fail here */
+	if (o->aux > trailer && rte_pktmbuf_append(m, (uint16_t)(o->aux - trailer)) == NULL) {
+		task_fail(md, ENOSPC);
+		return;
+	}
+	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
+	md->data_len = (uint16_t)o->in_len;
+	if (find_headers(m, &h) != 0) {
+		task_fail(md, EINVAL);
+		return;
+	}
+	cbc_fix_headers(&h, (uint16_t)o->aux);
+}
+
 /* Reference: a receiver's view, all in OpenSSL EVP. Derives K_flow and
  * the IV from the master key, the 5-tuple and the sequence, decrypts and
  * strips the PKCS#7 padding. */
@@ -404,6 +499,9 @@ static const struct hp_task_ops task_aes_cbc = {
 	.verify = cbc_verify,
 	.params = "impl",
 	.param_check = cbc_param_check,
+	.offload = HP_OFFLOAD_AES_CBC,
+	.offload_prep = cbc_offload_prep,
+	.offload_done = cbc_offload_done,
 };
 HP_TASK_REGISTER(task_aes_cbc)
 
@@ -502,6 +600,23 @@ md5_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	return memcmp(d, hp_meta(m)->digest, 16) == 0 ? 0 : -EBADMSG;
 }
 
+static int
+md5_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
+		 uint8_t *stage, uint32_t room)
+{
+	RTE_SET_USED(ctx);
+	return offload_copy_in(m, o, stage, room);
+}
+
+static void
+md5_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
+		 const uint8_t *out)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(o);
+	memcpy(hp_meta(m)->digest, out, 16);
+}
+
 static const struct hp_task_ops task_md5 = {
 	.name = "md5",
 	.desc = "MD5 of the data region into meta digest (own AVX-512/AVX2 multi-buffer; --param impl=mb|ref)",
@@ -509,6 +624,9 @@ static const struct hp_task_ops task_md5 = {
 	.ctx_free = md5_free,
 	.process = md5_process,
 	.verify = md5_verify,
+	.offload = HP_OFFLOAD_MD5,
+	.offload_prep = md5_offload_prep,
+	.offload_done = md5_offload_done,
 	.params = "impl",
 	.param_check = md5_param_check,
 };
@@ -883,6 +1001,35 @@ dpi_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	return planted && md->res32 == 0 ? -EBADMSG : 0;
 }
 
+/* Offload: the accelerator walks the own DFA (the same results as
+ * Hyperscan by definition, which dpi_verify checks). */
+static int
+dpi_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
+		 uint8_t *stage, uint32_t room)
+{
+	RTE_SET_USED(ctx);
+	return offload_copy_in(m, o, stage, room);
+}
+
+static void
+dpi_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
+		 const uint8_t *out)
+{
+	struct hp_meta *md = hp_meta(m);
+
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(o);
+	memcpy(&md->res32, out, 4);
+	memcpy(&md->res32b, out + 4, 4);
+}
+
+static const void *
+dpi_offload_data(struct hp_task_ctx *ctx)
+{
+	RTE_SET_USED(ctx);
+	return dpi_ac != NULL ? hp_nf_ac_dfa(dpi_ac) : NULL;
+}
+
 static const struct hp_task_ops task_dpi = {
 	.name = "dpi",
 	.desc = "multi-pattern DPI, 10k Snort-like strings (Hyperscan or own AC DFA; --param engine=hs|ac,patterns=FILE|gen=N,seed=S,plant=P)",
@@ -893,6 +1040,10 @@ static const struct hp_task_ops task_dpi = {
 	.gen_body = dpi_gen_body,
 	.params = "engine,patterns,gen,seed,plant",
 	.param_check = dpi_param_check,
+	.offload = HP_OFFLOAD_DFA,
+	.offload_prep = dpi_offload_prep,
+	.offload_done = dpi_offload_done,
+	.offload_data = dpi_offload_data,
 };
 HP_TASK_REGISTER(task_dpi)
 
@@ -916,6 +1067,10 @@ static const struct hp_task_ops task_dpi_ac = {
 	.gen_body = dpi_gen_body,
 	.params = "engine,patterns,gen,seed,plant",
 	.param_check = dpi_param_check,
+	.offload = HP_OFFLOAD_DFA,
+	.offload_prep = dpi_offload_prep,
+	.offload_done = dpi_offload_done,
+	.offload_data = dpi_offload_data,
 };
 HP_TASK_REGISTER(task_dpi_ac)
 

@@ -25,6 +25,26 @@ struct hp_task_cfg {
 
 struct hp_task_ops;
 
+/* ---- offload: a task's core transform run by an accelerator ----
+ * An accelerator (the cuda device) runs one of a few kernels; the task
+ * keeps everything else (keys, IVs, padding, headers, where results go),
+ * so the packets come out byte-identical to process(). */
+enum hp_offload_kind {
+	HP_OFFLOAD_NONE = 0,
+	HP_OFFLOAD_AES_CTR,  /* in place; key, iv = initial counter block */
+	HP_OFFLOAD_AES_CBC,  /* in place, in_len a multiple of 16; key, iv */
+	HP_OFFLOAD_MD5,      /* result: 16-byte digest; input not changed */
+	HP_OFFLOAD_DFA,      /* result: u32 match count, u32 first id */
+};
+
+/* One packet's kernel arguments, filled by offload_prep. */
+struct hp_offload {
+	uint8_t key[16];
+	uint8_t iv[16];
+	uint32_t in_len;   /* bytes the task wrote into the staging */
+	uint32_t aux;      /* task-private (e.g. padding added) */
+};
+
 /* One instance per lcore (tasks keep per-lcore state: cipher contexts,
  * scratch buffers); never shared between threads. */
 struct hp_task_ctx {
@@ -78,6 +98,22 @@ struct hp_task_ops {
 	 * (0, or -EINVAL with a one-line reason in err). */
 	const char *params;
 	int (*param_check)(const char *param, char *err, size_t errlen);
+	/* Optional offload (see enum hp_offload_kind). prep: does what
+	 * process() does before the transform, without changing the packet
+	 * (a failed accelerator batch is redone by process() from scratch),
+	 * writes the kernel's input into stage (room bytes) and the
+	 * arguments into o. Returns 0, 1 when the packet needs no transform
+	 * (nothing to do), or -errno after setting the packet's status as
+	 * process() would. done: puts the kernel's output (the transformed
+	 * bytes, or the result record) into the packet as process() would
+	 * have. data: a kind-specific table the kernel needs, uploaded once
+	 * (HP_OFFLOAD_DFA: const struct hp_nf_ac_dfa *), else NULL. */
+	enum hp_offload_kind offload;
+	int (*offload_prep)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
+			    struct hp_offload *o, uint8_t *stage, uint32_t room);
+	void (*offload_done)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
+			     const struct hp_offload *o, const uint8_t *out);
+	const void *(*offload_data)(struct hp_task_ctx *ctx);
 };
 
 int hp_task_register(const struct hp_task_ops *ops);

@@ -29,6 +29,7 @@ struct ctr_flow {
 	uint64_t flow_id;
 	int valid;
 	uint8_t nonce[8];
+	uint8_t key[16];     /* the flow key (offload to an accelerator) */
 	EVP_CIPHER_CTX *ctr; /* AES-128-CTR with the flow key */
 	EVP_CIPHER_CTX *ecb; /* AES-128-ECB with the flow key (verify path) */
 };
@@ -113,6 +114,7 @@ ctr_flow(struct ctr_priv *p, struct rte_mbuf *m, const struct hp_meta *md)
 	}
 	EVP_CIPHER_CTX_set_padding(f->ecb, 0);
 	memcpy(f->nonce, nb, 8);
+	memcpy(f->key, fkey, 16);
 	f->flow_id = md->flow_id;
 	f->valid = 1;
 	return f;
@@ -172,6 +174,50 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		}
 	}
 	return n;
+}
+
+/* Offload (hp_task.h): the same checks and key/counter as ctr_process;
+ * the accelerator runs the keystream XOR. */
+static int
+ctr_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
+		 uint8_t *stage, uint32_t room)
+{
+	struct hp_meta *md = hp_meta(m);
+	struct ctr_flow *f;
+
+	if (md->status != HP_ST_OK || md->data_len == 0)
+		return 1;
+	if (m->nb_segs != 1 || md->data_len > room) {
+		md->status = HP_ST_TASK_ERR;
+		md->task_err = EINVAL;
+		return -EINVAL;
+	}
+	if (!hp_meta_seq_unique(md)) {
+		md->status = HP_ST_TASK_ERR;
+		md->task_err = ENOTUNIQ;
+		return -ENOTUNIQ;
+	}
+	f = ctr_flow(ctx->priv, m, md);
+	if (f == NULL) {
+		md->status = HP_ST_TASK_ERR;
+		md->task_err = EIO;
+		return -EIO;
+	}
+	memcpy(o->key, f->key, 16);
+	make_iv(o->iv, f->nonce, md->hdr_seq);
+	o->in_len = md->data_len;
+	memcpy(stage, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), md->data_len);
+	return 0;
+}
+
+static void
+ctr_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
+		 const uint8_t *out)
+{
+	struct hp_meta *md = hp_meta(m);
+
+	RTE_SET_USED(ctx);
+	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
 }
 
 /* Reference CTR: the ECB block function and our own counter arithmetic
@@ -250,6 +296,9 @@ static const struct hp_task_ops task_aes_ctr = {
 	.ctx_free = ctr_free,
 	.process = ctr_process,
 	.verify = ctr_verify,
+	.offload = HP_OFFLOAD_AES_CTR,
+	.offload_prep = ctr_offload_prep,
+	.offload_done = ctr_offload_done,
 };
 HP_TASK_REGISTER(task_aes_ctr)
 
