@@ -82,18 +82,20 @@ bp(double frac)
 	return v > 1e9 ? 1000000000 : (int)(v + 0.5);
 }
 
-/* ---- /heteroplane/lcore/load,<lcore>: one loop as a flat dict ---- */
-
-struct one_arg {
+/* The first loop on an lcore, and where its answer goes (telemetry dict,
+ * EAL usage record). */
+struct by_lcore {
 	unsigned int lcore;
-	struct rte_tel_data *d;
+	void *out;
 };
+
+/* ---- /heteroplane/lcore/load,<lcore>: one loop as a flat dict ---- */
 
 static int
 one_loop(const struct hp_load *ld, void *arg)
 {
-	struct one_arg *o = arg;
-	struct rte_tel_data *d = o->d;
+	struct by_lcore *o = arg;
+	struct rte_tel_data *d = o->out;
 	struct hp_load_raw raw;
 	struct hp_load_est e;
 	int have;
@@ -175,7 +177,7 @@ tel_load(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	RTE_SET_USED(cmd);
 	if (params != NULL && *params != '\0') {
-		struct one_arg o = { .d = d };
+		struct by_lcore o = { .out = d };
 		char *end;
 		unsigned long v = strtoul(params, &end, 10);
 
@@ -214,15 +216,11 @@ fail:
 }
 
 #ifdef HP_HAVE_LCORE_USAGE_CB
-struct usage_arg {
-	unsigned int lcore;
-	struct rte_lcore_usage *u;
-};
-
 static int
 usage_one(const struct hp_load *ld, void *arg)
 {
-	struct usage_arg *ua = arg;
+	struct by_lcore *ua = arg;
+	struct rte_lcore_usage *u = ua->out;
 	struct hp_load_raw now, zero;
 	struct hp_load_est e;
 
@@ -234,15 +232,15 @@ usage_one(const struct hp_load *ld, void *arg)
 	memset(&zero, 0, sizeof(zero));
 	if (hp_load_compute(&zero, &now, ld->conf.max_batch, ld->conf.hz, &e) < 0)
 		return -1;
-	ua->u->total_cycles = now.total_cycles;
-	ua->u->busy_cycles = (uint64_t)(fmin(e.load, 1.0) * (double)now.total_cycles);
+	u->total_cycles = now.total_cycles;
+	u->busy_cycles = (uint64_t)(fmin(e.load, 1.0) * (double)now.total_cycles);
 	return 1;
 }
 
 static int
 usage_cb(unsigned int lcore_id, struct rte_lcore_usage *usage)
 {
-	struct usage_arg ua = { .lcore = lcore_id, .u = usage };
+	struct by_lcore ua = { .lcore = lcore_id, .out = usage };
 
 	return hp_load_foreach(usage_one, &ua) == 1 ? 0 : -1;
 }

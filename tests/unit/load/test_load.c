@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "hp_common.h"
 #include "hp_load.h"
 
 #define HZ 2000000000ULL
@@ -56,18 +57,6 @@ struct sim {
 	unsigned int burst, ring;
 	bool vary;          /* items cost 0.5w, w or 1.5w (an IMIX) */
 };
-
-static double
-urand(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return (double)((x * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0);
-}
 
 static void
 sim_init(struct sim *s, uint64_t w, uint64_t poll, uint64_t fixed, uint64_t pause,
@@ -105,7 +94,7 @@ sim_run(struct sim *s, double rate, uint64_t cycles)
 	uint64_t end = s->t + cycles;
 
 	if (rate > 0 && s->next_arr < (double)s->t)
-		s->next_arr = (double)s->t - log(1 - urand(&s->rng)) / rate;
+		s->next_arr = (double)s->t - log(1 - hp_rand_unit(&s->rng)) / rate;
 	while (s->t < end) {
 		uint64_t t0 = s->t, t1;
 		unsigned int n, i;
@@ -116,7 +105,7 @@ sim_run(struct sim *s, double rate, uint64_t cycles)
 				s->q++;
 			else
 				s->drops++;
-			s->next_arr += -log(1 - urand(&s->rng)) / rate;
+			s->next_arr += -log(1 - hp_rand_unit(&s->rng)) / rate;
 		}
 		n = s->q < s->burst ? s->q : s->burst;
 		s->q -= n;
@@ -125,7 +114,7 @@ sim_run(struct sim *s, double rate, uint64_t cycles)
 			t1 += s->fixed;
 		for (i = 0; i < n; i++) {
 			if (s->vary) {
-				double u = urand(&s->rng);
+				double u = hp_rand_unit(&s->rng);
 
 				t1 += u < 1.0 / 3 ? s->w / 2 : u < 2.0 / 3 ? s->w : s->w * 3 / 2;
 			} else {
