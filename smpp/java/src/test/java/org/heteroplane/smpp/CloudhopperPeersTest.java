@@ -211,6 +211,11 @@ class CloudhopperPeersTest {
     }
 
     Sim sim(int port, String pw, String... args) throws Exception {
+        return sim(tmp, port, pw, args);
+    }
+
+    /** hp-smppsim -j against 127.0.0.1:port; its exit status, JSON, stderr. */
+    static Sim sim(Path tmp, int port, String pw, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(BUILD.resolve("smpp/tools/hp-smppsim").toString(),
                 "-a", "127.0.0.1", "-p", Integer.toString(port), "-u", "esme1", "-w", pw, "-j"));
         cmd.addAll(List.of(args));
