@@ -78,6 +78,7 @@ snap_own(const struct hp_load *ld, struct hp_load_raw *r)
 	r->packets = ld->packets;
 	r->outliers = ld->outliers;
 	r->outlier_cycles = ld->outlier_cycles;
+	r->cpu_shared = ld->cpu_shared;
 	r->warn_count = ld->warn_count;
 	for (k = 0; k < HP_LOAD_HIST; k++) {
 		r->hn[k] = ld->hist[k].n;
@@ -101,6 +102,7 @@ hp_load_read(const struct hp_load *ld, struct hp_load_raw *r)
 	r->packets = RD(ld->packets);
 	r->outliers = RD(ld->outliers);
 	r->outlier_cycles = RD(ld->outlier_cycles);
+	r->cpu_shared = RD(ld->cpu_shared);
 	r->warn_count = RD(ld->warn_count);
 	for (k = 0; k < HP_LOAD_HIST; k++) {
 		r->hn[k] = RD(ld->hist[k].n);
@@ -120,12 +122,13 @@ hp_load_start(struct hp_load *ld, uint64_t now)
 		int cpu;
 
 		ld->conf.lcore = lc;
-		ld->conf.cpu = -1;
 		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-			if (CPU_ISSET(cpu, &cs)) {
-				ld->conf.cpu = cpu;
+			if (CPU_ISSET(cpu, &cs))
 				break;
-			}
+		/* read by other loops' hp_load_start (under the registry lock) */
+		__atomic_store_n(&ld->conf.cpu, cpu < CPU_SETSIZE ? cpu : -1,
+				 __ATOMIC_RELAXED);
+		hp_load_mark_shared(ld);
 	}
 	__atomic_store_n(&ld->last, now, __ATOMIC_RELAXED);
 	snap_own(ld, &ld->prev);
@@ -213,10 +216,15 @@ hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 	e->capacity_pps = (double)hz / sat;
 	/* Time the loop spent preempted inside an iteration was not its to
 	 * use (another thread or the hypervisor had the CPU): the load is
-	 * the work over the time it had. At most 90 % is taken as lost. */
+	 * the work over the time it had (at most 90 % is taken as lost).
+	 * Loops that share a CPU preempt each other, so for them the lost
+	 * time is mostly a sibling's work: they stay shares of wall time,
+	 * and their sum is the CPU's load. */
 	if (lost > dt - dt / 10)
 		lost = dt - dt / 10;
 	e->stolen = (double)lost / (double)dt;
+	if (b->cpu_shared)
+		lost = 0;
 	e->load = (double)pk * sat / (double)(dt - lost);
 	e->headroom = e->load < 1 ? 1 - e->load : 0;
 	return 0;

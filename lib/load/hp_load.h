@@ -74,7 +74,8 @@ struct hp_load_raw {
 	uint64_t packets;      /* items handled */
 	uint64_t outliers;     /* iterations left out of the table */
 	uint64_t outlier_cycles; /* their time: the CPU was taken away */
-	uint64_t warn_count;   /* the owner's warnings so far */
+	uint64_t warn_count;
+	bool cpu_shared;       /* another registered loop runs on this CPU */   /* the owner's warnings so far */
 	uint64_t hn[HP_LOAD_HIST], hcyc[HP_LOAD_HIST], hpkts[HP_LOAD_HIST];
 };
 
@@ -93,7 +94,9 @@ struct hp_load_est {
 	double mean_batch;       /* items / non-empty poll */
 	double level;            /* this window's work cost vs the learnt table */
 	double stolen;           /* share of the window lost inside preempted
-				    iterations: (c) counts only the rest */
+				    iterations: (c) counts only the rest,
+				    unless the CPU is shared with another
+				    loop (then the loops' sum is the CPU's) */
 	double projected;        /* trend of (c) projected warn_horizon_s ahead */
 	uint64_t packets;        /* items in the window */
 	uint64_t warn_count;     /* upward crossings of warn_threshold so far */
@@ -106,6 +109,7 @@ struct hp_load {
 	uint64_t total_cycles, busy_cycles, polls, empty_polls, packets, outliers;
 	uint64_t outlier_cycles;
 	uint64_t next_roll;
+	bool cpu_shared;           /* set by hp_load_start (registry) */
 	struct hp_load_bucket hist[HP_LOAD_HIST] __rte_cache_aligned;
 	/* cold: the owner writes these once per window */
 	struct hp_load_conf conf __rte_cache_aligned;
@@ -123,7 +127,8 @@ struct hp_load {
  * 10 ms..60 s, max_batch 0, threshold outside (0, 2]). */
 int hp_load_init(struct hp_load *ld, const struct hp_load_conf *conf);
 /* The owner calls this right before its loop: the first window starts;
- * on an EAL lcore it records the lcore id and its CPU. */
+ * on an EAL lcore it records the lcore id and its CPU, and marks loops
+ * that share that CPU (registered ones). */
 void hp_load_start(struct hp_load *ld, uint64_t now);
 /* Closes the open window at `now` (the owner does this by itself from
  * hp_load_poll; exposed for tests and for loops that stop). */
@@ -235,6 +240,8 @@ void hp_load_csv_cols(FILE *f, const struct hp_load_row *row);
 #define HP_LOAD_MAX_LOOPS 128
 int hp_load_register(struct hp_load *ld);
 void hp_load_unregister(struct hp_load *ld);
+/* Marks ld and every registered loop on the same CPU as sharing it. */
+void hp_load_mark_shared(struct hp_load *ld);
 /* Calls fn for every registered loop under the registry lock; stops at
  * the first non-zero return and returns it. */
 int hp_load_foreach(int (*fn)(const struct hp_load *ld, void *arg), void *arg);

@@ -60,6 +60,23 @@ hp_load_unregister(struct hp_load *ld)
 	rte_spinlock_unlock(&reg_lock);
 }
 
+void
+hp_load_mark_shared(struct hp_load *ld)
+{
+	unsigned int i;
+
+	if (ld->conf.cpu < 0)
+		return;
+	rte_spinlock_lock(&reg_lock);
+	for (i = 0; i < HP_LOAD_MAX_LOOPS; i++)
+		if (loops[i] != NULL && loops[i] != ld &&
+		    __atomic_load_n(&loops[i]->conf.cpu, __ATOMIC_RELAXED) == ld->conf.cpu) {
+			__atomic_store_n(&loops[i]->cpu_shared, true, __ATOMIC_RELAXED);
+			__atomic_store_n(&ld->cpu_shared, true, __ATOMIC_RELAXED);
+		}
+	rte_spinlock_unlock(&reg_lock);
+}
+
 int
 hp_load_foreach(int (*fn)(const struct hp_load *ld, void *arg), void *arg)
 {
