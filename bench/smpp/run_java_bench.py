@@ -26,22 +26,13 @@ import subprocess
 import sys
 import tempfile
 
+from run_bench import cpu_model  # same folder
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # A fixed, pre-touched heap: without AlwaysPreTouch the first use of each
 # heap page (kernel zeroing, on a shared VM) made the allocating paths run
 # up to 20x slower for seconds at a time.
 JVM_FLAGS = ["-Xms3g", "-Xmx3g", "-XX:+AlwaysPreTouch", "-XX:MaxDirectMemorySize=2g"]
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def java_version():

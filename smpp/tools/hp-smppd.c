@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "smpp.h"
+#include "tool_util.h"
 
 #define MAX_USERS   64
 #define OUT_LIMIT   (1u << 20)   /* unsent bytes before a slow reader is cut */
@@ -74,22 +75,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static uint32_t
-be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
 }
 
 static void
@@ -146,19 +131,9 @@ sess_send(struct server *sv, struct session *s, const struct smpp_msg *m)
 		sess_close(sv, s);     /* it does not read its responses */
 		return;
 	}
-	if (s->out_cap - s->out_len < (size_t)n) {
-		size_t nc = s->out_cap ? s->out_cap * 2 : 4096;
-		uint8_t *no;
-
-		while (nc - s->out_len < (size_t)n)
-			nc *= 2;
-		no = realloc(s->out, nc);
-		if (no == NULL) {
-			sess_close(sv, s);
-			return;
-		}
-		s->out = no;
-		s->out_cap = nc;
+	if (tool_reserve(&s->out, &s->out_cap, s->out_len, (size_t)n) < 0) {
+		sess_close(sv, s);
+		return;
 	}
 	memcpy(s->out + s->out_len, buf, (size_t)n);
 	s->out_len += (size_t)n;
@@ -196,7 +171,7 @@ flush_batch(struct server *sv)
 	for (size_t i = 0; rc == 0 && i < sv->batch.n; i++) {
 		const struct smpp_pdu *p = &sv->batch.pdus[i];
 		const uint8_t *corr = sv->bbuf + p->corr_off;
-		uint32_t slot = be32(corr), gen = be32(corr + 4);
+		uint32_t slot = tool_be32(corr), gen = tool_be32(corr + 4);
 		struct session *s;
 		char id[24];
 
@@ -235,7 +210,7 @@ queue_submit(struct server *sv, struct session *s, const uint8_t *pdu, uint32_t 
 			return;
 	}
 	if (sv->bcount == 0)
-		sv->bfirst = now();
+		sv->bfirst = tool_now();
 	sv->blen = (size_t)r;
 	if (++sv->bcount >= sv->bmax)
 		flush_batch(sv);
@@ -275,7 +250,7 @@ static void
 handle_pdu(struct server *sv, struct session *s, const uint8_t *b, uint32_t len)
 {
 	struct smpp_pdu p;
-	uint32_t id = be32(b + 4), seq = be32(b + 12);
+	uint32_t id = tool_be32(b + 4), seq = tool_be32(b + 12);
 	int err;
 
 	if (id & SMPP_RESP_BIT)
@@ -346,11 +321,11 @@ sess_read(struct server *sv, struct session *s)
 		}
 		s->rx_len += (size_t)r;
 		while (s->fd >= 0 && !s->closing && s->rx_len - off >= 4) {
-			uint32_t cl = be32(s->rx + off);
+			uint32_t cl = tool_be32(s->rx + off);
 
 			if (cl < SMPP_HEADER_LEN || cl > sv->max_pdu) {
 				/* no way to find the next PDU on this stream */
-				uint32_t seq = s->rx_len - off >= 16 ? be32(s->rx + off + 12) : 0;
+				uint32_t seq = s->rx_len - off >= 16 ? tool_be32(s->rx + off + 12) : 0;
 				reply(sv, s, SMPP_GENERIC_NACK, ESME_RINVCMDLEN, seq, NULL);
 				s->closing = 1;
 				if (s->fd >= 0 && s->out_len == 0)
@@ -523,7 +498,7 @@ main(int argc, char **argv)
 			if (sv.s[k].fd >= 0 && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 				sess_read(&sv, &sv.s[k]);
 		}
-		if (sv.bcount && (now() - sv.bfirst) * 1000.0 >= sv.flush_ms)
+		if (sv.bcount && (tool_now() - sv.bfirst) * 1000.0 >= sv.flush_ms)
 			flush_batch(&sv);
 	}
 	rc = 0;

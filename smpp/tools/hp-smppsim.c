@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "smpp.h"
+#include "tool_util.h"
 
 #define MAX_SESSIONS 1024
 #define MAX_STATUS   16
@@ -80,30 +81,6 @@ struct sim {
 	double t0, t_send_end, t_last_resp;
 };
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static uint32_t
-be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static void
 fail_sess(struct sim *m, struct sess *s, const char *why)
 {
@@ -128,18 +105,8 @@ tx_room(struct sess *s, size_t n)
 {
 	if (s->tx_off > 0 && s->tx_off == s->tx_len)
 		s->tx_off = s->tx_len = 0;
-	if (s->tx_cap - s->tx_len < n) {
-		size_t nc = s->tx_cap ? s->tx_cap : 4096;
-		uint8_t *nb;
-
-		while (nc - s->tx_len < n)
-			nc *= 2;
-		nb = realloc(s->tx, nc);
-		if (nb == NULL)
-			return NULL;
-		s->tx = nb;
-		s->tx_cap = nc;
-	}
+	if (tool_reserve(&s->tx, &s->tx_cap, s->tx_len, n) < 0)
+		return NULL;
 	return s->tx + s->tx_len;
 }
 
@@ -161,10 +128,10 @@ queue_header(struct sess *s, uint32_t id, uint32_t seq)
 {
 	uint8_t h[16];
 
-	put32(h, 16);
-	put32(h + 4, id);
-	put32(h + 8, 0);
-	put32(h + 12, seq);
+	tool_put32(h, 16);
+	tool_put32(h + 4, id);
+	tool_put32(h + 8, 0);
+	tool_put32(h + 12, seq);
 	return queue_raw(s, h, sizeof(h));
 }
 
@@ -250,7 +217,7 @@ on_submit_resp(struct sim *m, struct sess *s, uint32_t seq, uint32_t st, double 
 static void
 on_pdu(struct sim *m, struct sess *s, const uint8_t *b, double t)
 {
-	uint32_t id = be32(b + 4), st = be32(b + 8), seq = be32(b + 12);
+	uint32_t id = tool_be32(b + 4), st = tool_be32(b + 8), seq = tool_be32(b + 12);
 	char why[96];
 
 	switch (id) {
@@ -284,10 +251,10 @@ on_pdu(struct sim *m, struct sess *s, const uint8_t *b, double t)
 		/* transceiver: acknowledge, message_id empty (v3.4 4.6.2) */
 		uint8_t r[17];
 
-		put32(r, 17);
-		put32(r + 4, SMPP_DELIVER_SM_RESP);
-		put32(r + 8, 0);
-		put32(r + 12, seq);
+		tool_put32(r, 17);
+		tool_put32(r + 4, SMPP_DELIVER_SM_RESP);
+		tool_put32(r + 8, 0);
+		tool_put32(r + 12, seq);
 		r[16] = 0;
 		queue_raw(s, r, sizeof(r));
 		break;
@@ -344,11 +311,11 @@ on_readable(struct sim *m, struct sess *s)
 			return;
 		}
 		s->rx_len += (size_t)r;
-		double t = now();
+		double t = tool_now();
 		size_t p = 0;
 
 		while (s->rx_len - p >= 16) {
-			uint32_t cl = be32(s->rx + p);
+			uint32_t cl = tool_be32(s->rx + p);
 
 			if (cl < 16 || cl > 65536) {
 				fail_sess(m, s, "server sent a PDU with a bad command_length");
@@ -404,7 +371,7 @@ queue_submit(struct sim *m, struct sess *s)
 	n = smpp_sim_pdu(&m->sc, (uint32_t)number, d, 1024);
 	if (n < 0)
 		return n;
-	put32(d + 12, s->next_seq);
+	tool_put32(d + 12, s->next_seq);
 	p = &s->win[s->next_seq & (m->wcap - 1)];
 	if (p->seq != 0) {
 		/* its slot came round again: that submit was never answered */
@@ -412,7 +379,7 @@ queue_submit(struct sim *m, struct sess *s)
 		s->outstanding--;
 	}
 	p->seq = s->next_seq;
-	p->t = now();
+	p->t = tool_now();
 	s->next_seq = s->next_seq == 0x7fffffff ? 2 : s->next_seq + 1;
 	s->tx_len += (size_t)n;
 	s->sent++;
@@ -503,9 +470,9 @@ send_phase(struct sim *m)
 {
 	double rate = m->tps / m->nbound;   /* per session */
 
-	m->t0 = now();
+	m->t0 = tool_now();
 	for (;;) {
-		double t = now() - m->t0, next = 1.0;
+		double t = tool_now() - m->t0, next = 1.0;
 		int more = 0;
 
 		for (unsigned i = 0; i < m->n; i++) {
@@ -540,13 +507,13 @@ send_phase(struct sim *m)
 			break;
 		poll_once(m, next);
 	}
-	m->t_send_end = now();
+	m->t_send_end = tool_now();
 }
 
 static void
 drain_phase(struct sim *m)
 {
-	double end = now() + m->timeout;
+	double end = tool_now() + m->timeout;
 
 	for (;;) {
 		unsigned out = 0;
@@ -554,9 +521,9 @@ drain_phase(struct sim *m)
 		for (unsigned i = 0; i < m->n; i++)
 			if (m->s[i].state == S_BOUND)
 				out += m->s[i].outstanding;
-		if (out == 0 || now() >= end)
+		if (out == 0 || tool_now() >= end)
 			break;
-		poll_once(m, end - now());
+		poll_once(m, end - tool_now());
 	}
 	for (unsigned i = 0; i < m->n; i++) {
 		struct sess *s = &m->s[i];
@@ -569,9 +536,9 @@ drain_phase(struct sim *m)
 		queue_header(s, SMPP_UNBIND, s->next_seq);
 		flush_tx(m, s);
 	}
-	end = now() + (m->timeout < 2 ? m->timeout : 2);
-	while (count_state(m, S_UNBINDING) > 0 && now() < end)
-		poll_once(m, end - now());
+	end = tool_now() + (m->timeout < 2 ? m->timeout : 2);
+	while (count_state(m, S_UNBINDING) > 0 && tool_now() < end)
+		poll_once(m, end - tool_now());
 }
 
 static void
@@ -805,9 +772,9 @@ main(int argc, char **argv)
 			fail_sess(&m, s, "bind could not be sent");
 	}
 	/* bind phase */
-	double end = now() + m.timeout;
-	while (count_state(&m, S_BINDING) > 0 && now() < end)
-		poll_once(&m, end - now());
+	double end = tool_now() + m.timeout;
+	while (count_state(&m, S_BINDING) > 0 && tool_now() < end)
+		poll_once(&m, end - tool_now());
 	for (unsigned i = 0; i < m.n; i++) {
 		if (m.s[i].state == S_BINDING)
 			fail_sess(&m, &m.s[i], "no bind response");

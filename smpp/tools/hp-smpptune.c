@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "smpp.h"
+#include "tool_util.h"
 
 #define MAXV 32
 
@@ -33,15 +34,6 @@ struct tune {
 	char input[520];
 	struct smpp_sim_config sim;
 };
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static unsigned
 parse_list(const char *v, uint32_t *out)
@@ -251,10 +243,10 @@ main(int argc, char **argv)
 				smpp_batch_init(&b);
 				smpp_decode_batch(ctx, in, len, SMPP_MODE_CPU, &b);
 				for (unsigned r = 0; r < t.repeats; r++) {
-					double a = now(), d;
+					double a = tool_now(), d;
 
 					smpp_decode_batch(ctx, in, len, SMPP_MODE_CPU, &b);
-					d = now() - a;
+					d = tool_now() - a;
 					sum += d;
 					mn = d < mn ? d : mn;
 					mx = d > mx ? d : mx;

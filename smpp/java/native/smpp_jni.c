@@ -52,6 +52,16 @@ throw_errno(JNIEnv *env, int err, const char *what)
 		(*env)->ThrowNew(env, c, what);
 }
 
+static jintArray
+int_array(JNIEnv *env, const jint *v, jsize n)
+{
+	jintArray a = (*env)->NewIntArray(env, n);
+
+	if (a != NULL)
+		(*env)->SetIntArrayRegion(env, a, 0, n, v);
+	return a;
+}
+
 JNIEXPORT jintArray JNICALL
 Java_org_heteroplane_smpp_Native_layout(JNIEnv *env, jclass cls)
 {
@@ -79,11 +89,7 @@ Java_org_heteroplane_smpp_Native_layout(JNIEnv *env, jclass cls)
 		[L_VIEW_SIZE] = sizeof(struct smpp_view),
 		[L_TLVREC_SIZE] = sizeof(struct smpp_tlv),
 	};
-	jintArray a = (*env)->NewIntArray(env, L_COUNT);
-
-	if (a != NULL)
-		(*env)->SetIntArrayRegion(env, a, 0, L_COUNT, v);
-	return a;
+	return int_array(env, v, L_COUNT);
 }
 
 /* Every command id of the table, probed over the v3.4 id space (the table
@@ -93,7 +99,6 @@ Java_org_heteroplane_smpp_Native_commandIds(JNIEnv *env, jclass cls)
 {
 	jint ids[64];
 	jsize n = 0;
-	jintArray a;
 
 	for (uint32_t lo = 0; lo < 0x200 && n < 64; lo++) {
 		if (smpp_pdu_desc_find(lo) != NULL)
@@ -101,10 +106,7 @@ Java_org_heteroplane_smpp_Native_commandIds(JNIEnv *env, jclass cls)
 		if (smpp_pdu_desc_find(lo | SMPP_RESP_BIT) != NULL && n < 64)
 			ids[n++] = (jint)(lo | SMPP_RESP_BIT);
 	}
-	a = (*env)->NewIntArray(env, n);
-	if (a != NULL)
-		(*env)->SetIntArrayRegion(env, a, 0, n, ids);
-	return a;
+	return int_array(env, ids, n);
 }
 
 JNIEXPORT jstring JNICALL
@@ -156,15 +158,12 @@ Java_org_heteroplane_smpp_Native_fieldTypes(JNIEnv *env, jclass cls, jint id)
 JNIEXPORT jintArray JNICALL
 Java_org_heteroplane_smpp_Native_tlvTags(JNIEnv *env, jclass cls)
 {
+	jint tags[64];
 	unsigned n = smpp_tlv_desc_count();
-	jintArray a = (*env)->NewIntArray(env, (jsize)n);
 
-	for (unsigned i = 0; a != NULL && i < n; i++) {
-		jint tag = smpp_tlv_desc_at(i)->tag;
-
-		(*env)->SetIntArrayRegion(env, a, (jsize)i, 1, &tag);
-	}
-	return a;
+	for (unsigned i = 0; i < n && i < 64; i++)
+		tags[i] = smpp_tlv_desc_at(i)->tag;
+	return int_array(env, tags, (jsize)(n < 64 ? n : 64));
 }
 
 JNIEXPORT jstring JNICALL
