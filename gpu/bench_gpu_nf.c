@@ -15,6 +15,7 @@
 #include "hp_cuda_kern.h"
 #include "hp_ldpc.h"
 #include "hp_nf.h"
+#include "hpk_test_util.h"
 
 #define MAXP 65536u
 #define CAP_BYTES (MAXP * 1472u)
@@ -36,7 +37,7 @@ ldpc(struct hpk_ctx *k, const char *spec, const uint32_t *sizes, unsigned int ns
 	struct hp_ldpc_dec_cfg cfg;
 	struct hpk_ldpc_code kc;
 	struct hpk_ldpc_cfg kg;
-	uint32_t kk, n, nf, nnz, maxcw = sizes[ns - 1], *rs, *col, *sh;
+	uint32_t kk, n, nf, maxcw = sizes[ns - 1];
 	uint8_t *info, *cw, *out, *ok, *it;
 	int8_t *llr;
 	char err[256];
@@ -46,23 +47,7 @@ ldpc(struct hpk_ctx *k, const char *spec, const uint32_t *sizes, unsigned int ns
 	kk = hp_ldpc_code_k(c);
 	n = hp_ldpc_code_n(c);
 	nf = hp_ldpc_code_n_full(c);
-	nnz = hp_ldpc_code_nnz(c);
-	rs = calloc(hp_ldpc_code_rows(c) + 1, 4);
-	col = calloc(nnz, 4);
-	sh = calloc(nnz, 4);
-	for (uint32_t i = 0; i < nnz; i++) {
-		unsigned int r, cc, s;
-
-		hp_ldpc_code_entry(c, i, &r, &cc, &s);
-		rs[r + 1]++;
-		col[i] = cc;
-		sh[i] = s;
-	}
-	for (uint32_t r = 0; r < hp_ldpc_code_rows(c); r++)
-		rs[r + 1] += rs[r];
-	kc = (struct hpk_ldpc_code){ .z = hp_ldpc_code_z(c), .mb = hp_ldpc_code_rows(c),
-				     .nb = hp_ldpc_code_cols(c), .punct = hp_ldpc_code_punct(c),
-				     .nnz = nnz, .row_start = rs, .ent_col = col, .ent_shift = sh };
+	hpk_test_code(c, &kc);
 	hp_ldpc_dec_cfg_default(&cfg);
 	cfg.no_early_stop = 1; /* 10 full iterations, as the goal states */
 	kg = (struct hpk_ldpc_cfg){ .max_iter = 10, .oms = 1, .nms_shift = cfg.nms_shift,
@@ -95,7 +80,7 @@ ldpc(struct hpk_ctx *k, const char *spec, const uint32_t *sizes, unsigned int ns
 	}
 	hp_ldpc_dec_free(dec);
 	hp_ldpc_code_free(c);
-	free(rs); free(col); free(sh); free(info); free(cw); free(llr);
+	hpk_test_code_free(&kc); free(info); free(cw); free(llr);
 	free(out); free(ok); free(it);
 }
 

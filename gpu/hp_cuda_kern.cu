@@ -634,8 +634,8 @@ free_batch(struct hpk_batch *h, struct hpk_batch *d)
 	cudaFree(d->match);
 }
 
-static int
-alloc_host(struct hpk_batch *h, uint32_t np, uint32_t nb)
+extern "C" int
+hpk_host_alloc(struct hpk_batch *h, uint32_t np, uint32_t nb)
 {
 	h->data = (uint8_t *)aligned_alloc(64, (nb + 16 + 63) / 64 * 64);
 	h->off = (uint32_t *)calloc(np, 4);
@@ -650,8 +650,8 @@ alloc_host(struct hpk_batch *h, uint32_t np, uint32_t nb)
 	       h->digest && h->match ? 0 : -ENOMEM;
 }
 
-static void
-free_host(struct hpk_batch *h)
+extern "C" void
+hpk_host_free(struct hpk_batch *h)
 {
 	free(h->data);
 	free(h->off);
@@ -682,7 +682,7 @@ hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < c->n; i++)
-		if (alloc_host(&c->s[i].h, cap_pkts, cap_bytes) < 0) {
+		if (hpk_host_alloc(&c->s[i].h, cap_pkts, cap_bytes) < 0) {
 			hpk_close(c);
 			return -ENOMEM;
 		}
@@ -698,7 +698,7 @@ hpk_close(struct hpk_ctx *c)
 		return;
 	if (c->emul) {
 		for (unsigned int i = 0; c->s != NULL && i < c->n; i++)
-			free_host(&c->s[i].h);
+			hpk_host_free(&c->s[i].h);
 		free(c->s);
 		free(c);
 		return;

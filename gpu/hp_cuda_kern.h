@@ -94,6 +94,9 @@ double hpk_time_e2e(struct hpk_ctx *ctx, enum hpk_op op, unsigned int iters);
 int hpk_pcie_bw(struct hpk_ctx *ctx, size_t bytes, double *h2d, double *d2h);
 
 /* ---- host side helpers, no GPU needed ---- */
+/* Plain host batch buffers (emulation, tests): 0 or -ENOMEM. */
+int hpk_host_alloc(struct hpk_batch *b, uint32_t cap_pkts, uint32_t cap_bytes);
+void hpk_host_free(struct hpk_batch *b);
 /* FIPS-197 key expansion: 44 round-key words (big-endian values). */
 void hpk_aes128_expand(const uint8_t key[16], uint32_t rk[44]);
 /* Uploads the DFA once (HPK_DFA launches use it). 0 or -errno. */

@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "hp_cuda_kern.h"
+#include "hpk_test_util.h"
 
 #define NPKT 600
 #define CAP_BYTES (NPKT * 1600)
@@ -26,33 +27,7 @@ static struct hpk_batch b;
 static void
 alloc_batch(void)
 {
-	b.data = aligned_alloc(16, CAP_BYTES + 16);
-	b.off = calloc(NPKT, 4);
-	b.len = calloc(NPKT, 4);
-	b.blk = calloc(NPKT + 1, 4);
-	b.ctr = calloc(NPKT, 16);
-	b.key_idx = calloc(NPKT, 4);
-	b.rk = calloc(NPKT, 176);
-	b.digest = calloc(NPKT, 16);
-	if (!b.data || !b.off || !b.len || !b.blk || !b.ctr || !b.key_idx || !b.rk || !b.digest) {
-		fprintf(stderr, "out of memory\n");
-		exit(1);
-	}
-}
-
-static void
-hex(const char *s, uint8_t *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sscanf(s + 2 * i, "%2hhx", &out[i]);
-}
-
-static void
-set_ctr(uint32_t p, const uint8_t iv[16])
-{
-	for (int w = 0; w < 4; w++)
-		b.ctr[4 * p + w] = ((uint32_t)iv[4 * w] << 24) | ((uint32_t)iv[4 * w + 1] << 16) |
-				   ((uint32_t)iv[4 * w + 2] << 8) | iv[4 * w + 3];
+	hpk_test_batch(&b, NPKT, CAP_BYTES);
 }
 
 static void
@@ -61,14 +36,14 @@ test_fips197_c1(void)
 	uint8_t key[16], pt[16], ct[16];
 	uint32_t len = 16;
 
-	hex("000102030405060708090a0b0c0d0e0f", key, 16);
-	hex("00112233445566778899aabbccddeeff", pt, 16);
-	hex("69c4e0d86a7b0430d8cdb78070b4c55a", ct, 16);
+	hpk_hex("000102030405060708090a0b0c0d0e0f", key, 16);
+	hpk_hex("00112233445566778899aabbccddeeff", pt, 16);
+	hpk_hex("69c4e0d86a7b0430d8cdb78070b4c55a", ct, 16);
 	hpk_layout(&b, &len, 1, NPKT, CAP_BYTES);
 	hpk_aes128_expand(key, b.rk);
 	b.n_keys = 1;
 	b.key_idx[0] = 0;
-	set_ctr(0, pt);          /* counter block = plaintext, data = 0 */
+	hpk_test_set_iv(&b, 0, pt);          /* counter block = plaintext, data = 0 */
 	memset(b.data, 0, 16);   /* so the "ciphertext" is E(K, pt) */
 	hpk_emulate(HPK_AES_CTR, &b, NULL);
 	CHECK(memcmp(b.data, ct, 16) == 0, "FIPS-197 C.1 block");
@@ -80,17 +55,17 @@ test_sp800_38a_f51(void)
 	uint8_t key[16], iv[16], pt[64], ct[64];
 	uint32_t len = 64;
 
-	hex("2b7e151628aed2a6abf7158809cf4f3c", key, 16);
-	hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff", iv, 16);
-	hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+	hpk_hex("2b7e151628aed2a6abf7158809cf4f3c", key, 16);
+	hpk_hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff", iv, 16);
+	hpk_hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
 	    "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710", pt, 64);
-	hex("874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
+	hpk_hex("874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
 	    "5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee", ct, 64);
 	hpk_layout(&b, &len, 1, NPKT, CAP_BYTES);
 	hpk_aes128_expand(key, b.rk);
 	b.n_keys = 1;
 	b.key_idx[0] = 0;
-	set_ctr(0, iv);
+	hpk_test_set_iv(&b, 0, iv);
 	memcpy(b.data, pt, 64);
 	hpk_emulate(HPK_AES_CTR, &b, NULL);
 	CHECK(memcmp(b.data, ct, 64) == 0, "SP 800-38A F.5.1 CTR-AES128.Encrypt");
@@ -101,10 +76,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
+	return hpk_rnd(&rng);
 }
 
 /* Random packets: the IMIX payload sizes (frames 243/486/1458 minus 58
@@ -146,7 +118,7 @@ test_ctr_random(void)
 			ivs[i][j] = (uint8_t)rnd();
 		ivs[i][12] = 0; /* the low 32-bit counter never wraps in a packet */
 		b.key_idx[i] = rnd() % 32;
-		set_ctr(i, ivs[i]);
+		hpk_test_set_iv(&b, i, ivs[i]);
 		EVP_EncryptInit_ex(c, EVP_aes_128_ctr(), NULL, keys[b.key_idx[i]], ivs[i]);
 		EVP_EncryptUpdate(c, expect + b.off[i], &outl, expect + b.off[i], (int)lens[i]);
 	}
@@ -182,7 +154,7 @@ test_md5_rfc1321(void)
 		memcpy(b.data + b.off[i], msg[i], lens[i]);
 	hpk_emulate(HPK_MD5, &b, NULL);
 	for (int i = 0; i < 7; i++) {
-		hex(md[i], want, 16);
+		hpk_hex(md[i], want, 16);
 		CHECK(memcmp(b.digest + 16 * i, want, 16) == 0, "MD5 RFC 1321 A.5 #%d", i);
 	}
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hp_cuda_kern.h"
+#include "hpk_test_util.h"
 
 #define CAP_PKTS 4096
 #define CAP_BYTES (CAP_PKTS * 1600u)
@@ -20,10 +21,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint32_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
+	return hpk_rnd(&rng);
 }
 
 /* Copies the host batch into a plain-memory twin for the emulation. */

@@ -20,6 +20,7 @@
 #include "hp_cuda_kern.h"
 #include "hp_ldpc.h"
 #include "hp_nf.h"
+#include "hpk_test_util.h"
 
 #define NPKT 400
 #define CAP_BYTES (NPKT * 1600)
@@ -34,44 +35,13 @@ static uint64_t rng = 0x853c49e6748fea9bull;
 static uint32_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
+	return hpk_rnd(&rng);
 }
 
 static void
 alloc_batch(void)
 {
-	b.data = aligned_alloc(16, CAP_BYTES + 16);
-	b.off = calloc(NPKT, 4);
-	b.len = calloc(NPKT, 4);
-	b.blk = calloc(NPKT + 1, 4);
-	b.ctr = calloc(NPKT, 16);
-	b.key_idx = calloc(NPKT, 4);
-	b.rk = calloc(NPKT, 176);
-	b.digest = calloc(NPKT, 16);
-	b.match = calloc(NPKT, 8);
-	if (!b.data || !b.off || !b.len || !b.blk || !b.ctr || !b.key_idx || !b.rk ||
-	    !b.digest || !b.match) {
-		fprintf(stderr, "out of memory\n");
-		exit(1);
-	}
-}
-
-static void
-hex(const char *s, uint8_t *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sscanf(s + 2 * i, "%2hhx", &out[i]);
-}
-
-static void
-set_iv(uint32_t p, const uint8_t iv[16])
-{
-	for (int w = 0; w < 4; w++)
-		b.ctr[4 * p + w] = ((uint32_t)iv[4 * w] << 24) | ((uint32_t)iv[4 * w + 1] << 16) |
-				   ((uint32_t)iv[4 * w + 2] << 8) | iv[4 * w + 3];
+	hpk_test_batch(&b, NPKT, CAP_BYTES);
 }
 
 static void
@@ -80,17 +50,17 @@ test_cbc_f21(void)
 	uint8_t key[16], iv[16], pt[64], ct[64];
 	uint32_t len = 64;
 
-	hex("2b7e151628aed2a6abf7158809cf4f3c", key, 16);
-	hex("000102030405060708090a0b0c0d0e0f", iv, 16);
-	hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+	hpk_hex("2b7e151628aed2a6abf7158809cf4f3c", key, 16);
+	hpk_hex("000102030405060708090a0b0c0d0e0f", iv, 16);
+	hpk_hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
 	    "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710", pt, 64);
-	hex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
+	hpk_hex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
 	    "73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7", ct, 64);
 	hpk_layout(&b, &len, 1, NPKT, CAP_BYTES);
 	hpk_aes128_expand(key, b.rk);
 	b.n_keys = 1;
 	b.key_idx[0] = 0;
-	set_iv(0, iv);
+	hpk_test_set_iv(&b, 0, iv);
 	memcpy(b.data, pt, 64);
 	hpk_emulate(HPK_AES_CBC, &b, NULL);
 	CHECK(memcmp(b.data, ct, 64) == 0, "SP 800-38A F.2.1 CBC-AES128.Encrypt");
@@ -125,7 +95,7 @@ test_cbc_random(void)
 		for (int j = 0; j < 16; j++)
 			iv[j] = (uint8_t)rnd();
 		b.key_idx[i] = rnd() % 16;
-		set_iv(i, iv);
+		hpk_test_set_iv(&b, i, iv);
 		EVP_EncryptInit_ex(c, EVP_aes_128_cbc(), NULL, keys[b.key_idx[i]], iv);
 		EVP_CIPHER_CTX_set_padding(c, 0);
 		EVP_EncryptUpdate(c, expect + b.off[i], &outl, expect + b.off[i], (int)lens[i]);
@@ -203,8 +173,7 @@ test_ldpc_code(const char *spec, uint32_t n_cw, double db, int oms, int early)
 	struct hpk_ldpc_code kc;
 	struct hpk_ldpc_cfg kg;
 	struct hp_ldpc_result *res;
-	uint32_t k, n, nf, punct, nnz, mism = 0, cpu_ok = 0;
-	uint32_t *rs, *col, *sh;
+	uint32_t k, n, nf, punct, mism = 0, cpu_ok = 0;
 	uint8_t *info, *cw, *out_cpu, *out_k, *ok, *it;
 	int8_t *llr;
 	int nok;
@@ -218,23 +187,7 @@ test_ldpc_code(const char *spec, uint32_t n_cw, double db, int oms, int early)
 	n = hp_ldpc_code_n(c);
 	nf = hp_ldpc_code_n_full(c);
 	punct = hp_ldpc_code_punct(c);
-	nnz = hp_ldpc_code_nnz(c);
-	rs = calloc(hp_ldpc_code_rows(c) + 1, 4);
-	col = calloc(nnz, 4);
-	sh = calloc(nnz, 4);
-	for (uint32_t i = 0; i < nnz; i++) {
-		unsigned int r, cc, s;
-
-		hp_ldpc_code_entry(c, i, &r, &cc, &s);
-		rs[r + 1]++;
-		col[i] = cc;
-		sh[i] = s;
-	}
-	for (uint32_t r = 0; r < hp_ldpc_code_rows(c); r++)
-		rs[r + 1] += rs[r];
-	kc = (struct hpk_ldpc_code){ .z = hp_ldpc_code_z(c), .mb = hp_ldpc_code_rows(c),
-				     .nb = hp_ldpc_code_cols(c), .punct = punct, .nnz = nnz,
-				     .row_start = rs, .ent_col = col, .ent_shift = sh };
+	hpk_test_code(c, &kc);
 	hp_ldpc_dec_cfg_default(&cfg);
 	cfg.isa = HP_LDPC_ISA_SCALAR;
 	cfg.alg = oms ? HP_LDPC_OMS : HP_LDPC_NMS;
@@ -271,9 +224,7 @@ test_ldpc_code(const char *spec, uint32_t n_cw, double db, int oms, int early)
 	       spec, oms ? "OMS" : "NMS", early, n_cw, cpu_ok);
 	hp_ldpc_dec_free(dec);
 	hp_ldpc_code_free(c);
-	free(rs);
-	free(col);
-	free(sh);
+	hpk_test_code_free(&kc);
 	free(info);
 	free(cw);
 	free(llr);

@@ -14,6 +14,7 @@
 #include "hp_cuda_kern.h"
 #include "hp_ldpc.h"
 #include "hp_nf.h"
+#include "hpk_test_util.h"
 
 #define CAP_PKTS 4096
 #define CAP_BYTES (CAP_PKTS * 1600u)
@@ -24,10 +25,7 @@ static int fails;
 static uint32_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
+	return hpk_rnd(&rng);
 }
 
 static int
@@ -79,9 +77,7 @@ cbc(struct hpk_ctx *k)
 
 			for (int x = 0; x < 16; x++)
 				iv[x] = (uint8_t)rnd();
-			for (int w = 0; w < 4; w++)
-				b->ctr[4 * i + w] = ((uint32_t)iv[4 * w] << 24) | ((uint32_t)iv[4 * w + 1] << 16) |
-						    ((uint32_t)iv[4 * w + 2] << 8) | iv[4 * w + 3];
+			hpk_test_set_iv(b, i, iv);
 			b->key_idx[i] = rnd() % 8;
 			EVP_EncryptInit_ex(c, EVP_aes_128_cbc(), NULL, keys[b->key_idx[i]], iv);
 			EVP_CIPHER_CTX_set_padding(c, 0);
@@ -156,7 +152,7 @@ ldpc(struct hpk_ctx *k, const char *spec, uint32_t n_cw)
 	struct hp_ldpc_result *res;
 	struct hpk_ldpc_code kc;
 	struct hpk_ldpc_cfg kg;
-	uint32_t kk, n, nf, nnz, bad = 0, *rs, *col, *sh;
+	uint32_t kk, n, nf, bad = 0;
 	uint8_t *info, *cw, *o1, *o2, *ok, *it;
 	int8_t *llr;
 	char err[256];
@@ -166,23 +162,7 @@ ldpc(struct hpk_ctx *k, const char *spec, uint32_t n_cw)
 	kk = hp_ldpc_code_k(c);
 	n = hp_ldpc_code_n(c);
 	nf = hp_ldpc_code_n_full(c);
-	nnz = hp_ldpc_code_nnz(c);
-	rs = calloc(hp_ldpc_code_rows(c) + 1, 4);
-	col = calloc(nnz, 4);
-	sh = calloc(nnz, 4);
-	for (uint32_t i = 0; i < nnz; i++) {
-		unsigned int r, cc, s;
-
-		hp_ldpc_code_entry(c, i, &r, &cc, &s);
-		rs[r + 1]++;
-		col[i] = cc;
-		sh[i] = s;
-	}
-	for (uint32_t r = 0; r < hp_ldpc_code_rows(c); r++)
-		rs[r + 1] += rs[r];
-	kc = (struct hpk_ldpc_code){ .z = hp_ldpc_code_z(c), .mb = hp_ldpc_code_rows(c),
-				     .nb = hp_ldpc_code_cols(c), .punct = hp_ldpc_code_punct(c),
-				     .nnz = nnz, .row_start = rs, .ent_col = col, .ent_shift = sh };
+	hpk_test_code(c, &kc);
 	hp_ldpc_dec_cfg_default(&cfg);
 	kg = (struct hpk_ldpc_cfg){ .max_iter = cfg.max_iter, .oms = 1, .nms_shift = cfg.nms_shift,
 				    .oms_offset = cfg.oms_offset, .early = 1 };
@@ -218,7 +198,7 @@ ldpc(struct hpk_ctx *k, const char *spec, uint32_t n_cw)
 	}
 	hp_ldpc_dec_free(dec);
 	hp_ldpc_code_free(c);
-	free(rs); free(col); free(sh); free(info); free(cw); free(llr);
+	hpk_test_code_free(&kc); free(info); free(cw); free(llr);
 	free(o1); free(o2); free(ok); free(it); free(res);
 }
 
