@@ -7,6 +7,9 @@
  *          one or all kernels (scalar / avx2 / avx512) side by side
  *   encode random info bits -> full codewords in a file (for tests)
  *   decode int8 LLR file -> info bits file (for tests)
+ *   units  the `ran` app's packet units: make, decode (256 per call, as
+ *          the ldpc task does), rebuild; checks every decoded unit against
+ *          the sent info bits and prints the cost of each step
  *   list   the codes
  */
 #include <errno.h>
@@ -27,6 +30,7 @@ struct opts {
 	double ebn0[MAXPTS];
 	unsigned int nebn0;
 	unsigned long frames, max_err, reps;
+	long flips;                /* units: errors per unit, -1 = default */
 	double qscale, qmax, seconds;
 	uint64_t seed;
 	struct hp_ldpc_dec_cfg cfg;
@@ -153,7 +157,7 @@ parse_ebn0(const char *s, struct opts *o)
 }
 
 static const char usage[] =
-"usage: hp-ldpc <sim|bench|encode|decode|list> [options]\n"
+"usage: hp-ldpc <sim|bench|encode|decode|units|list> [options]\n"
 "  --code SPEC        wifi:<648|1296|1944>:<1/2|2/3|3/4|5/6> or nr:<1|2>:<Z>\n"
 "  --ebn0 LIST        Eb/N0 in dB: 2 | 1,1.5,2 | 0:3:0.5 (sim, bench)\n"
 "  --frames N         codewords per point (sim: at most; default 1000)\n"
@@ -168,6 +172,7 @@ static const char usage[] =
 "  --qmax M           LLR clip in steps (default 63)\n"
 "  --seed N           random seed (default 1)\n"
 "  --seconds S        bench: time per kernel (default 2)\n"
+"  --flips N          units: up to N bit errors per unit (default max/4)\n"
 "  --in FILE --out FILE  decode: int8 LLRs in, info bits out; encode: out\n";
 
 static int
@@ -180,6 +185,7 @@ parse(int argc, char **argv, struct opts *o)
 		{"no-early-stop", 0, 0, 'N'}, {"qscale", 1, 0, 'q'},
 		{"qmax", 1, 0, 'Q'}, {"seed", 1, 0, 's'}, {"seconds", 1, 0, 'S'},
 		{"in", 1, 0, 'r'}, {"out", 1, 0, 'w'}, {"help", 0, 0, 'h'},
+		{"flips", 1, 0, 'F'},
 		{0, 0, 0, 0}
 	};
 	unsigned long v;
@@ -197,6 +203,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->seed = 1;
 	o->seconds = 2.0;
 	o->isa = "auto";
+	o->flips = -1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (ch) {
@@ -254,6 +261,11 @@ parse(int argc, char **argv, struct opts *o)
 		case 'S':
 			if (parse_d(optarg, &o->seconds) < 0 || o->seconds <= 0)
 				return fail("bad --seconds '%s' (want a positive number)", optarg);
+			break;
+		case 'F':
+			if (parse_ul(optarg, &v) < 0 || v > 255)
+				return fail("bad --flips '%s' (want 0..255)", optarg);
+			o->flips = (long)v;
 			break;
 		case 'r': o->in = optarg; break;
 		case 'w': o->out = optarg; break;
@@ -628,6 +640,99 @@ out:
 	return rc;
 }
 
+/* The ran app's units: --frames units of --code with 0..--flips random
+ * bit errors each (from --seed), made, decoded 256 per call like the
+ * ldpc task, and rebuilt by the reference path; exit 1 unless every unit
+ * decoded to its sent info bits and rebuilt to the received bytes. */
+static int
+cmd_units(const struct opts *o)
+{
+	enum { CALL = 256 };
+	struct hp_ldpc_code *c;
+	struct hp_ldpc_dec *d;
+	enum hp_ldpc_isa isa;
+	unsigned int len, maxflip, ib, flips, u, good = 0;
+	unsigned long n = o->frames, i;
+	uint8_t *rx, *body, *info, *ok, **bodies;
+	uint32_t *lens;
+	void *scratch;
+	double t0, t_gen, t_dec = 0, t_res;
+	int rc = 0;
+
+	if (isa_of(o->isa, &isa) < 0)
+		return fail("bad --isa '%s' (want auto, scalar, avx2 or avx512)", o->isa);
+	rc = make(o, isa, &c, &d);
+	if (rc)
+		return rc;
+	if (hp_ldpc_unit_geom(c, &len, &maxflip) < 0) {
+		rc = fail("code %s leaves no room for a flip list", o->code);
+		goto out_code;
+	}
+	flips = o->flips < 0 ? maxflip / 4 : (unsigned int)o->flips;
+	ib = (hp_ldpc_code_k(c) + 7) / 8;
+	rx = malloc(n * len);
+	body = malloc(n * len);
+	info = malloc(ib);
+	ok = malloc(CALL);
+	bodies = malloc(CALL * sizeof(*bodies));
+	lens = malloc(CALL * sizeof(*lens));
+	scratch = malloc(hp_ldpc_units_scratch(d, CALL));
+	if (!rx || !body || !info || !ok || !bodies || !lens || !scratch) {
+		rc = fail("%s", "out of memory");
+		goto out;
+	}
+	t0 = now();
+	for (i = 0; i < n; i++)
+		hp_ldpc_unit_gen(c, rx + i * len, o->seed * 1000003 + i,
+				 (unsigned int)((o->seed + i) * 2654435761u % (flips + 1)));
+	t_gen = now() - t0;
+	memcpy(body, rx, n * len);
+	for (i = 0; i < n; i += CALL) {
+		unsigned int m = n - i < CALL ? (unsigned int)(n - i) : CALL;
+
+		for (u = 0; u < m; u++) {
+			bodies[u] = body + (i + u) * len;
+			lens[u] = len;
+		}
+		t0 = now();
+		if (hp_ldpc_units_decode(d, bodies, lens, m, ok, scratch) < 0) {
+			rc = fail("%s", "units decode failed");
+			goto out;
+		}
+		t_dec += now() - t0;
+		for (u = 0; u < m; u++) {
+			hp_ldpc_unit_info(c, o->seed * 1000003 + i + u, info);
+			good += ok[u] && memcmp(bodies[u], info, ib) == 0;
+		}
+	}
+	t0 = now();
+	rc = hp_ldpc_units_restore(c, body, (uint32_t)(n * len));
+	t_res = now() - t0;
+	if (rc == 0 && memcmp(body, rx, n * len) != 0)
+		rc = -EBADMSG;
+	printf("# units code %s unit=%u B max_flip=%u flips=0..%u iters=%u isa=%s (one core)\n",
+	       hp_ldpc_code_name(c), len, maxflip, flips, o->cfg.max_iter,
+	       hp_ldpc_dec_isa(d));
+	printf("%8s %10s %10s %12s %12s %12s %14s\n", "units", "decoded", "rebuilt",
+	       "make_us", "decode_us", "rebuild_us", "decode_mbps");
+	printf("%8lu %10u %10s %12.2f %12.2f %12.2f %14.1f\n", n, good,
+	       rc == 0 ? "all" : "NO", t_gen * 1e6 / n, t_dec * 1e6 / n,
+	       t_res * 1e6 / n, (double)n * hp_ldpc_code_k(c) / t_dec / 1e6);
+	rc = (rc == 0 && good == n) ? 0 : 1;
+out:
+	free(rx);
+	free(body);
+	free(info);
+	free(ok);
+	free(bodies);
+	free(lens);
+	free(scratch);
+	hp_ldpc_dec_free(d);
+out_code:
+	hp_ldpc_code_free(c);
+	return rc;
+}
+
 static int
 cmd_list(void)
 {
@@ -666,7 +771,7 @@ main(int argc, char **argv)
 	int rc;
 
 	if (argc < 2)
-		return fail("%s", "missing command (sim, bench, encode, decode, list; see --help)");
+		return fail("%s", "missing command (sim, bench, encode, decode, units, list; see --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage, stdout);
@@ -683,7 +788,9 @@ main(int argc, char **argv)
 		return cmd_encode(&o);
 	if (!strcmp(cmd, "decode"))
 		return cmd_decode(&o);
+	if (!strcmp(cmd, "units"))
+		return cmd_units(&o);
 	if (!strcmp(cmd, "list"))
 		return cmd_list();
-	return fail("unknown command '%s' (want sim, bench, encode, decode or list)", cmd);
+	return fail("unknown command '%s' (want sim, bench, encode, decode, units or list)", cmd);
 }

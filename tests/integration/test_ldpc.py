@@ -94,7 +94,27 @@ def test_sim_prints_fer_and_throughput():
     assert float(high[7]) > 0 and float(high[8]) > 0  # batch / cw latency
 
 
+@pytest.mark.parametrize('spec,flips', [('wifi:1944:1/2', 60), ('wifi:1296:3/4', 19),
+                                        ('nr:2:13', 20)])
+def test_units_decode_to_sent_bits(spec, flips):
+    """The ran app's units at the most errors a decoded unit can list:
+    every unit decodes to its sent info bits and rebuilds exactly."""
+    p = R.run_tool('units', '--code', spec, '--frames', 600, '--flips', flips,
+                   '--iters', 30)
+    row = [l.split() for l in p.stdout.splitlines() if l and l[0] != '#'][1]
+    assert row[:3] == ['600', '600', 'all'], p.stdout
+
+
+def test_units_report_undecodable():
+    """More errors than a unit can list (or the code correct): the tool
+    says so and exits 1."""
+    p = R.run_tool('units', '--frames', 64, '--flips', 250, check=False)
+    row = [l.split() for l in p.stdout.splitlines() if l and l[0] != '#'][1]
+    assert p.returncode == 1 and int(row[1]) < 64 and row[2] == 'NO', p.stdout
+
+
 @pytest.mark.parametrize('args,needle', [
+    (['units', '--flips', '300'], '--flips'),
     (['sim', '--code', 'wifi:1944:1/3'], 'unknown code'),
     (['sim', '--code', 'nr:1:17'], 'unknown code'),
     (['sim', '--iters', '0'], '--iters'),
