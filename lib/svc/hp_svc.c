@@ -20,10 +20,13 @@
  * this lcore" flag of an unmapped service outside that range never clears
  * and rte_service_may_be_active() would say 1 forever. Two idle sentinel
  * services, one registered before and one after every managed service
- * (lowest and highest id), stay mapped on every running lcore: loops keep
- * counting and every managed id stays inside the visited range.
+ * (lowest and highest id), are mapped on the source lcore while a service
+ * leaves it: loops keep counting and the leaving id stays inside the
+ * visited range. They are unmapped again afterwards, so they cost nothing
+ * between migrations.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -192,9 +195,7 @@ hp_svc_job_delay(uint64_t cycles)
 		__atomic_store_n(&sl->delay_max, cycles, __ATOMIC_RELAXED);
 }
 
-/* Sentinel: mapped everywhere, never works. Cost: one more idle call per
- * runner loop (~15 cycles).
- */
+/* Sentinel: mapped on a source lcore during a migration, never works. */
 static int32_t
 sentinel_fn(void *arg)
 {
@@ -504,8 +505,13 @@ wait_loops(unsigned int lcore, uint64_t base, uint64_t n)
 	uint64_t end = rte_rdtsc() + G.migrate_timeout;
 
 	while (hp_svc_lcore_loops(lcore) < base + n) {
-		if (rte_rdtsc() > end)
+		if (rte_rdtsc() > end) {
+			SVC_LOG(WARNING, "service lcore %u looped %" PRIu64 " of %" PRIu64
+				" times in %u us (descheduled?)", lcore,
+				hp_svc_lcore_loops(lcore) - base, n,
+				G.conf.migrate_timeout_us);
 			return -ETIMEDOUT;
+		}
 		/* the runner may share this CPU: give it the CPU */
 		sched_yield();
 	}
@@ -549,10 +555,8 @@ lcore_unpark(unsigned int i)
 
 	if ((G.active >> i) & 1u)
 		return 0;
-	sentinels_map(lcore, true);
 	ret = rte_service_lcore_start(lcore);
 	if (ret < 0 && ret != -EALREADY) {
-		sentinels_map(lcore, false);
 		SVC_LOG(ERR, "starting service lcore %u: %s", lcore, strerror(-ret));
 		return ret;
 	}
@@ -575,7 +579,6 @@ lcore_park(unsigned int i)
 		return ret;
 	/* the runner returns after its current loop; the lcore then waits */
 	rte_eal_wait_lcore(lcore);
-	sentinels_map(lcore, false);
 	G.active &= ~(1u << i);
 	return 0;
 }
@@ -586,14 +589,18 @@ unmap_safely(uint32_t id, unsigned int from)
 	struct svc *s = G.svc[id];
 	int ret;
 
-	ret = rte_service_map_lcore_set(id, G.lcore_id[from], 0);
-	if (ret < 0)
-		return ret;
 	if (!((G.active >> from) & 1u)) {	/* nothing runs there */
-		__atomic_store_n(&s->running, s->running & ~(1u << from), __ATOMIC_RELAXED);
-		return 0;
+		ret = rte_service_map_lcore_set(id, G.lcore_id[from], 0);
+		if (ret == 0)
+			__atomic_store_n(&s->running, s->running & ~(1u << from),
+					 __ATOMIC_RELAXED);
+		return ret;
 	}
-	ret = wait_quiet(id, from);
+	sentinels_map(G.lcore_id[from], true);
+	ret = rte_service_map_lcore_set(id, G.lcore_id[from], 0);
+	if (ret == 0)
+		ret = wait_quiet(id, from);
+	sentinels_map(G.lcore_id[from], false);
 	if (ret < 0) {
 		rte_service_map_lcore_set(id, G.lcore_id[from], 1);
 		return ret;

@@ -88,6 +88,8 @@ setup(struct hp_svc_conf *c, bool balance)
 	hp_svc_conf_default(c);
 	c->balance = balance;
 	c->dpdk_stats = true;
+	/* this machine's CPUs are shared: a runner may wait 100 ms for one */
+	c->migrate_timeout_us = 2000000;
 	assert_int_equal(hp_svc_init(c), 0);
 	assert_int_equal(hp_svc_lcore_add(lc1), 0);
 	assert_int_equal(hp_svc_lcore_add(lc2), 1);
@@ -169,6 +171,7 @@ test_migration(void **state)
 	uint32_t ia, ib, moved, stay;
 	uint64_t loops1, loops2, calls_after[2];
 	struct hp_svc_stats st;
+	int waited;
 
 	(void)state;
 	setup(&c, true);
@@ -188,13 +191,8 @@ test_migration(void **state)
 	 * as measured: when the lcore saturates (other processes share this
 	 * machine), round robin gives both equal shares, so either may go.
 	 */
-	while (events == 0 && hp_svc_moves() == 0) {
-		static int waited;
-
+	for (waited = 0; events == 0 && hp_svc_moves() == 0 && waited < 300; waited++)
 		usleep(10000);
-		if (++waited > 300)
-			break;
-	}
 	assert_int_equal(hp_svc_ctl_stop(), 0);
 	assert_true(events >= 1);
 	assert_int_equal(hp_svc_move_failures(), 0);
@@ -268,6 +266,7 @@ test_scale_down_parks(void **state)
 
 	(void)state;
 	hp_svc_conf_default(&c);
+	c.migrate_timeout_us = 2000000;
 	c.policy.scale_down = true;
 	c.policy.scale_down_sustain = 4;
 	c.policy.scale_down_max_delay = -1.0;

@@ -1,0 +1,1006 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * svc-bench: the service-core test applications of Blazevic & Jansson
+ * (§4.3) on heteroplane's balancer (lib/svc).
+ *
+ *   deadline  each service has a next job deadline; a job of --work-us is
+ *             due every work/load seconds (plus uniform jitter), the load
+ *             following a per-service profile (constant, ramp, tide). The
+ *             delay of a job is start - deadline (thesis §4.5).
+ *   token     leaky buckets: tokens accrue at load/--token-cycles per
+ *             cycle; a service withdraws --bucket tokens once that many
+ *             are there and spins one --token-cycles per token (thesis
+ *             §4.3.1).
+ *   overhead  runner loop cost of an idle service, bare rte_service vs
+ *             through hp_svc (trampoline + sentinels), for the cost note.
+ *
+ * Per-run CSV: one row per job (deadline,start,delay,service,core, TSC
+ * cycles relative to the run start), per-period lcore loads, balancer
+ * events, and a JSON summary.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_memory.h>
+#include <rte_service.h>
+#include <rte_service_component.h>
+
+#include "hp_svc.h"
+
+#define MAX_SVC 8
+#define MAX_PTS 16
+#define MAX_EVENTS 4096
+
+/* A load profile: piecewise linear over the run's normalised time. */
+struct profile {
+	unsigned int n;
+	double t[MAX_PTS];
+	double v[MAX_PTS];
+};
+
+struct rec {
+	uint64_t deadline;	/* relative to the run start */
+	uint64_t start;
+	uint32_t lcore;
+	uint32_t pad;
+};
+
+struct bsvc {
+	uint32_t idx, id;
+	char name[32];
+	struct profile prof;
+	uint64_t t0, t_end, work;
+	uint64_t nominal, deadline;
+	double jitter;
+	uint64_t rng;
+	double tokens;
+	uint64_t last;
+	uint64_t jobs, units;
+	struct rec *rec;
+	uint64_t n_rec, cap, lost;
+} __rte_cache_aligned;
+
+enum mode { M_DEADLINE, M_TOKEN, M_OVERHEAD };
+
+struct opts {
+	enum mode mode;
+	unsigned int services, cores;
+	int map[MAX_SVC];
+	struct profile prof[MAX_SVC];
+	unsigned int n_prof;
+	int balance;		/* 0 off, 1 load, 2 delay */
+	bool scale_down;
+	double threshold, sd_threshold, delay_target_us, sd_max_delay;
+	unsigned int period_us, interval_us, sustain, cooldown, migrate_timeout_us;
+	double duration, work_us, jitter;
+	uint64_t token_cycles, bucket, seed, max_records;
+	const char *csv, *loads_csv, *events_csv, *json;
+};
+
+static struct bsvc svcs[MAX_SVC];
+static struct hp_svc_event events[MAX_EVENTS];
+static unsigned int n_events;
+static uint64_t run_t0;
+
+struct lsample {
+	int64_t t;		/* the control side starts before the run */
+	float load[HP_SVC_MAX_LCORES];
+	uint32_t active;
+};
+static struct lsample *lsamples;
+static size_t n_lsamples, cap_lsamples;
+
+/* CPU time the service lcores' threads got: on a shared machine a polling
+ * thread does not own its CPU, and the delays say little without this.
+ */
+static pid_t lcore_tid[HP_SVC_MAX_LCORES];
+static uint64_t run_ns0[HP_SVC_MAX_LCORES], run_ns1[HP_SVC_MAX_LCORES];
+
+static int
+note_tid(void *arg)
+{
+	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	return 0;
+}
+
+/* Nanoseconds the thread has run on a CPU (/proc schedstat, field 1). */
+static uint64_t
+thread_run_ns(pid_t tid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+/* xorshift64*: seedable and cheap, for the jitter */
+static inline uint64_t
+rnd64(uint64_t *st)
+{
+	uint64_t x = *st;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*st = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+static double
+profile_at(const struct profile *p, double x)
+{
+	unsigned int i;
+
+	if (x <= p->t[0])
+		return p->v[0];
+	for (i = 1; i < p->n; i++)
+		if (x <= p->t[i])
+			return p->v[i - 1] + (p->v[i] - p->v[i - 1]) *
+			       (x - p->t[i - 1]) / (p->t[i] - p->t[i - 1]);
+	return p->v[p->n - 1];
+}
+
+/* SPEC: "0.4" or "t:v/t:v/..." with t in [0,1] increasing, v in [0,1]. */
+static int
+parse_profile(const char *s, struct profile *p)
+{
+	char buf[256], *save = NULL, *tok, *end;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	p->n = 0;
+	if (strchr(buf, ':') == NULL) {
+		p->v[0] = strtod(buf, &end);
+		if (*end || end == buf || !(p->v[0] >= 0 && p->v[0] <= 1))
+			return -1;
+		p->t[0] = 0;
+		p->n = 1;
+		return 0;
+	}
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (p->n == MAX_PTS)
+			return -1;
+		p->t[p->n] = strtod(tok, &end);
+		if (*end != ':' || end == tok)
+			return -1;
+		tok = end + 1;
+		p->v[p->n] = strtod(tok, &end);
+		if (*end || end == tok || !(p->v[p->n] >= 0 && p->v[p->n] <= 1) ||
+		    !(p->t[p->n] >= 0 && p->t[p->n] <= 1) ||
+		    (p->n > 0 && !(p->t[p->n] > p->t[p->n - 1])))
+			return -1;
+		p->n++;
+	}
+	return p->n ? 0 : -1;
+}
+
+static void
+record(struct bsvc *d, uint64_t deadline, uint64_t start)
+{
+	if (d->n_rec == d->cap) {
+		d->lost++;
+		return;
+	}
+	d->rec[d->n_rec++] = (struct rec){
+		.deadline = deadline - run_t0, .start = start - run_t0,
+		.lcore = rte_lcore_id(),
+	};
+}
+
+static inline void
+spin(uint64_t from, uint64_t cycles)
+{
+	/* simulated work: the thesis reads the TSC until the job's time is up */
+	while (rte_rdtsc() - from < cycles)
+		;
+}
+
+static void
+next_deadline(struct bsvc *d)
+{
+	uint64_t step = rte_get_tsc_hz() / 100000;	/* 10 us while idle */
+
+	for (;;) {
+		double x = (double)(d->nominal - d->t0) / (double)(d->t_end - d->t0);
+		double load = profile_at(&d->prof, x), gap, jit;
+
+		if (d->nominal >= d->t_end) {
+			d->deadline = UINT64_MAX;
+			return;
+		}
+		if (load < 1e-4) {
+			d->nominal += step;
+			continue;
+		}
+		gap = (double)d->work / load;
+		d->nominal += (uint64_t)gap;
+		jit = (((double)(rnd64(&d->rng) >> 11) / 9007199254740992.0) - 0.5) *
+		      d->jitter * gap;
+		d->deadline = (uint64_t)((double)d->nominal + jit);
+		return;
+	}
+}
+
+/* Deadline service: one job per call when due. Idle path: one rdtsc and a
+ * compare (~25 cycles).
+ */
+static int32_t
+deadline_fn(void *arg)
+{
+	struct bsvc *d = arg;
+	uint64_t now = rte_rdtsc();
+
+	if (now < d->deadline || now >= d->t_end)
+		return -EAGAIN;
+	hp_svc_job_delay(now - d->deadline);
+	record(d, d->deadline, now);
+	spin(now, d->work);
+	d->jobs++;
+	next_deadline(d);
+	return 0;
+}
+
+/* Token service: the bucket fills with time; at the limit, withdraw a
+ * bucketful and spin one --token-cycles per token.
+ */
+static int32_t
+token_fn(void *arg)
+{
+	struct bsvc *d = arg;
+	uint64_t now = rte_rdtsc(), n;
+	double x, load, over, wait;
+
+	if (now >= d->t_end || now < d->t0)
+		return -EAGAIN;
+	x = (double)(now - d->t0) / (double)(d->t_end - d->t0);
+	load = profile_at(&d->prof, x);
+	d->tokens += load * (double)(now - d->last) / (double)d->work;
+	d->last = now;
+	if (d->tokens < (double)d->jitter)	/* jitter holds the bucket size */
+		return -EAGAIN;
+	/* one bucketful per call: calls stay short, so the round robin
+	 * interleaves the services, and a backlog shows as tokens piling up
+	 * (thesis §6.1.1) instead of one call that runs for milliseconds
+	 */
+	n = (uint64_t)d->jitter;
+	/* the bucket reached its limit 'over' tokens ago */
+	over = d->tokens - d->jitter;
+	wait = load > 0 ? over * (double)d->work / load : 0.0;
+	hp_svc_job_delay((uint64_t)wait);
+	record(d, now - (uint64_t)wait, now);
+	spin(now, n * d->work);
+	d->tokens -= (double)n;
+	d->units += n;
+	d->jobs++;
+	return 0;
+}
+
+static void
+on_event(const struct hp_svc_event *ev, void *arg)
+{
+	(void)arg;
+	if (n_events < MAX_EVENTS)
+		events[n_events++] = *ev;
+	printf("  t=%.1f ms: %s service %s lcore %d -> %d (%s) %s, %.0f us\n",
+	       (double)(int64_t)(ev->tsc - run_t0) * 1e3 / rte_get_tsc_hz(),
+	       hp_svc_action_name(ev->d.action),
+	       ev->service_id < HP_SVC_MAX_SERVICES ?
+	       rte_service_get_name(ev->service_id) : "-",
+	       ev->from_lcore, ev->to_lcore, ev->d.reason,
+	       ev->result == 0 ? "ok" : strerror(-ev->result),
+	       (double)ev->migrate_cycles * 1e6 / rte_get_tsc_hz());
+}
+
+static void
+on_period(uint64_t tsc, void *arg)
+{
+	unsigned int i, n = hp_svc_lcore_count();
+	struct lsample *ls;
+
+	(void)arg;
+	if (n_lsamples == cap_lsamples)
+		return;
+	ls = &lsamples[n_lsamples++];
+	ls->t = (int64_t)(tsc - run_t0);
+	ls->active = 0;
+	for (i = 0; i < n; i++) {
+		unsigned int lc = hp_svc_lcore_id(i);
+
+		ls->load[i] = (float)hp_svc_lcore_load(lc, HP_SVC_PERIOD);
+		if (hp_svc_lcore_active(lc))
+			ls->active |= 1u << i;
+	}
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: svc-bench deadline|token|overhead [options] [-- EAL args]\n"
+"  --services N          services (1-%d, default 2)\n"
+"  --cores N             service lcores (default 2): the first N EAL workers\n"
+"  --map LIST            lcore index per service, e.g. 0,0,1 (default all 0)\n"
+"  --load SPEC[,SPEC..]  per-service load: 0.4 or t:v/t:v (t in 0..1 of the run)\n"
+"  --balance off|load|delay   (default load)\n"
+"  --scale-down          consolidate and park cores when all are cold\n"
+"  --threshold F         core load that triggers a move (0.70)\n"
+"  --scale-down-threshold F   (0.20)\n"
+"  --scale-down-max-delay F   predicted extra delay allowed (0.10, <0: none)\n"
+"  --delay-target-us F   delay mode: a mean delay above this is hot (1.0)\n"
+"  --sustain N --cooldown N   anti-thrashing, in intervals (2, 20)\n"
+"  --period-us N --interval-us N   sampling and balancing (250, 5000)\n"
+"  --migrate-timeout-us N  give up a migration after (100000)\n"
+"  --duration S          seconds (default 1)\n"
+"  --work-us F           deadline job size (default 10)\n"
+"  --jitter F            deadline jitter, fraction of the gap (default 1.0)\n"
+"  --token-cycles N --bucket N   token mode: cycles per token, tokens per\n"
+"                        withdrawal (100, 64)\n"
+"  --seed N --max-records N\n"
+"  --csv FILE            one row per job: deadline,start,delay,service,core\n"
+"  --loads-csv FILE      per period: t,lcore,load,active\n"
+"  --events-csv FILE     balancer actions\n"
+"  --json FILE           summary\n"
+"Without EAL args: --no-huge --no-pci --no-shconf -m 256 and --lcores with\n"
+"main on CPU 0 and service lcores on CPUs 1, 0, 1, ...\n", MAX_SVC);
+}
+
+static int
+parse_u(const char *s, uint64_t *v, uint64_t lo, uint64_t hi)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || end == s || s[0] == '-' || x < lo || x > hi)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int
+parse_d(const char *s, double *v, double lo, double hi)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return (*end || end == s || !(*v >= lo && *v <= hi)) ? -1 : 0;
+}
+
+enum {
+	O_SERVICES = 256, O_CORES, O_MAP, O_LOAD, O_BALANCE, O_SD, O_THR, O_SDTHR,
+	O_SDMAX, O_DTARGET, O_SUSTAIN, O_COOLDOWN, O_PERIOD, O_INTERVAL, O_DUR,
+	O_WORK, O_JITTER, O_TOKC, O_BUCKET, O_SEED, O_MAXREC, O_CSV, O_LCSV,
+	O_ECSV, O_JSON, O_MIGTO,
+};
+
+static int
+parse_opts(struct opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "services", 1, NULL, O_SERVICES }, { "cores", 1, NULL, O_CORES },
+		{ "map", 1, NULL, O_MAP }, { "load", 1, NULL, O_LOAD },
+		{ "balance", 1, NULL, O_BALANCE }, { "scale-down", 0, NULL, O_SD },
+		{ "threshold", 1, NULL, O_THR },
+		{ "scale-down-threshold", 1, NULL, O_SDTHR },
+		{ "scale-down-max-delay", 1, NULL, O_SDMAX },
+		{ "delay-target-us", 1, NULL, O_DTARGET },
+		{ "sustain", 1, NULL, O_SUSTAIN }, { "cooldown", 1, NULL, O_COOLDOWN },
+		{ "period-us", 1, NULL, O_PERIOD }, { "interval-us", 1, NULL, O_INTERVAL },
+		{ "duration", 1, NULL, O_DUR }, { "work-us", 1, NULL, O_WORK },
+		{ "jitter", 1, NULL, O_JITTER }, { "token-cycles", 1, NULL, O_TOKC },
+		{ "bucket", 1, NULL, O_BUCKET }, { "seed", 1, NULL, O_SEED },
+		{ "max-records", 1, NULL, O_MAXREC }, { "csv", 1, NULL, O_CSV },
+		{ "loads-csv", 1, NULL, O_LCSV }, { "events-csv", 1, NULL, O_ECSV },
+		{ "json", 1, NULL, O_JSON }, { "migrate-timeout-us", 1, NULL, O_MIGTO },
+		{ "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *mode;
+	uint64_t u;
+	int opt, bad, li = 0;
+	unsigned int i;
+
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? -1 : 1;
+	}
+	mode = argv[1];
+	if (strcmp(mode, "deadline") == 0)
+		o->mode = M_DEADLINE;
+	else if (strcmp(mode, "token") == 0)
+		o->mode = M_TOKEN;
+	else if (strcmp(mode, "overhead") == 0)
+		o->mode = M_OVERHEAD;
+	else {
+		fprintf(stderr, "svc-bench: unknown mode '%s' (deadline, token, overhead)\n", mode);
+		return -1;
+	}
+	optind = 2;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", lo, &li)) != -1) {
+		const char *a = optarg;
+
+		bad = 0;
+		switch (opt) {
+		case O_SERVICES: bad = parse_u(a, &u, 1, MAX_SVC); o->services = u; break;
+		case O_CORES: bad = parse_u(a, &u, 1, HP_SVC_MAX_LCORES); o->cores = u; break;
+		case O_MAP: {
+			char buf[128], *save = NULL, *t;
+
+			if (strlen(a) >= sizeof(buf)) {
+				bad = 1;
+				break;
+			}
+			strcpy(buf, a);
+			for (i = 0, t = strtok_r(buf, ",", &save); t && !bad;
+			     t = strtok_r(NULL, ",", &save), i++)
+				bad = i >= MAX_SVC || parse_u(t, &u, 0, HP_SVC_MAX_LCORES - 1) ||
+				      ((o->map[i] = (int)u), 0);
+			break;
+		}
+		case O_LOAD: {
+			char buf[1024], *save = NULL, *t;
+
+			if (strlen(a) >= sizeof(buf)) {
+				bad = 1;
+				break;
+			}
+			strcpy(buf, a);
+			o->n_prof = 0;
+			for (t = strtok_r(buf, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save))
+				bad = o->n_prof >= MAX_SVC ||
+				      parse_profile(t, &o->prof[o->n_prof++]);
+			break;
+		}
+		case O_BALANCE:
+			if (strcmp(a, "off") == 0)
+				o->balance = 0;
+			else if (strcmp(a, "load") == 0)
+				o->balance = 1;
+			else if (strcmp(a, "delay") == 0)
+				o->balance = 2;
+			else
+				bad = 1;
+			break;
+		case O_SD: o->scale_down = true; break;
+		case O_THR: bad = parse_d(a, &o->threshold, 0.01, 1.0); break;
+		case O_SDTHR: bad = parse_d(a, &o->sd_threshold, 0.0, 0.99); break;
+		case O_SDMAX: bad = parse_d(a, &o->sd_max_delay, -1.0, 100.0); break;
+		case O_DTARGET: bad = parse_d(a, &o->delay_target_us, 0.0, 1e6); break;
+		case O_SUSTAIN: bad = parse_u(a, &u, 1, 1000); o->sustain = u; break;
+		case O_COOLDOWN: bad = parse_u(a, &u, 0, 100000); o->cooldown = u; break;
+		case O_PERIOD: bad = parse_u(a, &u, 10, 1000000); o->period_us = u; break;
+		case O_INTERVAL: bad = parse_u(a, &u, 10, 10000000); o->interval_us = u; break;
+		case O_DUR: bad = parse_d(a, &o->duration, 0.01, 600); break;
+		case O_WORK: bad = parse_d(a, &o->work_us, 0.1, 100000); break;
+		case O_JITTER: bad = parse_d(a, &o->jitter, 0.0, 1.0); break;
+		case O_TOKC: bad = parse_u(a, &o->token_cycles, 1, 1000000); break;
+		case O_BUCKET: bad = parse_u(a, &o->bucket, 1, 1000000); break;
+		case O_SEED: bad = parse_u(a, &o->seed, 0, UINT64_MAX); break;
+		case O_MAXREC: bad = parse_u(a, &o->max_records, 1, 100000000); break;
+		case O_CSV: o->csv = a; break;
+		case O_LCSV: o->loads_csv = a; break;
+		case O_ECSV: o->events_csv = a; break;
+		case O_JSON: o->json = a; break;
+		case O_MIGTO: bad = parse_u(a, &u, 1, 10000000); o->migrate_timeout_us = u; break;
+		case 'h': usage(stdout); return 1;
+		case ':':
+			fprintf(stderr, "svc-bench: %s needs a value\n", argv[optind - 1]);
+			return -1;
+		default:
+			fprintf(stderr, "svc-bench: unknown option %s\n", argv[optind - 1]);
+			return -1;
+		}
+		if (bad) {
+			fprintf(stderr, "svc-bench: bad value '%s' for --%s\n", a,
+				lo[li].name);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "svc-bench: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	for (i = 0; i < o->services; i++)
+		if (o->map[i] >= (int)o->cores) {
+			fprintf(stderr, "svc-bench: service %u mapped to lcore index %d, "
+				"only %u cores\n", i, o->map[i], o->cores);
+			return -1;
+		}
+	if (o->n_prof != 0 && o->n_prof != 1 && o->n_prof != o->services) {
+		fprintf(stderr, "svc-bench: --load gives %u profiles for %u services\n",
+			o->n_prof, o->services);
+		return -1;
+	}
+	if (o->interval_us < o->period_us || o->interval_us % o->period_us) {
+		fprintf(stderr, "svc-bench: --interval-us must be a multiple of --period-us\n");
+		return -1;
+	}
+	if (o->sd_threshold >= o->threshold) {
+		fprintf(stderr, "svc-bench: --scale-down-threshold must be under --threshold\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct sstat {
+	uint64_t n, p50, p99, max;
+	double mean, sum;
+};
+
+static void
+delay_stats(const struct bsvc *d, struct sstat *s)
+{
+	uint64_t *v, i;
+
+	memset(s, 0, sizeof(*s));
+	if (d->n_rec == 0)
+		return;
+	v = malloc(d->n_rec * sizeof(*v));
+	if (v == NULL)
+		return;
+	for (i = 0; i < d->n_rec; i++) {
+		v[i] = d->rec[i].start - d->rec[i].deadline;
+		s->sum += (double)v[i];
+	}
+	qsort(v, d->n_rec, sizeof(*v), cmp_u64);
+	s->n = d->n_rec;
+	s->mean = s->sum / (double)d->n_rec;
+	s->p50 = v[d->n_rec / 2];
+	s->p99 = v[(d->n_rec * 99) / 100];
+	s->max = v[d->n_rec - 1];
+	free(v);
+}
+
+static int
+write_outputs(const struct opts *o, double active_mean, double wall_ns)
+{
+	double hz = (double)rte_get_tsc_hz();
+	unsigned int i, k;
+	uint64_t j;
+	FILE *f;
+
+	if (o->csv) {
+		f = fopen(o->csv, "w");
+		if (f == NULL)
+			goto err_csv;
+		fprintf(f, "deadline,start,delay,service,core\n");
+		for (i = 0; i < o->services; i++)
+			for (j = 0; j < svcs[i].n_rec; j++) {
+				const struct rec *r = &svcs[i].rec[j];
+
+				fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u\n",
+					r->deadline, r->start, r->start - r->deadline,
+					i, r->lcore);
+			}
+		if (fclose(f) != 0)
+			goto err_csv;
+	}
+	if (o->loads_csv) {
+		f = fopen(o->loads_csv, "w");
+		if (f == NULL)
+			goto err_lcsv;
+		fprintf(f, "t,lcore,load,active\n");
+		for (j = 0; j < n_lsamples; j++)
+			for (k = 0; k < hp_svc_lcore_count(); k++)
+				fprintf(f, "%" PRId64 ",%u,%.4f,%u\n", lsamples[j].t,
+					hp_svc_lcore_id(k), lsamples[j].load[k],
+					(lsamples[j].active >> k) & 1u);
+		if (fclose(f) != 0)
+			goto err_lcsv;
+	}
+	if (o->events_csv) {
+		f = fopen(o->events_csv, "w");
+		if (f == NULL)
+			goto err_ecsv;
+		fprintf(f, "t,action,service,from,to,reason,result,cycles\n");
+		for (k = 0; k < n_events; k++) {
+			const struct hp_svc_event *e = &events[k];
+			int s = -1;
+
+			for (i = 0; i < o->services; i++)
+				if (svcs[i].id == e->service_id)
+					s = (int)i;
+			fprintf(f, "%" PRId64 ",%s,%d,%d,%d,%s,%d,%" PRIu64 "\n",
+				(int64_t)(e->tsc - run_t0), hp_svc_action_name(e->d.action), s,
+				e->from_lcore, e->to_lcore, e->d.reason, e->result,
+				e->migrate_cycles);
+		}
+		if (fclose(f) != 0)
+			goto err_ecsv;
+	}
+	if (o->json) {
+		f = fopen(o->json, "w");
+		if (f == NULL)
+			goto err_json;
+		fprintf(f, "{\n  \"mode\": \"%s\",\n  \"balance\": \"%s\",\n"
+			"  \"scale_down\": %s,\n  \"duration_s\": %g,\n  \"tsc_hz\": %.0f,\n"
+			"  \"cores\": %u,\n  \"mean_active_cores\": %.4f,\n"
+			"  \"moves\": %" PRIu64 ",\n  \"move_failures\": %" PRIu64 ",\n",
+			o->mode == M_TOKEN ? "token" : "deadline",
+			o->balance == 0 ? "off" : o->balance == 1 ? "load" : "delay",
+			o->scale_down ? "true" : "false", o->duration, hz, o->cores,
+			active_mean, hp_svc_moves(), hp_svc_move_failures());
+		fprintf(f, "  \"lcore_cpu_share\": [");
+		for (k = 0; k < o->cores; k++)
+			fprintf(f, "%s%.4f", k ? ", " : "",
+				(double)(run_ns1[k] - run_ns0[k]) / wall_ns);
+		fprintf(f, "],\n  \"services\": [\n");
+		for (i = 0; i < o->services; i++) {
+			struct sstat s;
+
+			delay_stats(&svcs[i], &s);
+			fprintf(f, "    {\"service\": %u, \"jobs\": %" PRIu64 ", \"units\": %"
+				PRIu64 ", \"lost_records\": %" PRIu64 ", \"delay_mean\": %.1f,"
+				" \"delay_sum\": %.0f, \"delay_p50\": %" PRIu64 ", \"delay_p99\": %"
+				PRIu64 ", \"delay_max\": %" PRIu64 ", \"running\": %u}%s\n",
+				i, svcs[i].jobs, svcs[i].units, svcs[i].lost, s.mean, s.sum,
+				s.p50, s.p99, s.max, hp_svc_running(svcs[i].id),
+				i + 1 < o->services ? "," : "");
+		}
+		fprintf(f, "  ]\n}\n");
+		if (fclose(f) != 0)
+			goto err_json;
+	}
+	return 0;
+err_csv:
+	fprintf(stderr, "svc-bench: cannot write %s\n", o->csv);
+	return -1;
+err_lcsv:
+	fprintf(stderr, "svc-bench: cannot write %s\n", o->loads_csv);
+	return -1;
+err_ecsv:
+	fprintf(stderr, "svc-bench: cannot write %s\n", o->events_csv);
+	return -1;
+err_json:
+	fprintf(stderr, "svc-bench: cannot write %s\n", o->json);
+	return -1;
+}
+
+static int32_t
+bare_idle(void *arg)
+{
+	(void)arg;
+	return -EAGAIN;
+}
+
+/* Cycles per runner loop over 10 ms windows; the least preempted window
+ * (the minimum) is the loop's cost on a shared CPU.
+ */
+static double
+loop_cycles(unsigned int lcore, double seconds, uint64_t (*loops)(unsigned int))
+{
+	double best = INFINITY;
+	unsigned int w, n = (unsigned int)(seconds * 100) + 1;
+
+	for (w = 0; w < n; w++) {
+		uint64_t l0 = loops(lcore), t0 = rte_rdtsc(), l1, t1;
+
+		usleep(10000);
+		l1 = loops(lcore);
+		t1 = rte_rdtsc();
+		if (l1 > l0 && (double)(t1 - t0) / (double)(l1 - l0) < best)
+			best = (double)(t1 - t0) / (double)(l1 - l0);
+	}
+	return best;
+}
+
+static uint64_t
+bare_loops(unsigned int lcore)
+{
+	uint64_t v = 0;
+
+	rte_service_lcore_attr_get(lcore, RTE_SERVICE_LCORE_ATTR_LOOPS, &v);
+	return v;
+}
+
+/* Cycles per runner loop with one idle service, bare DPDK vs hp_svc. */
+static int
+run_overhead(unsigned int lcore, double seconds)
+{
+	struct rte_service_spec spec = {
+		.name = "bare_idle", .callback = bare_idle,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct hp_svc_conf c;
+	double bare, bare_st, hp;
+	uint32_t id;
+
+	if (rte_service_component_register(&spec, &id) < 0 ||
+	    rte_service_lcore_add(lcore) < 0)
+		return -1;
+	rte_service_component_runstate_set(id, 1);
+	rte_service_runstate_set(id, 1);
+	rte_service_map_lcore_set(id, lcore, 1);
+	rte_service_lcore_start(lcore);
+	usleep(10000);
+	bare = loop_cycles(lcore, seconds, bare_loops);
+	rte_service_set_stats_enable(id, 1);	/* DPDK's own timing, for scale */
+	usleep(10000);
+	bare_st = loop_cycles(lcore, seconds, bare_loops);
+	/* a running service mapped only here would make the stop fail */
+	rte_service_runstate_set(id, 0);
+	if (rte_service_lcore_stop(lcore) < 0)
+		return -1;
+	rte_eal_wait_lcore(lcore);
+	rte_service_map_lcore_set(id, lcore, 0);
+	rte_service_component_unregister(id);
+	rte_service_lcore_del(lcore);
+
+	hp_svc_conf_default(&c);
+	c.balance = false;
+	if (hp_svc_init(&c) < 0 || hp_svc_lcore_add(lcore) < 0 ||
+	    hp_svc_register("hp_idle", bare_idle, NULL, 0, &id) < 0 ||
+	    hp_svc_map(id, lcore, true) < 0 || hp_svc_start() < 0)
+		return -1;
+	usleep(10000);
+	hp = loop_cycles(lcore, seconds, hp_svc_lcore_loops);
+	hp_svc_fini();
+	printf("runner loop with one idle service: bare rte_service %.1f cycles, "
+	       "with DPDK's stats %.1f, through hp_svc %.1f (+%.1f: the timing "
+	       "trampoline)\n", bare, bare_st, hp, hp - bare);
+	printf("(best 10 ms window of %.1f s each: the least preempted on a shared CPU)\n",
+	       seconds);
+	return 0;
+}
+
+static void
+sleep_cycles(uint64_t c)
+{
+	uint64_t ns = c * 1000000000ull / rte_get_tsc_hz();
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+			       .tv_nsec = (long)(ns % 1000000000ull) };
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = {
+		.services = 2, .cores = 2, .balance = 1, .threshold = 0.70,
+		.sd_threshold = 0.20, .sd_max_delay = 0.10, .delay_target_us = 1.0,
+		.period_us = 250, .interval_us = 5000, .sustain = 2, .cooldown = 20,
+		.duration = 1.0, .work_us = 10.0, .jitter = 1.0, .token_cycles = 100,
+		.bucket = 64, .seed = 1, .max_records = 4000000,
+		.migrate_timeout_us = 100000,
+	};
+	char *eal[64], lcores[256];
+	int n_eal = 0, split = argc, ret, i, len;
+	unsigned int s, lc, lcore_ids[HP_SVC_MAX_LCORES];
+	struct hp_svc_conf c;
+	uint64_t hz, t_end, now, active_cyc = 0, last;
+	double active_mean, wall_ns;
+	bool cpu_noted;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			split = i;
+			break;
+		}
+	ret = parse_opts(&o, split, argv);
+	if (ret != 0)
+		return ret < 0 ? 2 : 0;
+	if (o.mode == M_OVERHEAD)
+		o.cores = 1;
+
+	eal[n_eal++] = argv[0];
+	if (split + 1 < argc) {
+		for (i = split + 1; i < argc && n_eal < 63; i++)
+			eal[n_eal++] = argv[i];
+	} else {
+		len = snprintf(lcores, sizeof(lcores), "--lcores=0@0");
+		for (s = 1; s <= o.cores; s++)
+			len += snprintf(lcores + len, sizeof(lcores) - (size_t)len,
+					",%u@%u", s, s % 2);
+		eal[n_eal++] = "--no-huge";
+		eal[n_eal++] = "--no-pci";
+		eal[n_eal++] = "--no-shconf";
+		eal[n_eal++] = "-m";
+		eal[n_eal++] = "256";
+		eal[n_eal++] = "--log-level=lib.eal:error";
+		eal[n_eal++] = lcores;
+	}
+	eal[n_eal] = NULL;
+	if (rte_eal_init(n_eal, eal) < 0) {
+		fprintf(stderr, "svc-bench: EAL init failed: %s\n", rte_strerror(rte_errno));
+		return 2;
+	}
+	hz = rte_get_tsc_hz();
+	lc = rte_get_main_lcore();
+	for (s = 0; s < o.cores; s++) {
+		lc = rte_get_next_lcore(lc, 1, 0);
+		if (lc >= RTE_MAX_LCORE) {
+			fprintf(stderr, "svc-bench: %u service lcores asked, EAL has %u workers\n",
+				o.cores, s);
+			rte_eal_cleanup();
+			return 2;
+		}
+		lcore_ids[s] = lc;
+		if (rte_eal_remote_launch(note_tid, &lcore_tid[s], lc) == 0)
+			rte_eal_wait_lcore(lc);
+	}
+	if (o.mode == M_OVERHEAD) {
+		ret = run_overhead(lcore_ids[0], o.duration);
+		rte_eal_cleanup();
+		return ret < 0 ? 1 : 0;
+	}
+
+	hp_svc_conf_default(&c);
+	c.period_us = o.period_us;
+	c.interval_us = o.interval_us;
+	c.balance = o.balance != 0;
+	c.migrate_timeout_us = o.migrate_timeout_us;
+	c.policy.mode = o.balance == 2 ? HP_SVC_MODE_DELAY : HP_SVC_MODE_LOAD;
+	c.policy.threshold = o.threshold;
+	c.policy.scale_down = o.scale_down;
+	c.policy.scale_down_threshold = o.sd_threshold;
+	c.policy.scale_down_max_delay = o.sd_max_delay;
+	c.policy.delay_target = o.delay_target_us * (double)hz / 1e6;
+	c.policy.sustain = o.sustain;
+	c.policy.cooldown = o.cooldown;
+	if (c.policy.cooldown_max < c.policy.cooldown)
+		c.policy.cooldown_max = c.policy.cooldown;
+	if (c.policy.hysteresis >= c.policy.threshold)
+		c.policy.hysteresis = c.policy.threshold / 2;
+	ret = hp_svc_init(&c);
+	if (ret < 0) {
+		fprintf(stderr, "svc-bench: hp_svc_init: %s\n", strerror(-ret));
+		goto fail;
+	}
+	for (s = 0; s < o.cores; s++)
+		if ((ret = hp_svc_lcore_add(lcore_ids[s])) < 0) {
+			fprintf(stderr, "svc-bench: lcore %u: %s\n", lcore_ids[s], strerror(-ret));
+			goto fail;
+		}
+
+	run_t0 = rte_rdtsc() + hz / 50;	/* 20 ms to start the lcores */
+	t_end = run_t0 + (uint64_t)(o.duration * (double)hz);
+	cap_lsamples = (size_t)(o.duration * 1e6 / o.period_us) + 1000;
+	lsamples = calloc(cap_lsamples, sizeof(*lsamples));
+	if (lsamples == NULL)
+		goto nomem;
+	for (s = 0; s < o.services; s++) {
+		struct bsvc *d = &svcs[s];
+
+		memset(d, 0, sizeof(*d));
+		d->idx = s;
+		d->prof = o.n_prof == 0 ? (struct profile){ .n = 1, .v = { 0.3 } } :
+			  o.prof[o.n_prof == 1 ? 0 : s];
+		d->t0 = run_t0;
+		d->t_end = t_end;
+		d->rng = o.seed * 0x9E3779B97F4A7C15ull + s + 1;
+		d->cap = o.max_records / o.services;
+		d->rec = malloc(d->cap * sizeof(*d->rec));
+		if (d->rec == NULL)
+			goto nomem;
+		snprintf(d->name, sizeof(d->name), "%s%u",
+			 o.mode == M_TOKEN ? "tok" : "dl", s);
+		if (o.mode == M_TOKEN) {
+			d->work = o.token_cycles;
+			d->jitter = (double)o.bucket;
+			d->last = run_t0;
+		} else {
+			double l0 = profile_at(&d->prof, 0.0);
+
+			d->work = (uint64_t)(o.work_us * (double)hz / 1e6);
+			d->jitter = o.jitter;
+			/* random phase so the services do not start in step */
+			d->nominal = run_t0 + (uint64_t)((double)(rnd64(&d->rng) % 1000) /
+					1000.0 * (l0 > 1e-4 ? (double)d->work / l0 : 0.0));
+			next_deadline(d);
+		}
+		ret = hp_svc_register(d->name, o.mode == M_TOKEN ? token_fn : deadline_fn,
+				      d, 0, &d->id);
+		if (ret < 0)
+			goto fail;
+		ret = hp_svc_map(d->id, lcore_ids[o.map[s]], true);
+		if (ret < 0) {
+			fprintf(stderr, "svc-bench: mapping service %u: %s\n", s, strerror(-ret));
+			goto fail;
+		}
+	}
+	hp_svc_set_event_cb(on_event, NULL);
+	hp_svc_set_period_cb(on_period, NULL);
+	printf("svc-bench %s: %u services on %u service lcores, balance %s%s, %.2f s, "
+	       "TSC %.3f GHz\n", o.mode == M_TOKEN ? "token" : "deadline", o.services,
+	       o.cores, o.balance == 0 ? "off" : o.balance == 1 ? "load" : "delay",
+	       o.scale_down ? " + scale-down" : "", o.duration, (double)hz / 1e9);
+	ret = hp_svc_start();
+	if (ret < 0) {
+		fprintf(stderr, "svc-bench: start: %s\n", strerror(-ret));
+		goto fail;
+	}
+	/* the main lcore is the control side: sample, balance, sleep */
+	last = rte_rdtsc();
+	cpu_noted = false;
+	while ((now = rte_rdtsc()) < t_end) {
+		uint32_t act = 0;
+
+		if (!cpu_noted && now >= run_t0) {
+			for (s = 0; s < o.cores; s++)
+				run_ns0[s] = thread_run_ns(lcore_tid[s]);
+			cpu_noted = true;
+		}
+		hp_svc_tick(now);
+		for (s = 0; s < o.cores; s++)
+			act += hp_svc_lcore_active(lcore_ids[s]);
+		if (now > run_t0)
+			active_cyc += act * (now - (last > run_t0 ? last : run_t0));
+		last = now;
+		now = rte_rdtsc();
+		sleep_cycles(c.period_us * hz / 1000000 / 2);
+	}
+	for (s = 0; s < o.cores; s++)
+		run_ns1[s] = thread_run_ns(lcore_tid[s]);
+	hp_svc_stop();
+	active_mean = (double)active_cyc / (double)(t_end - run_t0);
+	wall_ns = (double)(rte_rdtsc() - run_t0) * 1e9 / (double)hz;
+
+	for (s = 0; s < o.services; s++) {
+		struct sstat st;
+
+		delay_stats(&svcs[s], &st);
+		printf("  service %u (%s): %" PRIu64 " %s, delay mean %.2f us p50 %.2f p99 %.2f "
+		       "max %.1f us, on lcore mask 0x%x%s\n", s, svcs[s].name,
+		       o.mode == M_TOKEN ? svcs[s].units : svcs[s].jobs,
+		       o.mode == M_TOKEN ? "tokens" : "jobs",
+		       st.mean * 1e6 / (double)hz, (double)st.p50 * 1e6 / (double)hz,
+		       (double)st.p99 * 1e6 / (double)hz, (double)st.max * 1e6 / (double)hz,
+		       hp_svc_running(svcs[s].id), svcs[s].lost ? " (records lost)" : "");
+	}
+	printf("  actions %" PRIu64 " (failed %" PRIu64 "), mean active service lcores %.2f\n",
+	       hp_svc_moves(), hp_svc_move_failures(), active_mean);
+	printf("  CPU time the service lcores got:");
+	for (s = 0; s < o.cores; s++)
+		printf(" lcore %u %.0f %%", lcore_ids[s],
+		       100.0 * (double)(run_ns1[s] - run_ns0[s]) / wall_ns);
+	printf(" (of the run's wall time)\n");
+	ret = write_outputs(&o, active_mean, wall_ns);
+	hp_svc_fini();
+	for (s = 0; s < o.services; s++)
+		free(svcs[s].rec);
+	free(lsamples);
+	rte_eal_cleanup();
+	return ret < 0 ? 1 : 0;
+nomem:
+	fprintf(stderr, "svc-bench: out of memory\n");
+fail:
+	hp_svc_fini();
+	for (s = 0; s < o.services; s++)
+		free(svcs[s].rec);
+	free(lsamples);
+	rte_eal_cleanup();
+	return 1;
+}
