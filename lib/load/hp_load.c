@@ -57,6 +57,7 @@ hp_load_init(struct hp_load *ld, const struct hp_load_conf *conf)
 	memset(ld, 0, sizeof(*ld));
 	ld->conf = c;
 	ld->interval_cyc = (uint64_t)(c.interval_s * (double)c.hz);
+	ld->gap_lim = c.yields ? UINT64_MAX : (uint64_t)(LIM_US * (double)c.hz / 1e6);
 	for (k = 0; k < HP_LOAD_HIST; k++)
 		ld->hist[k].lim = UINT64_MAX;
 	ld->next_roll = UINT64_MAX; /* no window until hp_load_start */

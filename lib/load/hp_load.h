@@ -52,7 +52,10 @@ struct hp_load_conf {
 	double interval_s;           /* window; 0: HP_LOAD_INTERVAL_DEFAULT */
 	uint64_t hz;                 /* TSC rate; 0: rte_get_tsc_hz() */
 	double warn_threshold;       /* projected load that warns; 0: 0.9 */
-	double warn_horizon_s;       /* how far ahead to project; 0: 5 s */
+	double warn_horizon_s;       /* how far ahead to project; 0: 2 s */
+	bool yields;                 /* the loop gives the CPU away when idle
+					(sched_yield): a long pause between
+					iterations is then its own doing */
 };
 
 /* One bucket of the batch-size table (32 bytes: one iteration touches one
@@ -73,7 +76,9 @@ struct hp_load_raw {
 	uint64_t empty_polls;  /* iterations without work (i0) */
 	uint64_t packets;      /* items handled */
 	uint64_t outliers;     /* iterations left out of the table */
-	uint64_t outlier_cycles; /* their time: the CPU was taken away */
+	uint64_t outlier_cycles; /* their time, and long pauses between
+				    iterations of a loop that never yields:
+				    the CPU was taken away */
 	uint64_t warn_count;
 	bool cpu_shared;       /* another registered loop runs on this CPU */   /* the owner's warnings so far */
 	uint64_t hn[HP_LOAD_HIST], hcyc[HP_LOAD_HIST], hpkts[HP_LOAD_HIST];
@@ -108,6 +113,7 @@ struct hp_load {
 	uint64_t last;
 	uint64_t total_cycles, busy_cycles, polls, empty_polls, packets, outliers;
 	uint64_t outlier_cycles;
+	uint64_t gap_lim;          /* longer pauses between iterations: preempted */
 	uint64_t next_roll;
 	bool cpu_shared;           /* set by hp_load_start (registry) */
 	struct hp_load_bucket hist[HP_LOAD_HIST] __rte_cache_aligned;
@@ -148,6 +154,10 @@ hp_load_poll(struct hp_load *ld, uint64_t t0, uint64_t t1, unsigned int n)
 		&ld->hist[n < HP_LOAD_MAX_BATCH ? n : HP_LOAD_MAX_BATCH];
 
 	HP_LOAD_ADD_(ld->total_cycles, t1 - ld->last);
+	/* A loop that never yields pauses for ~100 cycles between
+	 * iterations; a much longer pause is time the CPU was taken away. */
+	if (unlikely(t0 - ld->last > ld->gap_lim))
+		HP_LOAD_ADD_(ld->outlier_cycles, t0 - ld->last);
 	__atomic_store_n(&ld->last, t1, __ATOMIC_RELAXED);
 	HP_LOAD_ADD_(ld->polls, 1);
 	if (n == 0) {

@@ -153,6 +153,7 @@ loads_init(struct run *r, char *err, size_t errlen)
 		struct hp_load_conf c = {
 			.interval_s = r->cfg->load_interval_s,
 			.hz = r->hz,
+			.yields = r->cfg->idle_yield != 0,
 			/* items per iteration at saturation: a device's burst
 			 * or batch; scheduler and traffic each handle rx,
 			 * completions and tx in one iteration */
