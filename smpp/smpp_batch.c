@@ -428,6 +428,26 @@ smpp_frame_batch(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 
 /* ---- decoding ----------------------------------------------------------- */
 
+/* Decode the PDU framing put into p (off, corr, pdu, len, error set),
+ * keeping the framing's fields and, after a framing error, its status. */
+static inline void
+decode_framed(struct smpp_pdu *p, const uint8_t *in, unsigned flags)
+{
+	uint64_t off = p->off, co = p->corr_off;
+	uint16_t cl = p->corr_len, err = p->error;
+	/* framing error: the header fields as far as present */
+	uint64_t eo = err == ESME_ROK ? (uint64_t)(p->pdu - in) : p->error_off;
+
+	smpp_decode_pdu(p->pdu, p->len, flags, eo, p);
+	p->off = off;
+	p->corr_off = co;
+	p->corr_len = cl;
+	if (err != ESME_ROK) {
+		p->error = err;
+		p->error_off = eo;
+	}
+}
+
 static void *
 decode_job(void *arg)
 {
@@ -438,33 +458,42 @@ decode_job(void *arg)
 	for (size_t i = j->s; i < j->e; i++) {
 		struct smpp_pdu *p = &j->out->pdus[i];
 
-		if (p->error == ESME_ROK) {
-			uint64_t off = p->off, eo = (uint64_t)(p->pdu - j->in);
-			uint64_t co = p->corr_off;
-			uint16_t cl = p->corr_len;
-
-			smpp_decode_pdu(p->pdu, p->len, flags, eo, p);
-			p->off = off;
-			p->corr_off = co;
-			p->corr_len = cl;
-		} else {
-			/* framing error: header fields as far as present */
-			uint64_t off = p->off, eo = p->error_off;
-			uint64_t co = p->corr_off;
-			uint16_t cl = p->corr_len;
-			uint16_t err = p->error;
-
-			smpp_decode_pdu(p->pdu, p->len, flags, eo, p);
-			p->off = off;
-			p->corr_off = co;
-			p->corr_len = cl;
-			p->error = err;
-			p->error_off = eo;
-		}
+		decode_framed(p, j->in, flags);
 		nerr += p->error != ESME_ROK;
 	}
 	j->nerr = nerr;
 	return NULL;
+}
+
+/*
+ * One thread: frame and decode each PDU in one pass, while its record is in
+ * cache.  The same frames as smpp_frame_batch's sequential walk; at 1M
+ * thesis-mix PDUs (224 MB of records) two passes cost ~25 % more.
+ */
+static int
+decode_one_pass(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
+		struct smpp_batch *out)
+{
+	unsigned flags = ctx->cfg.flags;
+	size_t pos = 0;
+	struct frame f;
+
+	out->n = 0;
+	out->nerr = 0;
+	if (batch_reserve(out, len / 128 + 16) < 0)
+		return -ENOMEM;
+	while (pos < len) {
+		struct smpp_pdu *p;
+
+		frame_at(&ctx->cfg, in, len, pos, &f);
+		if (emit(out, in, &f) < 0)
+			return -ENOMEM;
+		p = &out->pdus[out->n - 1];
+		decode_framed(p, in, flags);
+		out->nerr += p->error != ESME_ROK;
+		pos = f.next;
+	}
+	return 0;
 }
 
 static int
@@ -478,6 +507,8 @@ decode_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 	size_t per;
 	int rc;
 
+	if (nt == 1)
+		return decode_one_pass(ctx, in, len, out);
 	rc = smpp_frame_batch(ctx, in, len, out);
 	if (rc < 0)
 		return rc;

@@ -52,6 +52,14 @@ def peer_smpplib(path, n):
     return len(pdus), len(pdus) / t, sum(map(len, pdus)) / t / 1e6
 
 
+def emit(text, out):
+    """Print a results text and, when out is set, write it there."""
+    print(text)
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.environ.get("BUILD_DIR", "build"))
@@ -91,10 +99,7 @@ def main():
                " ".join(os.path.relpath(c, ROOT) if c.startswith("/") else c for c in cmd)))
     text = (head + "\n## Peer: same PDUs, one core\n\n" + peer +
             "\n## Batch decoder: batch size x threads x input form\n\n" + c_table)
-    print(text)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text)
+    emit(text, a.out)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-from run_bench import cpu_model  # same folder
+from run_bench import cpu_model, emit  # same folder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # A fixed, pre-touched heap: without AlwaysPreTouch the first use of each
@@ -190,10 +190,7 @@ def main():
         "",
     ] + t1 + ["", "## Goals (issue 5)", ""] + goals + [
         "", "## Detail (Java)", ""] + detail + ["", "## C bench output", "", c_out])
-    print(text)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text)
+    emit(text, a.out)
 
 
 if __name__ == "__main__":
