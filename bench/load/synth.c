@@ -10,9 +10,11 @@
  * cost: the worker loop compiled twice, with and without hp_load_poll(),
  *   run saturated (the ring is refilled by the worker itself) and empty,
  *   alternating variants; items or polls per second, median of the rounds.
+ * update: hp_load_poll() alone in a tight loop on made-up timestamps (no
+ *   EAL, no rdtsc inside): cycles per call, best of the rounds.
  *
- * usage: load-synth [accuracy|cost] [--cost CYC] [--secs S] [--rounds N]
- *                   [--levels 0.1,0.3,...] [-- EAL args]
+ * usage: load-synth [accuracy|cost|update] [--cost CYC] [--secs S]
+ *                   [--rounds N] [--levels 0.1,0.3,...] [-- EAL args]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -281,6 +283,44 @@ cost(unsigned int wl, double secs, unsigned int rounds)
 	}
 }
 
+/* The update alone: what one hp_load_poll() costs, without the loop's own
+ * TSC reads (timestamps are made up, batch sizes vary 0..31). */
+static int
+update_cost(unsigned int rounds)
+{
+	static struct hp_load ld;
+	struct hp_load_conf c = { .name = "update", .max_batch = BURST, .hz = 2000000000ULL };
+	const uint64_t n = 50000000;
+	double best = 1e9, base = 1e9;
+	unsigned int r;
+	uint64_t i, t = 0;
+
+	if (hp_load_init(&ld, &c) < 0)
+		return -EINVAL;
+	hp_load_start(&ld, 0);
+	for (r = 0; r < rounds; r++) {
+		uint64_t s = rte_rdtsc();
+
+		for (i = 0; i < n; i++) {
+			unsigned int k = (unsigned int)(i * 7) & 31;
+
+			hp_load_poll(&ld, t, t + 100 + k, k);
+			t += 150;
+			__asm__ volatile("" ::: "memory");
+		}
+		best = fmin(best, (double)(rte_rdtsc() - s) / (double)n);
+		s = rte_rdtsc();
+		for (i = 0; i < n; i++) {
+			t += 150 + ((i * 7) & 31);
+			__asm__ volatile("" ::: "memory");
+		}
+		base = fmin(base, (double)(rte_rdtsc() - s) / (double)n);
+	}
+	printf("update: hp_load_poll() costs %.1f TSC cycles per call (the empty loop around it %.1f), best of %u rounds of %" PRIu64 " calls\n",
+	       best - base, base, rounds, n);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -296,7 +336,8 @@ main(int argc, char **argv)
 			split = i;
 			break;
 		}
-		if (!strcmp(argv[i], "accuracy") || !strcmp(argv[i], "cost"))
+		if (!strcmp(argv[i], "accuracy") || !strcmp(argv[i], "cost") ||
+		    !strcmp(argv[i], "update"))
 			mode = argv[i];
 		else if (!strcmp(argv[i], "--cost") && i + 1 < argc)
 			sh.cost = strtoull(argv[++i], NULL, 0);
@@ -307,7 +348,7 @@ main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--levels") && i + 1 < argc)
 			levels = argv[++i];
 		else {
-			fprintf(stderr, "load-synth: bad argument '%s' (accuracy|cost, --cost, --secs, --rounds, --levels)\n",
+			fprintf(stderr, "load-synth: bad argument '%s' (accuracy|cost|update, --cost, --secs, --rounds, --levels)\n",
 				argv[i]);
 			return 2;
 		}
@@ -317,6 +358,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "load-synth: bad --levels, --secs (0.1..60), --rounds (1..64) or --cost\n");
 		return 2;
 	}
+	if (!strcmp(mode, "update"))
+		return update_cost(rounds) < 0 ? 1 : 0;
 	eargv[eargc++] = argv[0];
 	if (split < argc) {
 		for (i = split + 1; i < argc && eargc < 15; i++)
