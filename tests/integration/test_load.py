@@ -114,6 +114,12 @@ def test_ramp_writes_csv_and_plot(hplane, tmp_path):
         assert col in steps[0]
     assert any(k.startswith("core") and k.endswith("_c_load") for k in steps[0])
     assert (out / "ramp_profile.txt").exists()
+    # hplane draws the plot with the project's venv; without one it says how
+    if not (out / "ramp.png").exists():
+        assert "plot: python3 tools/load_plot.py" in p.stdout
+        q = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(out / "ramp.csv"),
+                            "-o", str(out / "ramp.png")], capture_output=True, text=True, timeout=120)
+        assert q.returncode == 0, q.stderr
     assert (out / "ramp.png").stat().st_size > 1000
 
 
