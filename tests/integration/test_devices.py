@@ -22,8 +22,9 @@ def dev(s, name):
 @pytest.mark.parametrize("scenario", ["low", "medium", "stress", "standard", "random"])
 def test_model_every_scenario(hplane, tmp_path, scenario):
     out = tmp_path / scenario
+    # fixed capacity: rates independent of a calibration on a busy machine
     p = run_hplane(["run", "--app", "crypto", "--gpu", MODEL, "--scenario", scenario,
-                    "--duration", "2", "--calib", "0.4", "--out", str(out), "--quiet"])
+                    "--duration", "2", "--capacity", "20000", "--out", str(out), "--quiet"])
     assert "(modeled)" in p.stdout
     s = summary(out)
     assert_invariants(s)
@@ -50,10 +51,10 @@ def test_model_ran_chain_needs_models(hplane, tmp_path):
 
 def test_fault_injection_mid_run(hplane, tmp_path):
     out = tmp_path / "fail"
-    p = run_hplane(["run", "--app", "crypto", "--gpu", MODEL + ",fail_after=3000",
-                    "--scenario", "medium", "--duration", "3", "--calib", "0.4",
+    p = run_hplane(["run", "--app", "crypto", "--gpu", MODEL + ",fail_after=500",
+                    "--scenario", "medium", "--duration", "3", "--capacity", "20000",
                     "--out", str(out), "--quiet"])
-    assert "failed: injected fault after 3000 packets" in p.stderr
+    assert "failed: injected fault after 500 packets" in p.stderr
     assert "FAILED at" in p.stdout
     s = summary(out)
     assert_invariants(s)
@@ -74,7 +75,7 @@ def test_model_device_options(hplane, tmp_path):
     out = tmp_path / "opts"
     run_hplane(["run", "--app", "crypto", "--gpu",
                 MODEL + ",batch=64,min_batch=8,timeout_us=500,adapt=0",
-                "--scenario", "low", "--duration", "2", "--calib", "0.4",
+                "--scenario", "low", "--duration", "2", "--capacity", "20000",
                 "--out", str(out), "--quiet"])
     s = summary(out)
     assert_invariants(s)
@@ -153,7 +154,7 @@ def test_cuda_plugin_emulated(hplane, tmp_path, app):
         pytest.skip("CUDA plugin not built (no nvcc)")
     out = tmp_path / app
     p = run_hplane(["run", "--app", app, "--gpu", "cuda:emul", "--scenario", "medium",
-                    "--duration", "2", "--calib", "0.4", "--out", str(out), "--quiet"])
+                    "--duration", "2", "--capacity", "20000", "--out", str(out), "--quiet"])
     assert "emulated" in p.stdout
     s = summary(out)
     assert_invariants(s)
@@ -170,8 +171,8 @@ def test_cuda_plugin_failure_redoes_on_cpu(hplane, tmp_path, app):
     if not _plugin_built():
         pytest.skip("CUDA plugin not built (no nvcc)")
     out = tmp_path / app
-    p = run_hplane(["run", "--app", app, "--gpu", "cuda:emul,fail_after=2000",
-                    "--scenario", "medium", "--duration", "2", "--calib", "0.4",
+    p = run_hplane(["run", "--app", app, "--gpu", "cuda:emul,fail_after=500",
+                    "--scenario", "medium", "--duration", "2", "--capacity", "20000",
                     "--out", str(out), "--quiet"])
     assert "injected fault" in p.stderr
     s = summary(out)
