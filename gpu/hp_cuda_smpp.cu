@@ -1,0 +1,1534 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * SMPP batch decoding on the GPU (Weerasinghe 2017, 3.3.3, ch. 4): the
+ * per-PDU decoder and the boundary marking as __host__ __device__ code,
+ * their kernels, the stream pipeline behind the library's gpu and
+ * gpu-fused modes, and a host emulation that runs the same per-thread
+ * code with the same block/thread numbering (hp_cuda_smpp.h).
+ *
+ * Tables: the PDU/field/TLV tables are copied at init from the library's
+ * own (smpp_pdu_desc_find, smpp_tlv_desc_at) into one 12.5 KiB struct in
+ * constant memory: most warps decode the same PDU type (the thesis mix is
+ * all submit_sm), so their table reads are broadcasts.
+ *
+ * Records: each thread writes a whole struct smpp_pdu. Its two pointer
+ * fields carry integers on the device (pdu: the PDU's input offset, desc:
+ * 1 + the PDU's table index) and are made pointers on the host when the
+ * records come back, in the same pass that copies them into the batch.
+ *
+ * Cost note: nothing here has been timed on a GPU (none was lent to this
+ * work); the emulation decodes ~1.5 M thesis-mix PDUs/s on one core of the
+ * 2-vCPU VM, a correctness harness and not a speed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "hp_cuda_smpp.h"
+
+#define HD __host__ __device__
+#define NOPOS UINT64_MAX
+
+/* ---- the tables, as the kernels read them -------------------------------- */
+
+#define HPKS_NPDU 64
+#define HPKS_NFLD 1024
+#define HPKS_NTLV 64
+#define HPKS_TAGS 0x1400  /* every v3.4 tag is below the vendor range */
+#define HPKS_KEYS 2048    /* (command_id & 0x3ff) | resp bit << 10 */
+
+struct hpks_pdesc {
+	uint8_t nfields;
+	uint8_t resp_opt;
+	uint16_t fstart;      /* first field in fld[] */
+	uint32_t pad;
+	uint64_t tlv_allowed; /* bit i: smpp_tlv_desc_at(i) allowed */
+};
+
+struct hpks_fdesc {
+	uint8_t type, max, err, pad;
+};
+
+struct hpks_tdesc {
+	uint16_t min, max;
+};
+
+struct hpks_tab {
+	uint8_t pdu_idx[HPKS_KEYS];  /* key -> 1 + pdu[] index, 0: unknown id */
+	uint8_t tlv_idx[HPKS_TAGS];  /* tag -> 1 + smpp_tlv_desc_at index */
+	struct hpks_pdesc pdu[HPKS_NPDU];
+	struct hpks_fdesc fld[HPKS_NFLD];
+	struct hpks_tdesc tlv[HPKS_NTLV];
+};
+
+__constant__ struct hpks_tab c_tab;
+static struct hpks_tab h_tab;        /* the emulation's copy */
+static const struct smpp_pdu_desc *h_desc[HPKS_NPDU];
+static int h_tab_rc = 1;             /* 1: not built yet, else build_tab's */
+
+#ifdef __CUDA_ARCH__
+#define TAB c_tab
+#else
+#define TAB h_tab
+#endif
+
+/* Walks the library's tables; every id v3.4 defines has bits 10..30 clear,
+ * so (id & 0x3ff, resp bit) enumerates all of them, and an id outside that
+ * space is unknown to both decoders. */
+static int
+build_tab(struct hpks_tab *t, const struct smpp_pdu_desc **desc)
+{
+	unsigned np = 0, nf = 0, nt = smpp_tlv_desc_count();
+
+	memset(t, 0, sizeof(*t));
+	for (uint32_t key = 0; key < HPKS_KEYS; key++) {
+		uint32_t id = (key & 0x3ffu) | (key & 0x400u ? SMPP_RESP_BIT : 0);
+		const struct smpp_pdu_desc *d = smpp_pdu_desc_find(id);
+
+		if (d == NULL)
+			continue;
+		if (np == HPKS_NPDU || nf + d->nfields > HPKS_NFLD || d->command_id != id ||
+		    d->nfields > SMPP_MAX_FIELDS)
+			return -E2BIG;
+		desc[np] = d;
+		t->pdu[np].nfields = d->nfields;
+		t->pdu[np].resp_opt = d->resp_body_optional;
+		t->pdu[np].fstart = (uint16_t)nf;
+		t->pdu[np].tlv_allowed = d->tlv_allowed;
+		for (unsigned i = 0; i < d->nfields; i++) {
+			t->fld[nf + i].type = d->fields[i].type;
+			t->fld[nf + i].max = d->fields[i].max;
+			t->fld[nf + i].err = d->fields[i].err;
+		}
+		nf += d->nfields;
+		t->pdu_idx[key] = (uint8_t)++np;
+	}
+	if (nt > HPKS_NTLV)
+		return -E2BIG;
+	for (unsigned i = 0; i < nt; i++) {
+		const struct smpp_tlv_desc *td = smpp_tlv_desc_at(i);
+
+		if (td->tag >= HPKS_TAGS)
+			return -E2BIG;
+		t->tlv_idx[td->tag] = (uint8_t)(i + 1);
+		t->tlv[i].min = td->min;
+		t->tlv[i].max = td->max;
+	}
+	return 0;
+}
+
+/* The tables are the library's constants: built once (under g_lock). */
+static int
+tab_ready(void)
+{
+	if (h_tab_rc == 1)
+		h_tab_rc = build_tab(&h_tab, h_desc);
+	return h_tab_rc;
+}
+
+/* ---- per-thread code: one PDU (smpp_decode_pdu, scalar) ------------------ */
+
+HD static inline uint32_t
+rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+HD static inline uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+HD static inline int
+k_fail(struct smpp_pdu *o, uint16_t st, uint64_t at)
+{
+	o->error = st;
+	o->error_off = at;
+	return st;
+}
+
+/* C-Octet String at b[pos..len) of at most max octets with its NUL: its
+ * length, -1 when no NUL within max (field error), -2 when the PDU ends
+ * first (length error). */
+HD static inline int
+k_cstr(const uint8_t *b, uint32_t pos, uint32_t len, uint32_t max)
+{
+	uint32_t avail = len - pos, lim = avail < max ? avail : max;
+
+	for (uint32_t i = 0; i < lim; i++)
+		if (b[pos + i] == 0)
+			return (int)i;
+	return avail < max ? -2 : -1;
+}
+
+/* One submit_multi dest_address / unsuccess_sme entry: 0, or -1 with *err. */
+HD static int
+k_list_entry(const uint8_t *b, uint32_t *ppos, uint32_t len, int unsucc, uint16_t *err)
+{
+	uint32_t pos = *ppos;
+	uint8_t flag = 1;
+	int n;
+
+	if (!unsucc) {
+		if (pos >= len)
+			goto trunc;
+		flag = b[pos++];
+		if (flag != 1 && flag != 2) {
+			*err = ESME_RINVDESTFLAG;
+			*ppos = pos - 1;
+			return -1;
+		}
+	}
+	if (flag == 1) {
+		if (len - pos < 2)
+			goto trunc;
+		pos += 2;
+	}
+	n = k_cstr(b, pos, len, 21);
+	if (n == -2)
+		goto trunc;
+	if (n < 0) {
+		*err = flag == 2 ? ESME_RINVDLNAME : ESME_RINVDSTADR;
+		*ppos = pos;
+		return -1;
+	}
+	pos += (uint32_t)n + 1;
+	if (unsucc) {
+		if (len - pos < 4)
+			goto trunc;
+		pos += 4;
+	}
+	*ppos = pos;
+	return 0;
+trunc:
+	*err = ESME_RINVCMDLEN;
+	*ppos = pos;
+	return -1;
+}
+
+HD static inline unsigned
+k_pdu_index(uint32_t id)
+{
+	if ((id & ~SMPP_RESP_BIT) >= 0x400u)
+		return 0;
+	return TAB.pdu_idx[(id & 0x3ffu) | (id >> 31) << 10];
+}
+
+/*
+ * smpp_decode_pdu() for one thread: the same checks in the same order, so
+ * the same status, offset, views and counts. o->desc gets 1 + the table
+ * index (0: unknown), o->pdu is left to the caller.
+ */
+HD static int
+k_decode(const uint8_t *b, uint32_t len, unsigned flags, uint64_t base, struct smpp_pdu *o)
+{
+	struct hpks_pdesc d;
+	uint32_t pos = SMPP_HEADER_LEN, smlen = 0;
+	unsigned di;
+	int has_payload = 0;
+
+	o->len = len;
+	o->error = ESME_ROK;
+	o->error_off = 0;
+	o->desc = NULL;
+	o->nfields = 0;
+	o->ntlv = 0;
+	o->tlv_area_off = 0;
+	o->tlv_area_len = 0;
+	o->command_length = len >= 4 ? rd32(b) : 0;
+	if (len < SMPP_HEADER_LEN) {
+		o->command_id = o->command_status = o->sequence_number = 0;
+		return k_fail(o, ESME_RINVCMDLEN, base);
+	}
+	o->command_id = rd32(b + 4);
+	o->command_status = rd32(b + 8);
+	o->sequence_number = rd32(b + 12);
+	di = k_pdu_index(o->command_id);
+	o->desc = (const struct smpp_pdu_desc *)(uintptr_t)di;
+	if (o->command_length != len)
+		return k_fail(o, ESME_RINVCMDLEN, base);
+	if (di == 0)
+		return k_fail(o, ESME_RINVCMDID, base + 4);
+	d = TAB.pdu[di - 1];
+	/* v3.4 4.x.2: a response with an error status may come without body */
+	if (d.resp_opt && o->command_status != 0 && len == pos)
+		return ESME_ROK;
+
+	for (unsigned i = 0; i < d.nfields; i++) {
+		struct hpks_fdesc fd = TAB.fld[d.fstart + i];
+		int n;
+
+		switch (fd.type) {
+		case SMPP_FT_U8:
+			if (pos >= len)
+				return k_fail(o, ESME_RINVCMDLEN, base + pos);
+			o->f[i].off = (uint16_t)pos;
+			o->f[i].len = 1;
+			pos++;
+			break;
+		case SMPP_FT_CSTR:
+		case SMPP_FT_TIME:
+			n = k_cstr(b, pos, len, fd.max);
+			if (n == -2)
+				return k_fail(o, ESME_RINVCMDLEN, base + pos);
+			if (n < 0 || (fd.type == SMPP_FT_TIME && n != 0 && n != 16))
+				return k_fail(o, fd.err, base + pos);
+			o->f[i].off = (uint16_t)pos;
+			o->f[i].len = (uint16_t)n;
+			pos += (uint32_t)n + 1;
+			break;
+		case SMPP_FT_SMLEN:
+			if (pos >= len)
+				return k_fail(o, ESME_RINVCMDLEN, base + pos);
+			smlen = b[pos];
+			/* sm_length <= 254 (v3.4 5.2.21) and inside the PDU */
+			if (smlen > TAB.fld[d.fstart + i + 1].max || smlen > len - pos - 1)
+				return k_fail(o, ESME_RINVMSGLEN, base + pos);
+			o->f[i].off = (uint16_t)pos;
+			o->f[i].len = 1;
+			pos++;
+			break;
+		case SMPP_FT_OSTR:
+			o->f[i].off = (uint16_t)pos;
+			o->f[i].len = (uint16_t)smlen;
+			pos += smlen;
+			break;
+		case SMPP_FT_DESTS:
+		case SMPP_FT_UNSUCC: {
+			uint32_t at = o->f[i - 1].off, cnt = b[at], start = pos;
+			int unsucc = fd.type == SMPP_FT_UNSUCC;
+			uint16_t err = 0;
+
+			/* number_of_dests: 1..254 (v3.4 5.2.24) */
+			if (!unsucc && (cnt == 0 || cnt > fd.max))
+				return k_fail(o, ESME_RINVNUMDESTS, base + at);
+			for (uint32_t k = 0; k < cnt; k++)
+				if (k_list_entry(b, &pos, len, unsucc, &err) < 0)
+					return k_fail(o, err, base + pos);
+			o->f[i].off = (uint16_t)start;
+			o->f[i].len = (uint16_t)(pos - start);
+			break;
+		}
+		default:
+			return k_fail(o, ESME_RSYSERR, base + pos);
+		}
+		o->nfields = (uint16_t)(i + 1);
+	}
+
+	o->tlv_area_off = pos;
+	o->tlv_area_len = len - pos;
+	while (pos < len) {
+		unsigned k;
+		uint16_t tag, tl;
+
+		if (len - pos < 4)
+			return k_fail(o, ESME_RINVOPTPARSTREAM, base + pos);
+		tag = rd16(b + pos);
+		tl = rd16(b + pos + 2);
+		if (tl > len - pos - 4)
+			return k_fail(o, ESME_RINVOPTPARSTREAM, base + pos);
+		k = tag < HPKS_TAGS ? TAB.tlv_idx[tag] : 0;
+		if (k != 0) {
+			struct hpks_tdesc td = TAB.tlv[k - 1];
+
+			if (tl < td.min || tl > td.max)
+				return k_fail(o, ESME_RINVPARLEN, base + pos);
+			if ((flags & SMPP_F_STRICT) && !(d.tlv_allowed & (1ull << (k - 1))))
+				return k_fail(o, ESME_ROPTPARNOTALLWD, base + pos);
+			if (tag == SMPP_TLV_MESSAGE_PAYLOAD)
+				has_payload = 1;
+		} else if ((flags & SMPP_F_STRICT) && (tag < 0x1400 || tag > 0x3FFF)) {
+			/* not a v3.4 tag and not in the vendor range 0x1400-0x3FFF */
+			return k_fail(o, ESME_ROPTPARNOTALLWD, base + pos);
+		}
+		if (o->ntlv < SMPP_TLV_INLINE) {
+			o->tlv[o->ntlv].tag = tag;
+			o->tlv[o->ntlv].len = tl;
+			o->tlv[o->ntlv].off = pos + 4;
+		}
+		o->ntlv++;
+		pos += 4u + tl;
+	}
+	/* v3.4 5.3.2.32: with message_payload, sm_length shall be 0 */
+	if ((flags & SMPP_F_STRICT) && has_payload && smlen != 0)
+		return k_fail(o, ESME_RINVMSGLEN, base + o->tlv_area_off);
+	return ESME_ROK;
+}
+
+/* ---- per-thread code: boundary marking (smpp_batch.c's step function) ---- */
+
+/* The framing of a batch, passed by value to the kernels. */
+struct hpks_fcfg {
+	uint64_t len;
+	uint32_t max_pdu_len;
+	uint32_t element;     /* SMPP_FRAME_ELEMENT */
+	uint32_t corr_len;
+	uint32_t marker_len;
+	uint8_t marker[SMPP_MARKER_MAX];
+};
+
+/* One framed element as the decode kernel reads it (24 bytes). */
+struct hpks_frame {
+	uint64_t off;         /* element start */
+	uint64_t pdu_at;      /* PDU start */
+	uint32_t len;         /* octets framed as the PDU */
+	uint16_t err;         /* framing error */
+	uint16_t corr_len;
+};
+
+/* The step function's result at one position. */
+struct kfr {
+	uint64_t off, next;
+	uint32_t len, pdu_off;
+	uint16_t err;
+};
+
+HD static inline uint64_t
+k_find_marker(const struct hpks_fcfg *c, const uint8_t *in, uint64_t from)
+{
+	uint32_t ml = c->marker_len;
+
+	if (from > c->len || c->len - from < ml)
+		return NOPOS;
+	for (uint64_t x = from; x + ml <= c->len; x++) {
+		uint32_t k = 0;
+
+		while (k < ml && in[x + k] == c->marker[k])
+			k++;
+		if (k == ml)
+			return x;
+	}
+	return NOPOS;
+}
+
+HD static inline int
+k_marker_at(const struct hpks_fcfg *c, const uint8_t *in, uint64_t at)
+{
+	for (uint32_t k = 0; k < c->marker_len; k++)
+		if (in[at + k] != c->marker[k])
+			return 0;
+	return 1;
+}
+
+/* A well-formed element at pos (element framing). */
+HD static inline int
+k_elem_ok(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos)
+{
+	uint64_t q = pos + c->corr_len, len = c->len, cl;
+
+	if (q > len || len - q < 4)
+		return 0;
+	cl = rd32(in + q);
+	return cl >= SMPP_HEADER_LEN && cl <= c->max_pdu_len && cl <= len - q &&
+	       len - q - cl >= c->marker_len && k_marker_at(c, in, q + cl);
+}
+
+/* The element starting at pos: frame_at() of smpp_batch.c. */
+HD static void
+k_frame_at(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, struct kfr *f)
+{
+	uint64_t q = pos, len = c->len, cl;
+
+	f->off = pos;
+	f->err = ESME_ROK;
+	f->pdu_off = 0;
+	if (c->element) {
+		f->pdu_off = c->corr_len;
+		q = pos + c->corr_len;
+		if (q > len) {
+			f->err = ESME_RINVCMDLEN;
+			f->pdu_off = (uint32_t)(len - pos);
+			f->len = 0;
+			f->next = len;
+			return;
+		}
+	}
+	if (len - q < 4)
+		goto bad;
+	cl = rd32(in + q);
+	if (cl < SMPP_HEADER_LEN || cl > c->max_pdu_len || cl > len - q)
+		goto bad;
+	if (c->element && (len - q - cl < c->marker_len || !k_marker_at(c, in, q + cl)))
+		goto bad;
+	f->len = (uint32_t)cl;
+	f->next = q + cl + (c->element ? c->marker_len : 0);
+	return;
+bad:
+	f->err = ESME_RINVCMDLEN;
+	if (c->element) {
+		/* resynchronise on a marker that ends the input or is followed
+		 * by a well-formed element */
+		uint64_t m = k_find_marker(c, in, q);
+
+		while (m != NOPOS) {
+			uint64_t nx = m + c->marker_len;
+
+			if (nx == len || k_elem_ok(c, in, nx)) {
+				f->len = (uint32_t)(m - q);
+				f->next = nx;
+				return;
+			}
+			m = k_find_marker(c, in, m + 1);
+		}
+	}
+	f->len = (uint32_t)(len - q > UINT32_MAX ? UINT32_MAX : len - q);
+	f->next = len;
+}
+
+/* A believable element start (only picks where a speculative walk starts). */
+HD static int
+k_plausible(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos)
+{
+	struct kfr f;
+
+	if (c->element)
+		return pos >= c->marker_len && k_marker_at(c, in, pos - c->marker_len) &&
+		       k_elem_ok(c, in, pos);
+	/* plain: three good elements in a row with known command ids */
+	for (int k = 0; k < 3 && pos < c->len; k++) {
+		k_frame_at(c, in, pos, &f);
+		if (f.err != ESME_ROK || k_pdu_index(rd32(in + pos + 4)) == 0)
+			return 0;
+		pos = f.next;
+	}
+	return 1;
+}
+
+HD static inline uint64_t
+k_chunk_end(const struct hpks_fcfg *c, uint32_t t, uint64_t csz)
+{
+	uint64_t e = (uint64_t)t * csz + csz;
+
+	return e < c->len ? e : c->len;
+}
+
+/* Counts the elements of the walk from pos while it stays before end;
+ * returns where it leaves. */
+HD static uint64_t
+k_walk_count(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, uint64_t end,
+	     uint32_t *n)
+{
+	struct kfr f;
+
+	*n = 0;
+	while (pos < end) {
+		k_frame_at(c, in, pos, &f);
+		(*n)++;
+		pos = f.next;
+	}
+	return pos;
+}
+
+/* Marking kernel, thread t: speculative walk of chunk t from its first
+ * plausible element start (chunk 0: from 0). sig: that start or NOPOS,
+ * ex: where the walk leaves the chunk, cnt: elements on the way. */
+HD static void
+k_mark_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t nchunks,
+	      uint64_t csz, uint64_t *sig, uint64_t *ex, uint32_t *cnt)
+{
+	uint64_t p = (uint64_t)t * csz, e;
+
+	if (t >= nchunks)
+		return;
+	e = k_chunk_end(c, t, csz);
+	if (t != 0)
+		while (p < e && !k_plausible(c, in, p))
+			p++;
+	if (p >= e) {
+		sig[t] = NOPOS;
+		ex[t] = NOPOS;
+		cnt[t] = 0;
+		return;
+	}
+	sig[t] = p;
+	ex[t] = k_walk_count(c, in, p, e, &cnt[t]);
+}
+
+/*
+ * Resolution (one block): is every speculative walk on the true chain?
+ * With Q_t = max of ex[] over the earlier chunks that have a start (0 for
+ * chunk 0), all walks are right iff every chunk with a start has
+ * sig == Q_t and every chunk without one has Q_t >= its end (an element
+ * spans it); then chunk t's elements are numbered from the exclusive sum of
+ * cnt[]. By induction on t: Q_t is then the chain's first position at or
+ * after chunk t's start. Both scans are Hillis-Steele steps over the block.
+ * If a check fails, one thread follows the chain sequentially (k_resolve_seq).
+ */
+#define RES_B 1024
+
+HD static inline void
+k_res_load(uint32_t t, uint32_t nchunks, const uint64_t *sig, const uint64_t *ex,
+	   const uint32_t *cnt, uint64_t *m, uint64_t *s)
+{
+	*m = t < nchunks && sig[t] != NOPOS ? ex[t] : 0;
+	*s = t < nchunks ? cnt[t] : 0;
+}
+
+HD static inline void
+k_res_step(const uint64_t *im, const uint64_t *is, uint64_t *om, uint64_t *os, uint32_t tid,
+	   uint32_t d)
+{
+	uint64_t m = im[tid], s = is[tid];
+
+	if (tid >= d) {
+		m = m > im[tid - d] ? m : im[tid - d];
+		s += is[tid - d];
+	}
+	om[tid] = m;
+	os[tid] = s;
+}
+
+/* Returns 0 when chunk t breaks the speculation. */
+HD static inline int
+k_res_check(const struct hpks_fcfg *c, uint32_t t, uint32_t nchunks, uint64_t csz,
+	    const uint64_t *sig, uint64_t carry_m, uint64_t carry_s, const uint64_t *m,
+	    const uint64_t *s, uint32_t tid, uint64_t *start, uint64_t *base)
+{
+	uint64_t q = carry_m, b = carry_s;
+
+	if (t >= nchunks)
+		return 1;
+	if (tid > 0) {
+		q = q > m[tid - 1] ? q : m[tid - 1];
+		b += s[tid - 1];
+	}
+	start[t] = sig[t];
+	base[t] = b;
+	return sig[t] != NOPOS ? q == sig[t] : q >= k_chunk_end(c, t, csz);
+}
+
+/* The chain followed chunk by chunk; a chunk whose speculative start is not
+ * where the chain enters it is walked again from there. Returns the count. */
+HD static uint64_t
+k_resolve_seq(const struct hpks_fcfg *c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
+	      const uint64_t *sig, const uint64_t *ex, const uint32_t *cnt, uint64_t *start,
+	      uint64_t *base)
+{
+	uint64_t p = 0, total = 0;
+
+	for (uint32_t t = 0; t < nchunks; t++) {
+		uint64_t e = k_chunk_end(c, t, csz);
+		uint32_t n;
+
+		base[t] = total;
+		if (p >= e) {
+			start[t] = NOPOS;
+			continue;
+		}
+		start[t] = p;
+		if (p == sig[t]) {
+			total += cnt[t];
+			p = ex[t];
+			continue;
+		}
+		p = k_walk_count(c, in, p, e, &n);
+		total += n;
+	}
+	return total;
+}
+
+/* Emit kernel, thread t: writes chunk t's elements from its resolved start
+ * as frames, numbered from base[t]. */
+HD static void
+k_emit_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t nchunks,
+	      uint64_t csz, const uint64_t *start, const uint64_t *base, struct hpks_frame *fr)
+{
+	uint64_t p, e, i;
+	struct kfr f;
+
+	if (t >= nchunks || start[t] == NOPOS)
+		return;
+	p = start[t];
+	e = k_chunk_end(c, t, csz);
+	i = base[t];
+	while (p < e) {
+		k_frame_at(c, in, p, &f);
+		fr[i].off = f.off;
+		fr[i].pdu_at = f.off + f.pdu_off;
+		fr[i].len = f.len;
+		fr[i].err = f.err;
+		/* as smpp_batch.c's emit(): no correlation id when nothing
+		 * of the element was framed */
+		fr[i].corr_len = (uint16_t)(f.err && f.len == 0 ? 0 : f.pdu_off);
+		i++;
+		p = f.next;
+	}
+}
+
+/* ---- per-thread code: decode kernel (a block decodes a tile of PDUs) ---- */
+
+#define STAGE_PER_THREAD 160u        /* staged input octets per thread */
+#define STAGE_MAX (96u * 1024u)      /* dynamic shared memory cap */
+
+struct hpks_dargs {
+	const uint8_t *in;               /* the input, at its own offsets */
+	const struct hpks_frame *fr;
+	struct smpp_pdu *rec;
+	uint32_t p0, np;                 /* PDUs of this launch */
+	uint32_t stage_cap;              /* octets of staging per block */
+	uint32_t flags;
+};
+
+/* Tile `tile` of the launch: PDUs [i0, i1). Returns 1 when their octets
+ * (4-byte words w0.. w0 + nw) fit the block's staging area; the block then
+ * reads them coalesced into shared memory before decoding, else each thread
+ * decodes from global memory. */
+HD static inline int
+k_tile(const struct hpks_dargs *a, uint32_t tile, uint32_t nb, uint32_t *i0, uint32_t *i1,
+       uint64_t *w0, uint32_t *nw)
+{
+	uint64_t lo, hi, words;
+
+	*i0 = a->p0 + tile * nb;
+	*i1 = a->np - tile * nb < nb ? a->p0 + a->np : *i0 + nb;
+	lo = a->fr[*i0].pdu_at;
+	hi = a->fr[*i1 - 1].pdu_at + a->fr[*i1 - 1].len;
+	*w0 = lo / 4;
+	words = (hi + 3) / 4 - *w0;
+	*nw = 0;
+	if (words * 4 > a->stage_cap)
+		return 0;
+	*nw = (uint32_t)words;
+	return 1;
+}
+
+HD static inline void
+k_stage_thread(const struct hpks_dargs *a, uint32_t *stage, uint64_t w0, uint32_t nw,
+	       uint32_t tid, uint32_t nb)
+{
+	const uint32_t *src = (const uint32_t *)a->in + w0;
+
+	for (uint32_t w = tid; w < nw; w += nb)
+		stage[w] = src[w];
+}
+
+HD static inline void
+k_decode_thread(const struct hpks_dargs *a, const uint32_t *stage, int staged, uint64_t w0,
+		uint32_t i)
+{
+	struct hpks_frame f = a->fr[i];
+	struct smpp_pdu *o = &a->rec[i];
+	const uint8_t *b = staged ? (const uint8_t *)stage + (f.pdu_at - 4 * w0) : a->in + f.pdu_at;
+
+	k_decode(b, f.len, a->flags, f.pdu_at, o);
+	o->pdu = (const uint8_t *)(uintptr_t)f.pdu_at;
+	o->off = f.off;
+	o->corr_off = f.off;
+	o->corr_len = f.corr_len;
+	if (f.err != ESME_ROK) {
+		/* framing error: header fields as far as present */
+		o->error = f.err;
+		o->error_off = f.pdu_at;
+	}
+}
+
+/* ---- kernels -------------------------------------------------------------- */
+
+/* __launch_bounds__(1024): any block size the tuner may ask for launches
+ * (at most 64 registers a thread, spilled if need be). */
+__global__ void __launch_bounds__(1024)
+k_decode_kernel(struct hpks_dargs a)
+{
+	extern __shared__ uint32_t stage[];
+	uint32_t nb = blockDim.x, ntiles = (a.np + nb - 1) / nb;
+
+	for (uint32_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+		uint32_t i0, i1, nw;
+		uint64_t w0;
+		int staged = k_tile(&a, tile, nb, &i0, &i1, &w0, &nw);
+
+		if (staged)
+			k_stage_thread(&a, stage, w0, nw, threadIdx.x, nb);
+		__syncthreads();
+		if (i0 + threadIdx.x < i1)
+			k_decode_thread(&a, stage, staged, w0, i0 + threadIdx.x);
+		__syncthreads();
+	}
+}
+
+__global__ void __launch_bounds__(1024)
+k_mark_kernel(struct hpks_fcfg c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
+	      uint64_t *sig, uint64_t *ex, uint32_t *cnt)
+{
+	k_mark_thread(&c, in, blockIdx.x * blockDim.x + threadIdx.x, nchunks, csz, sig, ex, cnt);
+}
+
+__global__ void __launch_bounds__(RES_B)
+k_resolve_kernel(struct hpks_fcfg c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
+		 const uint64_t *sig, const uint64_t *ex, const uint32_t *cnt, uint64_t *start,
+		 uint64_t *base, uint64_t *total)
+{
+	__shared__ uint64_t m[2][RES_B], s[2][RES_B];
+	__shared__ uint64_t carry_m, carry_s;
+	__shared__ int bad;
+	uint32_t tid = threadIdx.x;
+
+	if (tid == 0) {
+		carry_m = 0;
+		carry_s = 0;
+		bad = 0;
+	}
+	__syncthreads();
+	for (uint32_t t0 = 0; t0 < nchunks; t0 += RES_B) {
+		int cur = 0;
+
+		k_res_load(t0 + tid, nchunks, sig, ex, cnt, &m[0][tid], &s[0][tid]);
+		__syncthreads();
+		for (uint32_t d = 1; d < RES_B; d <<= 1) {
+			k_res_step(m[cur], s[cur], m[cur ^ 1], s[cur ^ 1], tid, d);
+			cur ^= 1;
+			__syncthreads();
+		}
+		if (!k_res_check(&c, t0 + tid, nchunks, csz, sig, carry_m, carry_s, m[cur], s[cur],
+				 tid, start, base))
+			bad = 1;
+		__syncthreads();
+		if (tid == 0) {
+			carry_m = carry_m > m[cur][RES_B - 1] ? carry_m : m[cur][RES_B - 1];
+			carry_s += s[cur][RES_B - 1];
+		}
+		__syncthreads();
+	}
+	if (tid == 0)
+		*total = bad ? k_resolve_seq(&c, in, nchunks, csz, sig, ex, cnt, start, base)
+			     : carry_s;
+}
+
+__global__ void __launch_bounds__(1024)
+k_emit_kernel(struct hpks_fcfg c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
+	      const uint64_t *start, const uint64_t *base, struct hpks_frame *fr)
+{
+	k_emit_thread(&c, in, blockIdx.x * blockDim.x + threadIdx.x, nchunks, csz, start, base, fr);
+}
+
+/* ---- the host emulation: the same per-thread code, block by block ------- */
+
+static void
+emu_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, uint32_t *stage)
+{
+	uint32_t ntiles = (a->np + nb - 1) / nb;
+
+	for (uint32_t blk = 0; blk < grid; blk++) {
+		for (uint32_t tile = blk; tile < ntiles; tile += grid) {
+			uint32_t i0, i1, nw;
+			uint64_t w0;
+			int staged = k_tile(a, tile, nb, &i0, &i1, &w0, &nw);
+
+			for (uint32_t tid = 0; staged && tid < nb; tid++)
+				k_stage_thread(a, stage, w0, nw, tid, nb);
+			for (uint32_t tid = 0; tid < nb && i0 + tid < i1; tid++)
+				k_decode_thread(a, stage, staged, w0, i0 + tid);
+		}
+	}
+}
+
+static void
+emu_mark(const struct hpks_fcfg *c, const uint8_t *in, uint32_t grid, uint32_t nb,
+	 uint32_t nchunks, uint64_t csz, uint64_t *sig, uint64_t *ex, uint32_t *cnt)
+{
+	for (uint32_t blk = 0; blk < grid; blk++)
+		for (uint32_t tid = 0; tid < nb; tid++)
+			k_mark_thread(c, in, blk * nb + tid, nchunks, csz, sig, ex, cnt);
+}
+
+static int
+emu_resolve(const struct hpks_fcfg *c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
+	    const uint64_t *sig, const uint64_t *ex, const uint32_t *cnt, uint64_t *start,
+	    uint64_t *base, uint64_t *total)
+{
+	uint64_t *m[2], *s[2], carry_m = 0, carry_s = 0;
+	int bad = 0;
+
+	m[0] = (uint64_t *)malloc(4 * RES_B * sizeof(uint64_t));
+	if (m[0] == NULL)
+		return -ENOMEM;
+	m[1] = m[0] + RES_B;
+	s[0] = m[1] + RES_B;
+	s[1] = s[0] + RES_B;
+	for (uint32_t t0 = 0; t0 < nchunks; t0 += RES_B) {
+		int cur = 0;
+
+		for (uint32_t tid = 0; tid < RES_B; tid++)
+			k_res_load(t0 + tid, nchunks, sig, ex, cnt, &m[0][tid], &s[0][tid]);
+		for (uint32_t d = 1; d < RES_B; d <<= 1) {
+			for (uint32_t tid = 0; tid < RES_B; tid++)
+				k_res_step(m[cur], s[cur], m[cur ^ 1], s[cur ^ 1], tid, d);
+			cur ^= 1;
+		}
+		for (uint32_t tid = 0; tid < RES_B; tid++)
+			if (!k_res_check(c, t0 + tid, nchunks, csz, sig, carry_m, carry_s, m[cur],
+					 s[cur], tid, start, base))
+				bad = 1;
+		carry_m = carry_m > m[cur][RES_B - 1] ? carry_m : m[cur][RES_B - 1];
+		carry_s += s[cur][RES_B - 1];
+	}
+	*total = bad ? k_resolve_seq(c, in, nchunks, csz, sig, ex, cnt, start, base) : carry_s;
+	free(m[0]);
+	return 0;
+}
+
+static void
+emu_emit(const struct hpks_fcfg *c, const uint8_t *in, uint32_t grid, uint32_t nb,
+	 uint32_t nchunks, uint64_t csz, const uint64_t *start, const uint64_t *base,
+	 struct hpks_frame *fr)
+{
+	for (uint32_t blk = 0; blk < grid; blk++)
+		for (uint32_t tid = 0; tid < nb; tid++)
+			k_emit_thread(c, in, blk * nb + tid, nchunks, csz, start, base, fr);
+}
+
+/* ---- the backend's state: buffers grown on demand, streams -------------- */
+
+struct gbuf {
+	void *p;
+	size_t cap;
+};
+
+struct hpks {
+	int emul;
+	int dev;
+	unsigned engines;
+	struct smpp_gpu_launch lc;
+	cudaStream_t st[SMPP_GPU_MAX_STREAMS];
+	cudaEvent_t ev[SMPP_GPU_MAX_STREAMS];
+	/* "device" buffers (host memory in the emulation) */
+	struct gbuf d_in, d_fr, d_rec, d_chunk, d_total;
+	/* pinned host staging */
+	struct gbuf h_in, h_fr, h_rec, h_total;
+	uint32_t *emu_stage;            /* the emulation's shared memory */
+	char err[256];
+};
+
+static struct hpks *g_gpu;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static char g_last_err[256];
+static struct smpp_gpu_launch g_launch = { 0, 128, 4 };
+
+#define CK(g, call) do { \
+	cudaError_t e_ = (call); \
+	if (e_ != cudaSuccess) { \
+		snprintf((g)->err, sizeof((g)->err), "%s: %s", #call, cudaGetErrorString(e_)); \
+		return -EIO; \
+	} } while (0)
+
+static void
+buf_free(struct hpks *g, struct gbuf *b, int pinned)
+{
+	if (b->p == NULL)
+		return;
+	if (g->emul)
+		free(b->p);
+	else if (pinned)
+		cudaFreeHost(b->p);
+	else
+		cudaFree(b->p);
+	b->p = NULL;
+	b->cap = 0;
+}
+
+/* At least bytes in b (contents not kept), zeroed: a batch that reads
+ * past its last PDU (the decode kernel's word staging) reads zeros. */
+static int
+buf_grow(struct hpks *g, struct gbuf *b, size_t bytes, int pinned)
+{
+	size_t cap = bytes + bytes / 4 + 256;
+
+	if (b->cap >= bytes)
+		return 0;
+	buf_free(g, b, pinned);
+	if (g->emul) {
+		b->p = calloc(1, cap);
+		if (b->p == NULL)
+			goto nomem;
+	} else if (pinned) {
+		if (cudaHostAlloc(&b->p, cap, cudaHostAllocDefault) != cudaSuccess)
+			goto nomem;
+		memset(b->p, 0, cap);
+	} else {
+		/* the memset runs on the legacy stream, which our non-blocking
+		 * streams do not wait for: finish it here */
+		if (cudaMalloc(&b->p, cap) != cudaSuccess || cudaMemset(b->p, 0, cap) != cudaSuccess ||
+		    cudaDeviceSynchronize() != cudaSuccess)
+			goto nomem;
+	}
+	b->cap = cap;
+	return 0;
+nomem:
+	if (!g->emul) {
+		cudaGetLastError(); /* an allocation failure is not sticky: clear it */
+		cudaFree(b->p);
+	}
+	b->p = NULL;
+	snprintf(g->err, sizeof(g->err), "cannot allocate %zu bytes of %s memory", cap,
+		 g->emul ? "host" : pinned ? "pinned host" : "GPU");
+	return -ENOMEM;
+}
+
+static int
+copy(struct hpks *g, void *dst, const void *src, size_t n, int h2d, unsigned s)
+{
+	if (n == 0)
+		return 0;
+	if (g->emul) {
+		memcpy(dst, src, n);
+		return 0;
+	}
+	CK(g, cudaMemcpyAsync(dst, src, n, h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+			      g->st[s]));
+	return 0;
+}
+
+static int
+ev_record(struct hpks *g, unsigned s)
+{
+	if (!g->emul)
+		CK(g, cudaEventRecord(g->ev[s], g->st[s]));
+	return 0;
+}
+
+static int
+ev_wait(struct hpks *g, unsigned waiter, unsigned s)
+{
+	if (!g->emul && waiter != s)
+		CK(g, cudaStreamWaitEvent(g->st[waiter], g->ev[s], 0));
+	return 0;
+}
+
+static int
+ev_sync(struct hpks *g, unsigned s)
+{
+	if (!g->emul)
+		CK(g, cudaEventSynchronize(g->ev[s]));
+	return 0;
+}
+
+static int
+launch_decode(struct hpks *g, const struct hpks_dargs *a, unsigned s)
+{
+	uint32_t nb = g->lc.block, ntiles = (a->np + nb - 1) / nb;
+	uint32_t grid = g->lc.grid && g->lc.grid < ntiles ? g->lc.grid : ntiles;
+	size_t smem = a->stage_cap;
+
+	if (a->np == 0)
+		return 0;
+	if (g->emul) {
+		emu_decode(a, grid, nb, g->emu_stage);
+		return 0;
+	}
+	k_decode_kernel<<<grid, nb, smem, g->st[s]>>>(*a);
+	CK(g, cudaGetLastError());
+	return 0;
+}
+
+static struct hpks_dargs
+dargs(struct hpks *g, const struct smpp_config *cfg, uint32_t p0, uint32_t np)
+{
+	struct hpks_dargs a;
+	uint32_t cap = g->lc.block * STAGE_PER_THREAD;
+
+	a.in = (const uint8_t *)g->d_in.p;
+	a.fr = (const struct hpks_frame *)g->d_fr.p;
+	a.rec = (struct smpp_pdu *)g->d_rec.p;
+	a.p0 = p0;
+	a.np = np;
+	a.stage_cap = cap < STAGE_MAX ? cap : STAGE_MAX;
+	a.flags = cfg->flags;
+	return a;
+}
+
+/* Records [p0, p0 + n) back into the batch, their pointer fields made
+ * pointers. Returns the PDUs with errors. */
+static size_t
+copy_out(struct hpks *g, const uint8_t *in, struct smpp_batch *out, size_t p0, size_t n)
+{
+	const struct smpp_pdu *rec = (const struct smpp_pdu *)g->h_rec.p + p0;
+	struct smpp_pdu *dst = out->pdus + p0;
+	size_t nerr = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t at = (uintptr_t)rec[i].pdu, di = (uintptr_t)rec[i].desc;
+
+		dst[i] = rec[i];
+		dst[i].pdu = in + at;
+		dst[i].desc = di ? h_desc[di - 1] : NULL;
+		nerr += dst[i].error != ESME_ROK;
+	}
+	return nerr;
+}
+
+static int
+batch_room(struct hpks *g, struct smpp_batch *b, size_t n)
+{
+	struct smpp_pdu *np;
+
+	if (n <= b->cap)
+		return 0;
+	np = (struct smpp_pdu *)realloc(b->pdus, n * sizeof(*np));
+	if (np == NULL) {
+		snprintf(g->err, sizeof(g->err), "cannot grow the batch to %zu PDUs", n);
+		return -ENOMEM;
+	}
+	b->pdus = np;
+	b->cap = n;
+	return 0;
+}
+
+static int
+room(struct hpks *g, size_t len, size_t n)
+{
+	int rc;
+
+	/* input padded by 16: the word staging reads up to 3 octets past it */
+	if ((rc = buf_grow(g, &g->d_in, len + 16, 0)) < 0 ||
+	    (rc = buf_grow(g, &g->h_in, len + 16, 1)) < 0 ||
+	    (rc = buf_grow(g, &g->d_fr, n * sizeof(struct hpks_frame), 0)) < 0 ||
+	    (rc = buf_grow(g, &g->d_rec, n * sizeof(struct smpp_pdu), 0)) < 0 ||
+	    (rc = buf_grow(g, &g->h_rec, n * sizeof(struct smpp_pdu), 1)) < 0)
+		return rc;
+	return 0;
+}
+
+/* Streams actually used for n items. */
+static unsigned
+nstreams(const struct hpks *g, size_t n)
+{
+	return n < g->lc.streams ? (unsigned)(n ? n : 1) : g->lc.streams;
+}
+
+/* ---- mode gpu: the CPU framed the batch, the GPU decodes it -------------- */
+
+static int
+run_framed(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, size_t len,
+	   struct smpp_batch *out)
+{
+	size_t n = out->n, per;
+	unsigned ns = nstreams(g, n);
+	/* one copy engine: all H2D first, then kernels, then D2H, so the
+	 * copies of chunk k+1 do not queue behind the D2H of chunk k
+	 * (Weerasinghe 2.4.4.1 pattern B); two or more: depth first (C).
+	 * The emulation plays one engine for odd stream counts and two for
+	 * even ones, so the tests run both orders. */
+	unsigned engines = g->emul ? 2 - g->lc.streams % 2 : g->engines;
+	int breadth = engines <= 1;
+	struct hpks_frame *hf;
+	int rc;
+
+	out->nerr = 0;
+	if (n == 0)
+		return 0;
+	if (n > UINT32_MAX) {
+		snprintf(g->err, sizeof(g->err), "%zu PDUs in one batch (max %u)", n, UINT32_MAX);
+		return -E2BIG;
+	}
+	if ((rc = room(g, len, n)) < 0 ||
+	    (rc = buf_grow(g, &g->h_fr, n * sizeof(struct hpks_frame), 1)) < 0)
+		return rc;
+	hf = (struct hpks_frame *)g->h_fr.p;
+	per = (n + ns - 1) / ns;
+	for (int phase = 0; phase < (breadth ? 3 : 1); phase++) {
+		for (unsigned k = 0; k < ns && k * per < n; k++) {
+			size_t p0 = k * per, p1 = p0 + per < n ? p0 + per : n;
+			size_t lo = out->pdus[p0].off, hi = p1 < n ? out->pdus[p1].off : len;
+			struct hpks_dargs a = dargs(g, cfg, (uint32_t)p0, (uint32_t)(p1 - p0));
+
+			if (!breadth || phase == 0) {
+				/* the CPU's frames and the chunk's octets into
+				 * pinned staging, then to the GPU */
+				for (size_t i = p0; i < p1; i++) {
+					const struct smpp_pdu *p = &out->pdus[i];
+
+					hf[i].off = p->off;
+					hf[i].pdu_at = (uint64_t)(p->pdu - in);
+					hf[i].len = p->len;
+					hf[i].err = p->error;
+					hf[i].corr_len = p->corr_len;
+				}
+				memcpy((uint8_t *)g->h_in.p + lo, in + lo, hi - lo);
+				if ((rc = copy(g, (uint8_t *)g->d_in.p + lo, (uint8_t *)g->h_in.p + lo,
+					       hi - lo, 1, k)) < 0 ||
+				    (rc = copy(g, (struct hpks_frame *)g->d_fr.p + p0, hf + p0,
+					       (p1 - p0) * sizeof(*hf), 1, k)) < 0)
+					return rc;
+			}
+			if ((!breadth || phase == 1) && (rc = launch_decode(g, &a, k)) < 0)
+				return rc;
+			if (!breadth || phase == 2) {
+				if ((rc = copy(g, (struct smpp_pdu *)g->h_rec.p + p0,
+					       (struct smpp_pdu *)g->d_rec.p + p0,
+					       (p1 - p0) * sizeof(struct smpp_pdu), 0, k)) < 0 ||
+				    (rc = ev_record(g, k)) < 0)
+					return rc;
+			}
+		}
+	}
+	/* chunk k's records are copied out while later chunks still run */
+	for (unsigned k = 0; k < ns && k * per < n; k++) {
+		size_t p0 = k * per, p1 = p0 + per < n ? p0 + per : n;
+
+		if ((rc = ev_sync(g, k)) < 0)
+			return rc;
+		out->nerr += copy_out(g, in, out, p0, p1 - p0);
+	}
+	return 0;
+}
+
+/* ---- mode gpu-fused: marking and decoding on the GPU --------------------- */
+
+static void
+fcfg_of(const struct smpp_config *cfg, size_t len, struct hpks_fcfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->len = len;
+	c->max_pdu_len = cfg->max_pdu_len;
+	c->element = cfg->framing == SMPP_FRAME_ELEMENT;
+	c->corr_len = cfg->corr_len;
+	c->marker_len = cfg->marker_len;
+	memcpy(c->marker, cfg->marker, SMPP_MARKER_MAX);
+}
+
+static int
+run_fused(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, size_t len,
+	  struct smpp_batch *out)
+{
+	uint32_t nb = g->lc.block, nchunks, mgrid;
+	uint64_t csz, want, n, *sig, *ex, *start, *base;
+	uint32_t *cnt;
+	unsigned ns = g->lc.streams;
+	size_t piece, per;
+	struct hpks_fcfg c;
+	int rc;
+
+	out->n = 0;
+	out->nerr = 0;
+	if (len == 0)
+		return 0;
+	fcfg_of(cfg, len, &c);
+	/* chunks: grid x block marking threads, or one per 4 KiB (the thesis
+	 * found ~20k marking threads best for 1M PDUs, 4.3.2) */
+	want = g->lc.grid ? (uint64_t)g->lc.grid * nb : len / 4096;
+	want = want < 1 ? 1 : want > (1u << 22) ? (1u << 22) : want;
+	csz = (len + want - 1) / want;
+	nchunks = (uint32_t)((len + csz - 1) / csz);
+	mgrid = (nchunks + nb - 1) / nb;
+	if ((rc = buf_grow(g, &g->d_in, len + 16, 0)) < 0 ||
+	    (rc = buf_grow(g, &g->h_in, len + 16, 1)) < 0 ||
+	    (rc = buf_grow(g, &g->d_chunk, (size_t)nchunks * 36, 0)) < 0 ||
+	    (rc = buf_grow(g, &g->d_total, 8, 0)) < 0 || (rc = buf_grow(g, &g->h_total, 8, 1)) < 0)
+		return rc;
+	sig = (uint64_t *)g->d_chunk.p;
+	ex = sig + nchunks;
+	start = ex + nchunks;
+	base = start + nchunks;
+	cnt = (uint32_t *)(base + nchunks);
+
+	/* the input in `ns` pieces: staging of piece k+1 overlaps the copy
+	 * of piece k; marking starts when all are there (a bad element's
+	 * resync may read to the end) */
+	piece = (len + ns - 1) / ns;
+	for (unsigned k = 0; k < ns && k * piece < len; k++) {
+		size_t lo = k * piece, m = len - lo < piece ? len - lo : piece;
+
+		memcpy((uint8_t *)g->h_in.p + lo, in + lo, m);
+		if ((rc = copy(g, (uint8_t *)g->d_in.p + lo, (uint8_t *)g->h_in.p + lo, m, 1, k)) < 0 ||
+		    (rc = ev_record(g, k)) < 0 || (rc = ev_wait(g, 0, k)) < 0)
+			return rc;
+	}
+	if (g->emul) {
+		const uint8_t *din = (const uint8_t *)g->d_in.p;
+
+		emu_mark(&c, din, mgrid, nb, nchunks, csz, sig, ex, cnt);
+		if ((rc = emu_resolve(&c, din, nchunks, csz, sig, ex, cnt, start, base,
+				      (uint64_t *)g->d_total.p)) < 0) {
+			snprintf(g->err, sizeof(g->err), "out of memory");
+			return rc;
+		}
+	} else {
+		k_mark_kernel<<<mgrid, nb, 0, g->st[0]>>>(c, (const uint8_t *)g->d_in.p, nchunks, csz,
+							   sig, ex, cnt);
+		CK(g, cudaGetLastError());
+		k_resolve_kernel<<<1, RES_B, 0, g->st[0]>>>(c, (const uint8_t *)g->d_in.p, nchunks,
+							     csz, sig, ex, cnt, start, base,
+							     (uint64_t *)g->d_total.p);
+		CK(g, cudaGetLastError());
+	}
+	/* the one round trip: the PDU count sizes the rest */
+	if ((rc = copy(g, g->h_total.p, g->d_total.p, 8, 0, 0)) < 0)
+		return rc;
+	if (!g->emul)
+		CK(g, cudaStreamSynchronize(g->st[0]));
+	n = *(uint64_t *)g->h_total.p;
+	if (n > UINT32_MAX) {
+		snprintf(g->err, sizeof(g->err), "%llu PDUs in one batch (max %u)",
+			 (unsigned long long)n, UINT32_MAX);
+		return -E2BIG;
+	}
+	if ((rc = room(g, len, n)) < 0 || (rc = batch_room(g, out, n)) < 0)
+		return rc;
+	if (g->emul) {
+		emu_emit(&c, (const uint8_t *)g->d_in.p, mgrid, nb, nchunks, csz, start, base,
+			 (struct hpks_frame *)g->d_fr.p);
+	} else {
+		k_emit_kernel<<<mgrid, nb, 0, g->st[0]>>>(c, (const uint8_t *)g->d_in.p, nchunks, csz,
+							   start, base, (struct hpks_frame *)g->d_fr.p);
+		CK(g, cudaGetLastError());
+	}
+	if ((rc = ev_record(g, 0)) < 0)
+		return rc;
+	/* decode in `ns` chunks: D2H and the host copy-out of chunk k overlap
+	 * the decoding of the later ones */
+	ns = nstreams(g, n);
+	per = (n + ns - 1) / ns;
+	for (unsigned k = 0; k < ns && k * per < n; k++) {
+		size_t p0 = k * per, p1 = p0 + per < n ? p0 + per : n;
+		struct hpks_dargs a = dargs(g, cfg, (uint32_t)p0, (uint32_t)(p1 - p0));
+
+		if ((rc = ev_wait(g, k, 0)) < 0 || (rc = launch_decode(g, &a, k)) < 0 ||
+		    (rc = copy(g, (struct smpp_pdu *)g->h_rec.p + p0, (struct smpp_pdu *)g->d_rec.p + p0,
+			       (p1 - p0) * sizeof(struct smpp_pdu), 0, k)) < 0)
+			return rc;
+	}
+	/* the events are recorded after all waits on event 0 are queued */
+	for (unsigned k = 0; k < ns && k * per < n; k++)
+		if ((rc = ev_record(g, k)) < 0)
+			return rc;
+	for (unsigned k = 0; k < ns && k * per < n; k++) {
+		size_t p0 = k * per, p1 = p0 + per < n ? p0 + per : n;
+
+		if ((rc = ev_sync(g, k)) < 0)
+			return rc;
+		out->nerr += copy_out(g, in, out, p0, p1 - p0);
+	}
+	out->n = n;
+	return 0;
+}
+
+/* ---- open / close --------------------------------------------------------- */
+
+static void
+hpks_close(struct hpks *g)
+{
+	if (g == NULL)
+		return;
+	if (!g->emul)
+		cudaSetDevice(g->dev);
+	for (unsigned i = 0; !g->emul && i < SMPP_GPU_MAX_STREAMS; i++) {
+		if (g->st[i] != NULL)
+			cudaStreamSynchronize(g->st[i]);
+		if (g->ev[i] != NULL)
+			cudaEventDestroy(g->ev[i]);
+		if (g->st[i] != NULL)
+			cudaStreamDestroy(g->st[i]);
+	}
+	buf_free(g, &g->d_in, 0);
+	buf_free(g, &g->d_fr, 0);
+	buf_free(g, &g->d_rec, 0);
+	buf_free(g, &g->d_chunk, 0);
+	buf_free(g, &g->d_total, 0);
+	buf_free(g, &g->h_in, 1);
+	buf_free(g, &g->h_fr, 1);
+	buf_free(g, &g->h_rec, 1);
+	buf_free(g, &g->h_total, 1);
+	free(g->emu_stage);
+	free(g);
+}
+
+static int
+open_gpu(struct hpks *g, char *info, size_t infolen)
+{
+	struct cudaDeviceProp pr;
+	int ndev = 0, drv = 0, rt = 0;
+
+	CK(g, cudaGetDeviceCount(&ndev));
+	if (ndev <= g->dev) {
+		snprintf(g->err, sizeof(g->err), "GPU %d requested, %d present", g->dev, ndev);
+		return -ENODEV;
+	}
+	CK(g, cudaSetDevice(g->dev));
+	CK(g, cudaGetDeviceProperties(&pr, g->dev));
+	CK(g, cudaDriverGetVersion(&drv));
+	CK(g, cudaRuntimeGetVersion(&rt));
+	g->engines = (unsigned)pr.asyncEngineCount;
+	snprintf(info, infolen,
+		 "GPU %d: %.64s (sm_%d%d, %d SMs, %.1f GiB, %d copy engine(s)), driver CUDA %d.%d, runtime %d.%d",
+		 g->dev, pr.name, pr.major, pr.minor, pr.multiProcessorCount,
+		 (double)pr.totalGlobalMem / (1u << 30), pr.asyncEngineCount, drv / 1000,
+		 (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
+	CK(g, cudaMemcpyToSymbol(c_tab, &h_tab, sizeof(h_tab)));
+	CK(g, cudaFuncSetAttribute(k_decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				   STAGE_MAX));
+	for (unsigned i = 0; i < SMPP_GPU_MAX_STREAMS; i++) {
+		CK(g, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking));
+		CK(g, cudaEventCreateWithFlags(&g->ev[i], cudaEventDisableTiming));
+	}
+	return 0;
+}
+
+static int
+hpks_open(struct hpks **out, int emul, char *info, size_t infolen, char *err, size_t errlen)
+{
+	struct hpks *g = (struct hpks *)calloc(1, sizeof(*g));
+	int rc;
+
+	if (g == NULL)
+		return -ENOMEM;
+	g->emul = emul;
+	rc = tab_ready();
+	if (rc < 0) {
+		snprintf(err, errlen, "the SMPP tables do not fit the kernels' layout");
+		free(g);
+		return rc;
+	}
+	if (emul) {
+		g->emu_stage = (uint32_t *)malloc(STAGE_MAX);
+		if (g->emu_stage == NULL) {
+			free(g);
+			return -ENOMEM;
+		}
+		snprintf(info, infolen, "host emulation of the SMPP GPU kernels (no GPU; for tests)");
+	} else if ((rc = open_gpu(g, info, infolen)) < 0) {
+		snprintf(err, errlen, "%s", g->err);
+		cudaGetLastError();
+		hpks_close(g);
+		return -ENODEV;
+	}
+	*out = g;
+	return 0;
+}
+
+/* ---- the library's backends and the public API ---------------------------- */
+
+typedef int (*run_fn)(struct hpks *, const struct smpp_config *, const uint8_t *, size_t,
+		      struct smpp_batch *);
+
+static int
+backend(struct smpp_ctx *ctx, const uint8_t *in, size_t len, struct smpp_batch *out, run_fn run)
+{
+	int rc;
+
+	pthread_mutex_lock(&g_lock);
+	if (g_gpu == NULL) {
+		pthread_mutex_unlock(&g_lock);
+		return -ENOTSUP;
+	}
+	g_gpu->lc = g_launch;
+	g_gpu->err[0] = '\0';
+	if (!g_gpu->emul && cudaSetDevice(g_gpu->dev) != cudaSuccess) {
+		snprintf(g_gpu->err, sizeof(g_gpu->err), "cudaSetDevice(%d) failed", g_gpu->dev);
+		rc = -EIO;
+	} else {
+		rc = run(g_gpu, smpp_ctx_config(ctx), in, len, out);
+	}
+	snprintf(g_last_err, sizeof(g_last_err), "%s", rc < 0 ? g_gpu->err : "");
+	pthread_mutex_unlock(&g_lock);
+	return rc;
+}
+
+static int
+backend_gpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len, struct smpp_batch *out)
+{
+	return backend(ctx, in, len, out, run_framed);
+}
+
+static int
+backend_fused(struct smpp_ctx *ctx, const uint8_t *in, size_t len, struct smpp_batch *out)
+{
+	return backend(ctx, in, len, out, run_fused);
+}
+
+extern "C" int
+smpp_gpu_init(unsigned flags, char *msg, size_t msglen)
+{
+	const char *env = getenv("HP_SMPP_GPU_EMUL");
+	int emul = (flags & SMPP_GPU_EMUL) || (env != NULL && strcmp(env, "1") == 0);
+	char info[320] = "", err[320] = "";
+	struct hpks *g = NULL;
+	int rc;
+
+	pthread_mutex_lock(&g_lock);
+	if (g_gpu != NULL) {
+		pthread_mutex_unlock(&g_lock);
+		return 0;
+	}
+	rc = hpks_open(&g, emul, info, sizeof(info), err, sizeof(err));
+	if (rc < 0) {
+		pthread_mutex_unlock(&g_lock);
+		snprintf(msg, msglen, "no usable GPU: %s", err);
+		return rc == -ENOMEM ? rc : -ENODEV;
+	}
+	g_gpu = g;
+	pthread_mutex_unlock(&g_lock);
+	smpp_backend_register(SMPP_MODE_GPU, backend_gpu);
+	smpp_backend_register(SMPP_MODE_GPU_FUSED, backend_fused);
+	snprintf(msg, msglen, "%s", info);
+	return 0;
+}
+
+extern "C" void
+smpp_gpu_fini(void)
+{
+	smpp_backend_register(SMPP_MODE_GPU, NULL);
+	smpp_backend_register(SMPP_MODE_GPU_FUSED, NULL);
+	pthread_mutex_lock(&g_lock);
+	hpks_close(g_gpu);
+	g_gpu = NULL;
+	pthread_mutex_unlock(&g_lock);
+}
+
+extern "C" int
+smpp_gpu_emulated(void)
+{
+	return g_gpu != NULL && g_gpu->emul;
+}
+
+extern "C" int
+smpp_gpu_set_launch(const struct smpp_gpu_launch *l)
+{
+	struct smpp_gpu_launch v = *l;
+
+	if (v.block == 0)
+		v.block = 128;
+	if (v.streams == 0)
+		v.streams = 4;
+	if (v.block % 32 || v.block > 1024 || v.streams > SMPP_GPU_MAX_STREAMS ||
+	    v.grid > (1u << 22))
+		return -EINVAL;
+	pthread_mutex_lock(&g_lock);
+	g_launch = v;
+	pthread_mutex_unlock(&g_lock);
+	return 0;
+}
+
+extern "C" void
+smpp_gpu_get_launch(struct smpp_gpu_launch *l)
+{
+	pthread_mutex_lock(&g_lock);
+	*l = g_launch;
+	pthread_mutex_unlock(&g_lock);
+}
+
+extern "C" const char *
+smpp_gpu_last_error(void)
+{
+	return g_last_err;
+}
+
+extern "C" int
+smpp_gpu_emul_decode_pdu(const uint8_t *pdu, uint32_t len, unsigned flags, uint64_t base,
+			 struct smpp_pdu *o)
+{
+	int rc;
+
+	pthread_mutex_lock(&g_lock);
+	rc = tab_ready();
+	pthread_mutex_unlock(&g_lock);
+	if (rc < 0)
+		return rc;
+	rc = k_decode(pdu, len, flags, base, o);
+	o->pdu = pdu;
+	o->desc = o->desc ? h_desc[(uintptr_t)o->desc - 1] : NULL;
+	return rc;
+}
