@@ -81,7 +81,7 @@ def main():
     bare = [line for line in c_table.splitlines() if line.startswith("| bare")][0]
     c_pps = float(bare.split("|")[4])
     peer = ("| decoder | PDUs | PDUs/s (1 core) | MB/s |\n|---|---:|---:|---:|\n"
-            "| heteroplane C (bare smpp_decode_pdu) | 100000 | %.0f | %s |\n"
+            "| heteroplane C (bare smpp_decode_pdu, median pass) | 100000 | %.0f | %s |\n"
             "| python smpplib 2.x parse_pdu | %d | %.0f | %.1f |\n"
             "| ratio C / smpplib | | %.0fx | |\n"
             % (c_pps, bare.split("|")[5].strip(), n, pps, mbs, c_pps / pps))
@@ -92,8 +92,9 @@ def main():
             "--threads %d --peer-pdus %d --secs %s`\n"
             "- workload: SUBMIT_SM, distinct addresses, 20-octet message, 5 TLVs "
             "(Weerasinghe 4.1), ~103 octets per PDU\n"
-            "- C side: `%s`; batch ms = mean time of one smpp_decode_batch call, "
-            "best ms = fastest call\n"
+            "- C side: `%s`; per configuration, smpp_decode_batch calls repeated for "
+            "--secs: PDUs/s and MB/s from the median call (the mean beside it: on a shared "
+            "VM preemptions drag it down), best ms = fastest call\n"
             % (now.strftime("%Y-%m-%d %H:%M UTC"), cpu_model(), os.cpu_count(),
                platform.platform(), a.build, a.sizes, a.threads, a.peer_pdus, a.secs,
                " ".join(os.path.relpath(c, ROOT) if c.startswith("/") else c for c in cmd)))
