@@ -14,6 +14,9 @@
 
 #include "smpp.h"
 #include "smppdump_pcap.h"
+#ifdef HP_SMPP_GPU
+#include "hp_cuda_smpp.h"
+#endif
 
 static void
 usage(void)
@@ -176,11 +179,34 @@ main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+#ifdef HP_SMPP_GPU
+	if (mode != SMPP_MODE_CPU) {
+		/* the GPU modes exist once GPU 0 (or, with HP_SMPP_GPU_EMUL=1,
+		 * the host emulation of its kernels) is open; auto without one
+		 * stays on the CPU */
+		char msg[320];
+
+		if (smpp_gpu_init(0, msg, sizeof(msg)) < 0) {
+			if (mode != SMPP_MODE_AUTO) {
+				fprintf(stderr, "hp-smppdump: mode %s: %s\n", modes[mode], msg);
+				rc = 1;
+				goto out;
+			}
+			fprintf(stderr, "hp-smppdump: mode auto stays on the CPU: %s\n", msg);
+		} else {
+			fprintf(stderr, "hp-smppdump: %s\n", msg);
+		}
+	}
+#endif
 	rc = smpp_decode_batch(ctx, in, len, mode, &b);
 	if (rc < 0) {
 		fprintf(stderr, "hp-smppdump: decode (mode %s): %s\n", modes[mode],
 			rc == -ENOTSUP ? "mode not available in this build "
-			"(no GPU backend registered)" : strerror(-rc));
+			"(built without nvcc: no GPU backend)" : strerror(-rc));
+#ifdef HP_SMPP_GPU
+		if (rc != -ENOTSUP && mode != SMPP_MODE_CPU && smpp_gpu_last_error()[0])
+			fprintf(stderr, "hp-smppdump: GPU: %s\n", smpp_gpu_last_error());
+#endif
 		rc = 1;
 		goto out;
 	}
@@ -189,6 +215,9 @@ main(int argc, char **argv)
 	fprintf(stderr, "hp-smppdump: %zu PDUs, %zu with errors\n", b.n, b.nerr);
 	rc = 0;
 out:
+#ifdef HP_SMPP_GPU
+	smpp_gpu_fini();
+#endif
 	smpp_batch_free(&b);
 	smpp_ctx_free(ctx);
 	free(in);
