@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hp-smpptune: the performance tuner of Weerasinghe 3.3.1 / 3.3.2
- * (startPerfTunerPthread): sweeps batch sizes x CPU thread counts x input
- * forms given in a config file and writes the mean throughput and latency
- * of each configuration to CSV, so that a machine's best thread count per
- * batch size can be read off.  GPU grid/block/stream sweeps belong to the
- * GPU issue; a config asking for them is refused.
+ * (startPerfTunerPthread, startPerfTuner): sweeps batch sizes x input forms
+ * x decoding modes given in a config file -- CPU thread counts for the cpu
+ * mode, grid x block x streams for the GPU modes (and thread counts for the
+ * CPU boundary marking of mode gpu) -- and writes the mean throughput and
+ * latency of each configuration to CSV, so that a machine's best setting
+ * per batch size can be read off.
  *
  *   hp-smpptune -c CONFIG [-o OUT.csv]
  *
@@ -13,6 +14,12 @@
  *   batch_sizes = 1000,10000      threads = 1,2,4     forms = plain,element
  *   repeats = 20                  input = FILE (plain PDUs; default: the
  *   msg_len = 20   tlvs = 5       generator's thesis mix)
+ *   modes = cpu,gpu,gpu-fused     (default cpu)
+ *   grid = 0,160   block = 128,256   streams = 1,4   (GPU modes; grid 0:
+ *                                 automatic; defaults 0 / 128 / 4)
+ * GPU modes need a GPU (HP_SMPP_GPU_EMUL=1: the host emulation of the
+ * kernels, for tests; its rows say device=emulated): without one the tuner
+ * says so and exits 77.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +30,9 @@
 
 #include "smpp.h"
 #include "tool_util.h"
+#ifdef HP_SMPP_GPU
+#include "hp_cuda_smpp.h"
+#endif
 
 #define MAXV 32
 
@@ -33,12 +43,19 @@ struct tune {
 	unsigned repeats;
 	char input[520];
 	struct smpp_sim_config sim;
+	enum smpp_mode mode[3]; unsigned nmode;
+	uint32_t grid[MAXV]; unsigned ngrid;
+	uint32_t block[MAXV]; unsigned nblock;
+	uint32_t streams[MAXV]; unsigned nstreams;
+	const char *gpu_key;          /* a GPU key given (for the check) */
 };
+
+static const char *const mode_names[] = { "cpu", "auto", "gpu", "gpu-fused" };
 
 static unsigned
 parse_list(const char *v, uint32_t *out)
 {
-	char buf[512], *tok, *save = NULL;
+	char buf[520], *tok, *save = NULL;
 	unsigned n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", v);
@@ -83,12 +100,34 @@ load(const char *path, struct tune *t)
 			t->sim.msg_len = (unsigned)atoi(v);
 		} else if (strcmp(k, "tlvs") == 0) {
 			t->sim.ntlv = (unsigned)atoi(v);
-		} else if (strcmp(k, "grid") == 0 || strcmp(k, "block") == 0 ||
-			   strcmp(k, "streams") == 0) {
-			fprintf(stderr, "hp-smpptune: '%s' needs the GPU decoder, "
-				"not available in this build\n", k);
-			fclose(f);
-			return -ENOTSUP;
+		} else if (strcmp(k, "modes") == 0) {
+			char buf[520], *tok, *save = NULL;
+
+			t->nmode = 0;
+			snprintf(buf, sizeof(buf), "%s", v);
+			for (tok = strtok_r(buf, ", \t", &save); tok;
+			     tok = strtok_r(NULL, ", \t", &save)) {
+				unsigned m = 0;
+
+				while (m < 4 && (m == SMPP_MODE_AUTO || strcmp(tok, mode_names[m]) != 0))
+					m++;
+				if (m == 4 || t->nmode == 3) {
+					fprintf(stderr, "hp-smpptune: modes: '%s' is not one of "
+						"cpu, gpu, gpu-fused\n", tok);
+					fclose(f);
+					return -EINVAL;
+				}
+				t->mode[t->nmode++] = (enum smpp_mode)m;
+			}
+		} else if (strcmp(k, "grid") == 0) {
+			t->ngrid = parse_list(v, t->grid);
+			t->gpu_key = "grid";
+		} else if (strcmp(k, "block") == 0) {
+			t->nblock = parse_list(v, t->block);
+			t->gpu_key = "block";
+		} else if (strcmp(k, "streams") == 0) {
+			t->nstreams = parse_list(v, t->streams);
+			t->gpu_key = "streams";
 		} else {
 			fprintf(stderr, "hp-smpptune: unknown key '%s'\n", k);
 			fclose(f);
@@ -97,6 +136,118 @@ load(const char *path, struct tune *t)
 	}
 	fclose(f);
 	return 0;
+}
+
+/* One GPU launch shape (smpp_gpu_launch where the backend is built). */
+struct smpp_gpu_shape {
+	uint32_t grid, block, streams;
+};
+
+/* The GPU keys: only with a GPU mode, and values the backend takes. */
+static int
+check_gpu_keys(const struct tune *t)
+{
+	int gpu = 0;
+
+	for (unsigned m = 0; m < t->nmode; m++)
+		gpu |= t->mode[m] != SMPP_MODE_CPU;
+	if (t->gpu_key != NULL && !gpu) {
+		fprintf(stderr, "hp-smpptune: '%s' applies to the GPU modes "
+			"(modes = gpu,gpu-fused)\n", t->gpu_key);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < t->nblock; i++)
+		if (t->block[i] < 32 || t->block[i] > 1024 || t->block[i] % 32) {
+			fprintf(stderr, "hp-smpptune: block %u: a multiple of 32 in 32..1024\n",
+				t->block[i]);
+			return -EINVAL;
+		}
+	for (unsigned i = 0; i < t->nstreams; i++)
+		if (t->streams[i] < 1 || t->streams[i] > 16) {
+			fprintf(stderr, "hp-smpptune: streams %u: 1..16\n", t->streams[i]);
+			return -EINVAL;
+		}
+	for (unsigned i = 0; i < t->ngrid; i++)
+		if (t->grid[i] > (1u << 22)) {
+			fprintf(stderr, "hp-smpptune: grid %u: 0 (automatic) .. 4194304\n", t->grid[i]);
+			return -EINVAL;
+		}
+	if (t->nmode == 0 || t->ngrid == 0 || t->nblock == 0 || t->nstreams == 0) {
+		fprintf(stderr, "hp-smpptune: empty modes, grid, block or streams\n");
+		return -EINVAL;
+	}
+	return gpu;
+}
+
+/* Opens the GPU for the GPU modes; 0, or 77 with the reason on stderr. */
+static int
+open_gpu(const char **device)
+{
+#ifdef HP_SMPP_GPU
+	char msg[320];
+
+	if (smpp_gpu_init(0, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "hp-smpptune: no GPU for the GPU modes: %s\n", msg);
+		return 77;
+	}
+	fprintf(stderr, "hp-smpptune: %s\n", msg);
+	*device = smpp_gpu_emulated() ? "emulated" : "gpu";
+	return 0;
+#else
+	(void)device;
+	fprintf(stderr, "hp-smpptune: no GPU for the GPU modes: this build has no GPU "
+		"backend (built without nvcc)\n");
+	return 77;
+#endif
+}
+
+/* One row: repeats calls of one configuration after a warm-up. */
+static int
+measure(const struct tune *t, FILE *out, const struct smpp_config *cfg, enum smpp_mode mode,
+	const struct smpp_gpu_shape *sh, const char *device, uint32_t batch,
+	const uint8_t *in, size_t len)
+{
+	struct smpp_ctx *ctx = NULL;
+	struct smpp_batch b;
+	double sum = 0, mn = 1e30, mx = 0;
+	int rc;
+
+	if (smpp_ctx_create(cfg, &ctx) < 0)
+		return -EINVAL;
+#ifdef HP_SMPP_GPU
+	if (mode != SMPP_MODE_CPU) {
+		struct smpp_gpu_launch l = { sh->grid, sh->block, sh->streams };
+
+		if (smpp_gpu_set_launch(&l) < 0) {
+			smpp_ctx_free(ctx);
+			return -EINVAL;
+		}
+	}
+#endif
+	smpp_batch_init(&b);
+	rc = smpp_decode_batch(ctx, in, len, mode, &b);
+	for (unsigned r = 0; rc == 0 && r < t->repeats; r++) {
+		double a = tool_now(), d;
+
+		rc = smpp_decode_batch(ctx, in, len, mode, &b);
+		d = tool_now() - a;
+		sum += d;
+		mn = d < mn ? d : mn;
+		mx = d > mx ? d : mx;
+	}
+	if (rc == 0)
+		fprintf(out, "%s,%u,%u,%u,%.0f,%.1f,%.4f,%.4f,%.4f,%zu,%s,%u,%u,%u,%s\n",
+			cfg->framing == SMPP_FRAME_PLAIN ? "plain" : "element", batch,
+			cfg->threads, t->repeats, batch * t->repeats / sum,
+			len * t->repeats / sum / 1e6, sum / t->repeats * 1e3, mn * 1e3, mx * 1e3,
+			b.nerr, mode_names[mode], sh->grid, sh->block, sh->streams, device);
+	else
+		fprintf(stderr, "hp-smpptune: decode (mode %s): %s\n", mode_names[mode],
+			strerror(-rc));
+	fflush(out);
+	smpp_batch_free(&b);
+	smpp_ctx_free(ctx);
+	return rc;
 }
 
 /* batch PDUs framed as fr: from the input file (cycled) or the generator. */
@@ -165,7 +316,7 @@ int
 main(int argc, char **argv)
 {
 	static struct tune t;
-	const char *conf = NULL, *outp = NULL;
+	const char *conf = NULL, *outp = NULL, *device = "cpu";
 	uint8_t *src = NULL;
 	size_t srclen = 0;
 	FILE *out = stdout;
@@ -175,6 +326,10 @@ main(int argc, char **argv)
 	t.nthreads = 1; t.threads[0] = 1;
 	t.nform = 1; t.form[0] = SMPP_FRAME_PLAIN;
 	t.repeats = 20;
+	t.nmode = 1; t.mode[0] = SMPP_MODE_CPU;
+	t.ngrid = 1; t.grid[0] = 0;
+	t.nblock = 1; t.block[0] = 128;
+	t.nstreams = 1; t.streams[0] = 4;
 	smpp_sim_config_default(&t.sim);
 	while ((opt = getopt(argc, argv, "c:o:")) != -1) {
 		if (opt == 'c')
@@ -196,6 +351,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "hp-smpptune: empty batch_sizes/threads or repeats = 0\n");
 		return 2;
 	}
+	if ((rc = check_gpu_keys(&t)) < 0)
+		return 2;
+	if (rc > 0 && (rc = open_gpu(&device)) != 0)
+		return rc;
 	if (t.input[0]) {
 		FILE *f = fopen(t.input, "rb");
 		long n;
@@ -218,51 +377,52 @@ main(int argc, char **argv)
 		return 2;
 	}
 	fprintf(out, "form,batch,threads,repeats,pdus_per_s,mb_per_s,mean_latency_ms,"
-		"min_latency_ms,max_latency_ms,errors\n");
+		"min_latency_ms,max_latency_ms,errors,mode,grid,block,streams,device\n");
 	rc = 0;
 	for (unsigned fi = 0; fi < t.nform && rc == 0; fi++) {
 		for (unsigned bi = 0; bi < t.nbatch && rc == 0; bi++) {
-			for (unsigned ti = 0; ti < t.nthreads && rc == 0; ti++) {
-				struct smpp_config cfg;
-				struct smpp_ctx *ctx = NULL;
-				struct smpp_batch b;
-				double sum = 0, mn = 1e30, mx = 0;
-				size_t len;
-				uint8_t *in;
+			struct smpp_config cfg;
+			size_t len;
+			uint8_t *in;
 
-				smpp_config_default(&cfg);
-				cfg.framing = (enum smpp_framing)t.form[fi];
-				cfg.threads = t.threads[ti];
-				cfg.min_parallel = 0;  /* measure the thread count asked for */
-				in = make_batch(&t, &cfg, t.batch[bi], src, srclen, &len);
-				if (in == NULL || smpp_ctx_create(&cfg, &ctx) < 0) {
-					free(in);
-					rc = 1;
-					break;
-				}
-				smpp_batch_init(&b);
-				smpp_decode_batch(ctx, in, len, SMPP_MODE_CPU, &b);
-				for (unsigned r = 0; r < t.repeats; r++) {
-					double a = tool_now(), d;
-
-					smpp_decode_batch(ctx, in, len, SMPP_MODE_CPU, &b);
-					d = tool_now() - a;
-					sum += d;
-					mn = d < mn ? d : mn;
-					mx = d > mx ? d : mx;
-				}
-				fprintf(out, "%s,%u,%u,%u,%.0f,%.1f,%.4f,%.4f,%.4f,%zu\n",
-					cfg.framing == SMPP_FRAME_PLAIN ? "plain" : "element",
-					t.batch[bi], cfg.threads, t.repeats,
-					t.batch[bi] * t.repeats / sum, len * t.repeats / sum / 1e6,
-					sum / t.repeats * 1e3, mn * 1e3, mx * 1e3, b.nerr);
-				fflush(out);
-				smpp_batch_free(&b);
-				smpp_ctx_free(ctx);
-				free(in);
+			smpp_config_default(&cfg);
+			cfg.framing = (enum smpp_framing)t.form[fi];
+			cfg.min_parallel = 0;  /* measure the thread count asked for */
+			in = make_batch(&t, &cfg, t.batch[bi], src, srclen, &len);
+			if (in == NULL) {
+				rc = 1;
+				break;
 			}
+			for (unsigned mi = 0; mi < t.nmode && rc == 0; mi++) {
+				enum smpp_mode m = t.mode[mi];
+				/* gpu-fused uses no CPU threads for decoding: one row
+				 * per shape, threads = 1 (the calling thread) */
+				unsigned nt = m == SMPP_MODE_GPU_FUSED ? 1 : t.nthreads;
+				unsigned ng = m == SMPP_MODE_CPU ? 1 : t.ngrid;
+				unsigned nbk = m == SMPP_MODE_CPU ? 1 : t.nblock;
+				unsigned ns = m == SMPP_MODE_CPU ? 1 : t.nstreams;
+
+				for (unsigned ti = 0; ti < nt && rc == 0; ti++)
+				for (unsigned gi = 0; gi < ng && rc == 0; gi++)
+				for (unsigned ki = 0; ki < nbk && rc == 0; ki++)
+				for (unsigned si = 0; si < ns && rc == 0; si++) {
+					struct smpp_gpu_shape sh = { 0, 0, 0 };
+
+					if (m != SMPP_MODE_CPU)
+						sh = (struct smpp_gpu_shape){ t.grid[gi], t.block[ki],
+									      t.streams[si] };
+					cfg.threads = m == SMPP_MODE_GPU_FUSED ? 1 : t.threads[ti];
+					rc = measure(&t, out, &cfg, m, &sh,
+						     m == SMPP_MODE_CPU ? "cpu" : device,
+						     t.batch[bi], in, len) < 0;
+				}
+			}
+			free(in);
 		}
 	}
+#ifdef HP_SMPP_GPU
+	smpp_gpu_fini();
+#endif
 	if (out != stdout)
 		fclose(out);
 	free(src);
