@@ -39,69 +39,45 @@
 #include <rte_service_component.h>
 
 #include "hp_svc.h"
+#include "svc_bench.h"
 
-#define MAX_SVC 8
-#define MAX_PTS 16
-#define MAX_EVENTS 4096
-
-/* A load profile: piecewise linear over the run's normalised time. */
-struct profile {
-	unsigned int n;
-	double t[MAX_PTS];
-	double v[MAX_PTS];
-};
-
-struct rec {
-	uint64_t deadline;	/* relative to the run start */
-	uint64_t start;
-	uint32_t lcore;
-	uint32_t pad;
-};
-
-struct bsvc {
-	uint32_t idx, id;
-	char name[32];
-	struct profile prof;
-	uint64_t t0, t_end, work;
-	uint64_t nominal, deadline;
-	double jitter;
-	uint64_t rng;
-	double tokens;
-	uint64_t last;
-	uint64_t jobs, units;
-	struct rec *rec;
-	uint64_t n_rec, cap, lost;
-} __rte_cache_aligned;
+/* The model's costs, from 'svc-bench overhead' on this project's 2.3 GHz
+ * VM: the runner's loop with one idle service costs 47 cycles bare and
+ * 143 through hp_svc, i.e. 47 for the runner and 96 per service call
+ * (trampoline + the deadline service's idle check).
+ */
+#define MODEL_LOOP_CYCLES 47
+#define MODEL_CALL_CYCLES 96
 
 enum mode { M_DEADLINE, M_TOKEN, M_OVERHEAD };
 
 struct opts {
 	enum mode mode;
 	unsigned int services, cores;
-	int map[MAX_SVC];
-	struct profile prof[MAX_SVC];
+	int map[SB_MAX_SVC];
+	struct sb_profile prof[SB_MAX_SVC];
 	unsigned int n_prof;
 	int balance;		/* 0 off, 1 load, 2 delay */
 	bool scale_down;
 	double threshold, sd_threshold, delay_target_us, sd_max_delay;
 	unsigned int period_us, interval_us, sustain, cooldown, migrate_timeout_us;
-	double duration, work_us, jitter;
+	bool model;		/* dedicated cores modeled in virtual time */
+	double model_ghz;
+	uint64_t model_call_cycles, model_loop_cycles;
+	double duration, jitter;
+	double work_us[SB_MAX_SVC];	/* job size per service */
+	unsigned int n_work;
 	uint64_t token_cycles, bucket, seed, max_records;
 	const char *csv, *loads_csv, *events_csv, *json;
 };
 
-static struct bsvc svcs[MAX_SVC];
-static struct hp_svc_event events[MAX_EVENTS];
-static unsigned int n_events;
-static uint64_t run_t0;
-
-struct lsample {
-	int64_t t;		/* the control side starts before the run */
-	float load[HP_SVC_MAX_LCORES];
-	uint32_t active;
-};
-static struct lsample *lsamples;
-static size_t n_lsamples, cap_lsamples;
+struct sb_svc sb_svcs[SB_MAX_SVC];
+struct hp_svc_event sb_events[SB_MAX_EVENTS];
+unsigned int sb_n_events;
+uint64_t sb_run_t0;
+double sb_hz;
+struct sb_lsample *sb_lsamples;
+size_t sb_n_lsamples, sb_cap_lsamples;
 
 /* CPU time the service lcores' threads got: on a shared machine a polling
  * thread does not own its CPU, and the delays say little without this.
@@ -147,8 +123,8 @@ rnd64(uint64_t *st)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
-static double
-profile_at(const struct profile *p, double x)
+double
+sb_profile_at(const struct sb_profile *p, double x)
 {
 	unsigned int i;
 
@@ -163,7 +139,7 @@ profile_at(const struct profile *p, double x)
 
 /* SPEC: "0.4" or "t:v/t:v/..." with t in [0,1] increasing, v in [0,1]. */
 static int
-parse_profile(const char *s, struct profile *p)
+parse_profile(const char *s, struct sb_profile *p)
 {
 	char buf[256], *save = NULL, *tok, *end;
 
@@ -180,7 +156,7 @@ parse_profile(const char *s, struct profile *p)
 		return 0;
 	}
 	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-		if (p->n == MAX_PTS)
+		if (p->n == SB_MAX_PTS)
 			return -1;
 		p->t[p->n] = strtod(tok, &end);
 		if (*end != ':' || end == tok)
@@ -196,16 +172,16 @@ parse_profile(const char *s, struct profile *p)
 	return p->n ? 0 : -1;
 }
 
-static void
-record(struct bsvc *d, uint64_t deadline, uint64_t start)
+void
+sb_record(struct sb_svc *d, uint64_t deadline, uint64_t start, uint32_t lcore)
 {
 	if (d->n_rec == d->cap) {
 		d->lost++;
 		return;
 	}
-	d->rec[d->n_rec++] = (struct rec){
-		.deadline = deadline - run_t0, .start = start - run_t0,
-		.lcore = rte_lcore_id(),
+	d->rec[d->n_rec++] = (struct sb_rec){
+		.deadline = deadline - sb_run_t0, .start = start - sb_run_t0,
+		.lcore = lcore,
 	};
 }
 
@@ -217,14 +193,14 @@ spin(uint64_t from, uint64_t cycles)
 		;
 }
 
-static void
-next_deadline(struct bsvc *d)
+void
+sb_next_deadline(struct sb_svc *d)
 {
-	uint64_t step = rte_get_tsc_hz() / 100000;	/* 10 us while idle */
+	uint64_t step = (uint64_t)(sb_hz / 100000);	/* 10 us while idle */
 
 	for (;;) {
 		double x = (double)(d->nominal - d->t0) / (double)(d->t_end - d->t0);
-		double load = profile_at(&d->prof, x), gap, jit;
+		double load = sb_profile_at(&d->prof, x), gap, jit;
 
 		if (d->nominal >= d->t_end) {
 			d->deadline = UINT64_MAX;
@@ -249,16 +225,16 @@ next_deadline(struct bsvc *d)
 static int32_t
 deadline_fn(void *arg)
 {
-	struct bsvc *d = arg;
+	struct sb_svc *d = arg;
 	uint64_t now = rte_rdtsc();
 
 	if (now < d->deadline || now >= d->t_end)
 		return -EAGAIN;
 	hp_svc_job_delay(now - d->deadline);
-	record(d, d->deadline, now);
+	sb_record(d, d->deadline, now, rte_lcore_id());
 	spin(now, d->work);
 	d->jobs++;
-	next_deadline(d);
+	sb_next_deadline(d);
 	return 0;
 }
 
@@ -268,14 +244,14 @@ deadline_fn(void *arg)
 static int32_t
 token_fn(void *arg)
 {
-	struct bsvc *d = arg;
+	struct sb_svc *d = arg;
 	uint64_t now = rte_rdtsc(), n;
 	double x, load, over, wait;
 
 	if (now >= d->t_end || now < d->t0)
 		return -EAGAIN;
 	x = (double)(now - d->t0) / (double)(d->t_end - d->t0);
-	load = profile_at(&d->prof, x);
+	load = sb_profile_at(&d->prof, x);
 	d->tokens += load * (double)(now - d->last) / (double)d->work;
 	d->last = now;
 	if (d->tokens < (double)d->jitter)	/* jitter holds the bucket size */
@@ -289,7 +265,7 @@ token_fn(void *arg)
 	over = d->tokens - d->jitter;
 	wait = load > 0 ? over * (double)d->work / load : 0.0;
 	hp_svc_job_delay((uint64_t)wait);
-	record(d, now - (uint64_t)wait, now);
+	sb_record(d, now - (uint64_t)wait, now, rte_lcore_id());
 	spin(now, n * d->work);
 	d->tokens -= (double)n;
 	d->units += n;
@@ -297,33 +273,38 @@ token_fn(void *arg)
 	return 0;
 }
 
+void
+sb_note_event(const struct hp_svc_event *ev, const char *service_name)
+{
+	if (sb_n_events < SB_MAX_EVENTS)
+		sb_events[sb_n_events++] = *ev;
+	printf("  t=%.1f ms: %s service %s lcore %d -> %d (%s) %s, %.0f us\n",
+	       (double)(int64_t)(ev->tsc - sb_run_t0) * 1e3 / sb_hz,
+	       hp_svc_action_name(ev->d.action), service_name,
+	       ev->from_lcore, ev->to_lcore, ev->d.reason,
+	       ev->result == 0 ? "ok" : strerror(-ev->result),
+	       (double)ev->migrate_cycles * 1e6 / sb_hz);
+}
+
 static void
 on_event(const struct hp_svc_event *ev, void *arg)
 {
 	(void)arg;
-	if (n_events < MAX_EVENTS)
-		events[n_events++] = *ev;
-	printf("  t=%.1f ms: %s service %s lcore %d -> %d (%s) %s, %.0f us\n",
-	       (double)(int64_t)(ev->tsc - run_t0) * 1e3 / rte_get_tsc_hz(),
-	       hp_svc_action_name(ev->d.action),
-	       ev->service_id < HP_SVC_MAX_SERVICES ?
-	       rte_service_get_name(ev->service_id) : "-",
-	       ev->from_lcore, ev->to_lcore, ev->d.reason,
-	       ev->result == 0 ? "ok" : strerror(-ev->result),
-	       (double)ev->migrate_cycles * 1e6 / rte_get_tsc_hz());
+	sb_note_event(ev, ev->service_id < HP_SVC_MAX_SERVICES ?
+		      rte_service_get_name(ev->service_id) : "-");
 }
 
 static void
 on_period(uint64_t tsc, void *arg)
 {
 	unsigned int i, n = hp_svc_lcore_count();
-	struct lsample *ls;
+	struct sb_lsample *ls;
 
 	(void)arg;
-	if (n_lsamples == cap_lsamples)
+	if (sb_n_lsamples == sb_cap_lsamples)
 		return;
-	ls = &lsamples[n_lsamples++];
-	ls->t = (int64_t)(tsc - run_t0);
+	ls = &sb_lsamples[sb_n_lsamples++];
+	ls->t = (int64_t)(tsc - sb_run_t0);
 	ls->active = 0;
 	for (i = 0; i < n; i++) {
 		unsigned int lc = hp_svc_lcore_id(i);
@@ -352,8 +333,13 @@ usage(FILE *f)
 "  --sustain N --cooldown N   anti-thrashing, in intervals (2, 20)\n"
 "  --period-us N --interval-us N   sampling and balancing (250, 5000)\n"
 "  --migrate-timeout-us N  give up a migration after (100000)\n"
+"  --model               deadline only: run on MODELED dedicated cores in\n"
+"                        virtual time (no EAL; the real balancer decisions)\n"
+"  --model-ghz F --model-call-cycles N --model-loop-cycles N\n"
+"                        the model's TSC and costs (2.3, %d, %d: measured\n"
+"                        with 'svc-bench overhead' on this project's VM)\n"
 "  --duration S          seconds (default 1)\n"
-"  --work-us F           deadline job size (default 10)\n"
+"  --work-us F[,F..]     deadline job size in us, one or per service (10)\n"
 "  --jitter F            deadline jitter, fraction of the gap (default 1.0)\n"
 "  --token-cycles N --bucket N   token mode: cycles per token, tokens per\n"
 "                        withdrawal (100, 64)\n"
@@ -363,7 +349,8 @@ usage(FILE *f)
 "  --events-csv FILE     balancer actions\n"
 "  --json FILE           summary\n"
 "Without EAL args: --no-huge --no-pci --no-shconf -m 256 and --lcores with\n"
-"main on CPU 0 and service lcores on CPUs 1, 0, 1, ...\n", MAX_SVC);
+"main on CPU 0 and service lcores on CPUs 1, 0, 1, ...\n", SB_MAX_SVC,
+	MODEL_CALL_CYCLES, MODEL_LOOP_CYCLES);
 }
 
 static int
@@ -393,7 +380,7 @@ enum {
 	O_SERVICES = 256, O_CORES, O_MAP, O_LOAD, O_BALANCE, O_SD, O_THR, O_SDTHR,
 	O_SDMAX, O_DTARGET, O_SUSTAIN, O_COOLDOWN, O_PERIOD, O_INTERVAL, O_DUR,
 	O_WORK, O_JITTER, O_TOKC, O_BUCKET, O_SEED, O_MAXREC, O_CSV, O_LCSV,
-	O_ECSV, O_JSON, O_MIGTO,
+	O_ECSV, O_JSON, O_MIGTO, O_MODEL, O_MGHZ, O_MCALL, O_MLOOP,
 };
 
 static int
@@ -415,6 +402,9 @@ parse_opts(struct opts *o, int argc, char **argv)
 		{ "max-records", 1, NULL, O_MAXREC }, { "csv", 1, NULL, O_CSV },
 		{ "loads-csv", 1, NULL, O_LCSV }, { "events-csv", 1, NULL, O_ECSV },
 		{ "json", 1, NULL, O_JSON }, { "migrate-timeout-us", 1, NULL, O_MIGTO },
+		{ "model", 0, NULL, O_MODEL }, { "model-ghz", 1, NULL, O_MGHZ },
+		{ "model-call-cycles", 1, NULL, O_MCALL },
+		{ "model-loop-cycles", 1, NULL, O_MLOOP },
 		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -445,7 +435,7 @@ parse_opts(struct opts *o, int argc, char **argv)
 
 		bad = 0;
 		switch (opt) {
-		case O_SERVICES: bad = parse_u(a, &u, 1, MAX_SVC); o->services = u; break;
+		case O_SERVICES: bad = parse_u(a, &u, 1, SB_MAX_SVC); o->services = u; break;
 		case O_CORES: bad = parse_u(a, &u, 1, HP_SVC_MAX_LCORES); o->cores = u; break;
 		case O_MAP: {
 			char buf[128], *save = NULL, *t;
@@ -457,7 +447,7 @@ parse_opts(struct opts *o, int argc, char **argv)
 			strcpy(buf, a);
 			for (i = 0, t = strtok_r(buf, ",", &save); t && !bad;
 			     t = strtok_r(NULL, ",", &save), i++)
-				bad = i >= MAX_SVC || parse_u(t, &u, 0, HP_SVC_MAX_LCORES - 1) ||
+				bad = i >= SB_MAX_SVC || parse_u(t, &u, 0, HP_SVC_MAX_LCORES - 1) ||
 				      ((o->map[i] = (int)u), 0);
 			break;
 		}
@@ -471,7 +461,7 @@ parse_opts(struct opts *o, int argc, char **argv)
 			strcpy(buf, a);
 			o->n_prof = 0;
 			for (t = strtok_r(buf, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save))
-				bad = o->n_prof >= MAX_SVC ||
+				bad = o->n_prof >= SB_MAX_SVC ||
 				      parse_profile(t, &o->prof[o->n_prof++]);
 			break;
 		}
@@ -495,7 +485,21 @@ parse_opts(struct opts *o, int argc, char **argv)
 		case O_PERIOD: bad = parse_u(a, &u, 10, 1000000); o->period_us = u; break;
 		case O_INTERVAL: bad = parse_u(a, &u, 10, 10000000); o->interval_us = u; break;
 		case O_DUR: bad = parse_d(a, &o->duration, 0.01, 600); break;
-		case O_WORK: bad = parse_d(a, &o->work_us, 0.1, 100000); break;
+		case O_WORK: {
+			char buf[256], *save = NULL, *t;
+
+			if (strlen(a) >= sizeof(buf)) {
+				bad = 1;
+				break;
+			}
+			strcpy(buf, a);
+			o->n_work = 0;
+			for (t = strtok_r(buf, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save))
+				bad = o->n_work >= SB_MAX_SVC ||
+				      parse_d(t, &o->work_us[o->n_work++], 0.1, 100000);
+			bad |= o->n_work == 0;
+			break;
+		}
 		case O_JITTER: bad = parse_d(a, &o->jitter, 0.0, 1.0); break;
 		case O_TOKC: bad = parse_u(a, &o->token_cycles, 1, 1000000); break;
 		case O_BUCKET: bad = parse_u(a, &o->bucket, 1, 1000000); break;
@@ -506,6 +510,10 @@ parse_opts(struct opts *o, int argc, char **argv)
 		case O_ECSV: o->events_csv = a; break;
 		case O_JSON: o->json = a; break;
 		case O_MIGTO: bad = parse_u(a, &u, 1, 10000000); o->migrate_timeout_us = u; break;
+		case O_MODEL: o->model = true; break;
+		case O_MGHZ: bad = parse_d(a, &o->model_ghz, 0.1, 10.0); break;
+		case O_MCALL: bad = parse_u(a, &o->model_call_cycles, 1, 1000000); break;
+		case O_MLOOP: bad = parse_u(a, &o->model_loop_cycles, 0, 1000000); break;
 		case 'h': usage(stdout); return 1;
 		case ':':
 			fprintf(stderr, "svc-bench: %s needs a value\n", argv[optind - 1]);
@@ -530,6 +538,11 @@ parse_opts(struct opts *o, int argc, char **argv)
 				"only %u cores\n", i, o->map[i], o->cores);
 			return -1;
 		}
+	if (o->n_work != 1 && o->n_work != o->services) {
+		fprintf(stderr, "svc-bench: --work-us gives %u sizes for %u services\n",
+			o->n_work, o->services);
+		return -1;
+	}
 	if (o->n_prof != 0 && o->n_prof != 1 && o->n_prof != o->services) {
 		fprintf(stderr, "svc-bench: --load gives %u profiles for %u services\n",
 			o->n_prof, o->services);
@@ -537,6 +550,10 @@ parse_opts(struct opts *o, int argc, char **argv)
 	}
 	if (o->interval_us < o->period_us || o->interval_us % o->period_us) {
 		fprintf(stderr, "svc-bench: --interval-us must be a multiple of --period-us\n");
+		return -1;
+	}
+	if (o->model && o->mode != M_DEADLINE) {
+		fprintf(stderr, "svc-bench: --model runs the deadline application only\n");
 		return -1;
 	}
 	if (o->sd_threshold >= o->threshold) {
@@ -560,7 +577,7 @@ struct sstat {
 };
 
 static void
-delay_stats(const struct bsvc *d, struct sstat *s)
+delay_stats(const struct sb_svc *d, struct sstat *s)
 {
 	uint64_t *v, i;
 
@@ -584,9 +601,8 @@ delay_stats(const struct bsvc *d, struct sstat *s)
 }
 
 static int
-write_outputs(const struct opts *o, double active_mean, double wall_ns)
+write_outputs(const struct opts *o, const struct sb_result *res)
 {
-	double hz = (double)rte_get_tsc_hz();
 	unsigned int i, k;
 	uint64_t j;
 	FILE *f;
@@ -597,8 +613,8 @@ write_outputs(const struct opts *o, double active_mean, double wall_ns)
 			goto err_csv;
 		fprintf(f, "deadline,start,delay,service,core\n");
 		for (i = 0; i < o->services; i++)
-			for (j = 0; j < svcs[i].n_rec; j++) {
-				const struct rec *r = &svcs[i].rec[j];
+			for (j = 0; j < sb_svcs[i].n_rec; j++) {
+				const struct sb_rec *r = &sb_svcs[i].rec[j];
 
 				fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u\n",
 					r->deadline, r->start, r->start - r->deadline,
@@ -612,11 +628,11 @@ write_outputs(const struct opts *o, double active_mean, double wall_ns)
 		if (f == NULL)
 			goto err_lcsv;
 		fprintf(f, "t,lcore,load,active\n");
-		for (j = 0; j < n_lsamples; j++)
-			for (k = 0; k < hp_svc_lcore_count(); k++)
-				fprintf(f, "%" PRId64 ",%u,%.4f,%u\n", lsamples[j].t,
-					hp_svc_lcore_id(k), lsamples[j].load[k],
-					(lsamples[j].active >> k) & 1u);
+		for (j = 0; j < sb_n_lsamples; j++)
+			for (k = 0; k < res->n_lcores; k++)
+				fprintf(f, "%" PRId64 ",%u,%.4f,%u\n", sb_lsamples[j].t,
+					res->lcore_id[k], sb_lsamples[j].load[k],
+					(sb_lsamples[j].active >> k) & 1u);
 		if (fclose(f) != 0)
 			goto err_lcsv;
 	}
@@ -625,15 +641,16 @@ write_outputs(const struct opts *o, double active_mean, double wall_ns)
 		if (f == NULL)
 			goto err_ecsv;
 		fprintf(f, "t,action,service,from,to,reason,result,cycles\n");
-		for (k = 0; k < n_events; k++) {
-			const struct hp_svc_event *e = &events[k];
+		for (k = 0; k < sb_n_events; k++) {
+			const struct hp_svc_event *e = &sb_events[k];
 			int s = -1;
 
 			for (i = 0; i < o->services; i++)
-				if (svcs[i].id == e->service_id)
+				if (sb_svcs[i].id == e->service_id)
 					s = (int)i;
-			fprintf(f, "%" PRId64 ",%s,%d,%d,%d,%s,%d,%" PRIu64 "\n",
-				(int64_t)(e->tsc - run_t0), hp_svc_action_name(e->d.action), s,
+			/* the reason may hold a comma: quoted */
+			fprintf(f, "%" PRId64 ",%s,%d,%d,%d,\"%s\",%d,%" PRIu64 "\n",
+				(int64_t)(e->tsc - sb_run_t0), hp_svc_action_name(e->d.action), s,
 				e->from_lcore, e->to_lcore, e->d.reason, e->result,
 				e->migrate_cycles);
 		}
@@ -646,27 +663,28 @@ write_outputs(const struct opts *o, double active_mean, double wall_ns)
 			goto err_json;
 		fprintf(f, "{\n  \"mode\": \"%s\",\n  \"balance\": \"%s\",\n"
 			"  \"scale_down\": %s,\n  \"duration_s\": %g,\n  \"tsc_hz\": %.0f,\n"
+			"  \"modeled\": %s,\n"
 			"  \"cores\": %u,\n  \"mean_active_cores\": %.4f,\n"
 			"  \"moves\": %" PRIu64 ",\n  \"move_failures\": %" PRIu64 ",\n",
 			o->mode == M_TOKEN ? "token" : "deadline",
 			o->balance == 0 ? "off" : o->balance == 1 ? "load" : "delay",
-			o->scale_down ? "true" : "false", o->duration, hz, o->cores,
-			active_mean, hp_svc_moves(), hp_svc_move_failures());
+			o->scale_down ? "true" : "false", o->duration, sb_hz,
+			res->modeled ? "true" : "false", o->cores,
+			res->active_mean, res->moves, res->failures);
 		fprintf(f, "  \"lcore_cpu_share\": [");
-		for (k = 0; k < o->cores; k++)
-			fprintf(f, "%s%.4f", k ? ", " : "",
-				(double)(run_ns1[k] - run_ns0[k]) / wall_ns);
+		for (k = 0; k < res->n_lcores; k++)
+			fprintf(f, "%s%.4f", k ? ", " : "", res->cpu_share[k]);
 		fprintf(f, "],\n  \"services\": [\n");
 		for (i = 0; i < o->services; i++) {
 			struct sstat s;
 
-			delay_stats(&svcs[i], &s);
+			delay_stats(&sb_svcs[i], &s);
 			fprintf(f, "    {\"service\": %u, \"jobs\": %" PRIu64 ", \"units\": %"
 				PRIu64 ", \"lost_records\": %" PRIu64 ", \"delay_mean\": %.1f,"
 				" \"delay_sum\": %.0f, \"delay_p50\": %" PRIu64 ", \"delay_p99\": %"
 				PRIu64 ", \"delay_max\": %" PRIu64 ", \"running\": %u}%s\n",
-				i, svcs[i].jobs, svcs[i].units, svcs[i].lost, s.mean, s.sum,
-				s.p50, s.p99, s.max, hp_svc_running(svcs[i].id),
+				i, sb_svcs[i].jobs, sb_svcs[i].units, sb_svcs[i].lost, s.mean, s.sum,
+				s.p50, s.p99, s.max, res->running[i],
 				i + 1 < o->services ? "," : "");
 		}
 		fprintf(f, "  ]\n}\n");
@@ -785,6 +803,155 @@ sleep_cycles(uint64_t c)
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 }
 
+/* The balancing policy from the options (hz: cycles per second). */
+static void
+make_policy(const struct opts *o, double hz, struct hp_svc_policy *p)
+{
+	hp_svc_policy_default(p);
+	p->mode = o->balance == 2 ? HP_SVC_MODE_DELAY : HP_SVC_MODE_LOAD;
+	p->threshold = o->threshold;
+	p->scale_down = o->scale_down;
+	p->scale_down_threshold = o->sd_threshold;
+	p->scale_down_max_delay = o->sd_max_delay;
+	p->delay_target = o->delay_target_us * hz / 1e6;
+	p->sustain = o->sustain;
+	p->cooldown = o->cooldown;
+	if (p->cooldown_max < p->cooldown)
+		p->cooldown_max = p->cooldown;
+	if (p->hysteresis >= p->threshold)
+		p->hysteresis = p->threshold / 2;
+}
+
+/* The services' state and record buffers for a run from sb_run_t0. */
+static int
+make_services(const struct opts *o, uint64_t t_end)
+{
+	unsigned int s;
+
+	sb_cap_lsamples = (size_t)(o->duration * 1e6 / o->period_us) + 1000;
+	sb_lsamples = calloc(sb_cap_lsamples, sizeof(*sb_lsamples));
+	if (sb_lsamples == NULL)
+		return -ENOMEM;
+	for (s = 0; s < o->services; s++) {
+		struct sb_svc *d = &sb_svcs[s];
+
+		memset(d, 0, sizeof(*d));
+		d->idx = s;
+		d->prof = o->n_prof == 0 ? (struct sb_profile){ .n = 1, .v = { 0.3 } } :
+			  o->prof[o->n_prof == 1 ? 0 : s];
+		d->t0 = sb_run_t0;
+		d->t_end = t_end;
+		d->rng = o->seed * 0x9E3779B97F4A7C15ull + s + 1;
+		d->cap = o->max_records / o->services;
+		d->rec = malloc(d->cap * sizeof(*d->rec));
+		if (d->rec == NULL)
+			return -ENOMEM;
+		snprintf(d->name, sizeof(d->name), "%s%u",
+			 o->mode == M_TOKEN ? "tok" : "dl", s);
+		if (o->mode == M_TOKEN) {
+			d->work = o->token_cycles;
+			d->jitter = (double)o->bucket;
+			d->last = sb_run_t0;
+		} else {
+			double l0 = sb_profile_at(&d->prof, 0.0);
+
+			d->work = (uint64_t)(o->work_us[o->n_work == 1 ? 0 : s] * sb_hz / 1e6);
+			d->jitter = o->jitter;
+			/* random phase so the services do not start in step */
+			d->nominal = sb_run_t0 + (uint64_t)((double)(rnd64(&d->rng) % 1000) /
+					1000.0 * (l0 > 1e-4 ? (double)d->work / l0 : 0.0));
+			sb_next_deadline(d);
+		}
+	}
+	return 0;
+}
+
+static void
+free_services(const struct opts *o)
+{
+	unsigned int s;
+
+	for (s = 0; s < o->services; s++) {
+		free(sb_svcs[s].rec);
+		sb_svcs[s].rec = NULL;
+	}
+	free(sb_lsamples);
+	sb_lsamples = NULL;
+}
+
+static void
+print_header(const struct opts *o)
+{
+	printf("svc-bench %s: %u services on %u %sservice lcores, balance %s%s, %.2f s, "
+	       "TSC %.3f GHz\n", o->mode == M_TOKEN ? "token" : "deadline", o->services,
+	       o->cores, o->model ? "MODELED dedicated " : "",
+	       o->balance == 0 ? "off" : o->balance == 1 ? "load" : "delay",
+	       o->scale_down ? " + scale-down" : "", o->duration, sb_hz / 1e9);
+}
+
+static void
+print_summary(const struct opts *o, const struct sb_result *res)
+{
+	unsigned int s;
+
+	for (s = 0; s < o->services; s++) {
+		struct sstat st;
+
+		delay_stats(&sb_svcs[s], &st);
+		printf("  service %u (%s): %" PRIu64 " %s, delay mean %.2f us p50 %.2f p99 %.2f "
+		       "max %.1f us, on lcore mask 0x%x%s\n", s, sb_svcs[s].name,
+		       o->mode == M_TOKEN ? sb_svcs[s].units : sb_svcs[s].jobs,
+		       o->mode == M_TOKEN ? "tokens" : "jobs",
+		       st.mean * 1e6 / sb_hz, (double)st.p50 * 1e6 / sb_hz,
+		       (double)st.p99 * 1e6 / sb_hz, (double)st.max * 1e6 / sb_hz,
+		       res->running[s], sb_svcs[s].lost ? " (records lost)" : "");
+	}
+	printf("  actions %" PRIu64 " (failed %" PRIu64 "), mean active service lcores %.2f\n",
+	       res->moves, res->failures, res->active_mean);
+	if (res->modeled)
+		return;
+	printf("  CPU time the service lcores got:");
+	for (s = 0; s < res->n_lcores; s++)
+		printf(" lcore %u %.0f %%", res->lcore_id[s], 100.0 * res->cpu_share[s]);
+	printf(" (of the run's wall time)\n");
+}
+
+/* The same run on modeled dedicated cores: no EAL, virtual time. */
+static int
+run_model(const struct opts *o)
+{
+	struct sb_model m = {
+		.services = o->services, .cores = o->cores, .map = o->map,
+		.balance = o->balance != 0,
+		.call_cycles = o->model_call_cycles, .loop_cycles = o->model_loop_cycles,
+	};
+	struct sb_result res;
+	int ret;
+
+	sb_hz = o->model_ghz * 1e9;
+	m.period = (uint64_t)((double)o->period_us * sb_hz / 1e6);
+	m.interval = m.period * (o->interval_us / o->period_us);
+	make_policy(o, sb_hz, &m.policy);
+	sb_run_t0 = (uint64_t)sb_hz;	/* virtual TSC starts at 1 s */
+	ret = make_services(o, sb_run_t0 + (uint64_t)(o->duration * sb_hz));
+	if (ret < 0) {
+		fprintf(stderr, "svc-bench: out of memory\n");
+		free_services(o);
+		return 1;
+	}
+	print_header(o);
+	ret = sb_model_run(&m, &res);
+	if (ret < 0) {
+		fprintf(stderr, "svc-bench: model: %s\n", strerror(-ret));
+		free_services(o);
+		return 1;
+	}
+	print_summary(o, &res);
+	ret = write_outputs(o, &res);
+	free_services(o);
+	return ret < 0 ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -792,16 +959,19 @@ main(int argc, char **argv)
 		.services = 2, .cores = 2, .balance = 1, .threshold = 0.70,
 		.sd_threshold = 0.20, .sd_max_delay = 0.10, .delay_target_us = 1.0,
 		.period_us = 250, .interval_us = 5000, .sustain = 2, .cooldown = 20,
-		.duration = 1.0, .work_us = 10.0, .jitter = 1.0, .token_cycles = 100,
+		.duration = 1.0, .work_us = { 10.0 }, .n_work = 1, .jitter = 1.0,
+		.token_cycles = 100,
 		.bucket = 64, .seed = 1, .max_records = 4000000,
-		.migrate_timeout_us = 100000,
+		.migrate_timeout_us = 100000, .model_ghz = 2.3,
+		.model_call_cycles = MODEL_CALL_CYCLES, .model_loop_cycles = MODEL_LOOP_CYCLES,
 	};
 	char *eal[64], lcores[256];
 	int n_eal = 0, split = argc, ret, i, len;
 	unsigned int s, lc, lcore_ids[HP_SVC_MAX_LCORES];
 	struct hp_svc_conf c;
+	struct sb_result res = { .modeled = false };
 	uint64_t hz, t_end, now, active_cyc = 0, last;
-	double active_mean, wall_ns;
+	double wall_ns;
 	bool cpu_noted;
 
 	for (i = 1; i < argc; i++)
@@ -812,6 +982,8 @@ main(int argc, char **argv)
 	ret = parse_opts(&o, split, argv);
 	if (ret != 0)
 		return ret < 0 ? 2 : 0;
+	if (o.model)
+		return run_model(&o);
 	if (o.mode == M_OVERHEAD)
 		o.cores = 1;
 
@@ -838,6 +1010,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	hz = rte_get_tsc_hz();
+	sb_hz = (double)hz;
 	lc = rte_get_main_lcore();
 	for (s = 0; s < o.cores; s++) {
 		lc = rte_get_next_lcore(lc, 1, 0);
@@ -862,18 +1035,7 @@ main(int argc, char **argv)
 	c.interval_us = o.interval_us;
 	c.balance = o.balance != 0;
 	c.migrate_timeout_us = o.migrate_timeout_us;
-	c.policy.mode = o.balance == 2 ? HP_SVC_MODE_DELAY : HP_SVC_MODE_LOAD;
-	c.policy.threshold = o.threshold;
-	c.policy.scale_down = o.scale_down;
-	c.policy.scale_down_threshold = o.sd_threshold;
-	c.policy.scale_down_max_delay = o.sd_max_delay;
-	c.policy.delay_target = o.delay_target_us * (double)hz / 1e6;
-	c.policy.sustain = o.sustain;
-	c.policy.cooldown = o.cooldown;
-	if (c.policy.cooldown_max < c.policy.cooldown)
-		c.policy.cooldown_max = c.policy.cooldown;
-	if (c.policy.hysteresis >= c.policy.threshold)
-		c.policy.hysteresis = c.policy.threshold / 2;
+	make_policy(&o, sb_hz, &c.policy);
 	ret = hp_svc_init(&c);
 	if (ret < 0) {
 		fprintf(stderr, "svc-bench: hp_svc_init: %s\n", strerror(-ret));
@@ -885,42 +1047,13 @@ main(int argc, char **argv)
 			goto fail;
 		}
 
-	run_t0 = rte_rdtsc() + hz / 50;	/* 20 ms to start the lcores */
-	t_end = run_t0 + (uint64_t)(o.duration * (double)hz);
-	cap_lsamples = (size_t)(o.duration * 1e6 / o.period_us) + 1000;
-	lsamples = calloc(cap_lsamples, sizeof(*lsamples));
-	if (lsamples == NULL)
+	sb_run_t0 = rte_rdtsc() + hz / 50;	/* 20 ms to start the lcores */
+	t_end = sb_run_t0 + (uint64_t)(o.duration * (double)hz);
+	if (make_services(&o, t_end) < 0)
 		goto nomem;
 	for (s = 0; s < o.services; s++) {
-		struct bsvc *d = &svcs[s];
+		struct sb_svc *d = &sb_svcs[s];
 
-		memset(d, 0, sizeof(*d));
-		d->idx = s;
-		d->prof = o.n_prof == 0 ? (struct profile){ .n = 1, .v = { 0.3 } } :
-			  o.prof[o.n_prof == 1 ? 0 : s];
-		d->t0 = run_t0;
-		d->t_end = t_end;
-		d->rng = o.seed * 0x9E3779B97F4A7C15ull + s + 1;
-		d->cap = o.max_records / o.services;
-		d->rec = malloc(d->cap * sizeof(*d->rec));
-		if (d->rec == NULL)
-			goto nomem;
-		snprintf(d->name, sizeof(d->name), "%s%u",
-			 o.mode == M_TOKEN ? "tok" : "dl", s);
-		if (o.mode == M_TOKEN) {
-			d->work = o.token_cycles;
-			d->jitter = (double)o.bucket;
-			d->last = run_t0;
-		} else {
-			double l0 = profile_at(&d->prof, 0.0);
-
-			d->work = (uint64_t)(o.work_us * (double)hz / 1e6);
-			d->jitter = o.jitter;
-			/* random phase so the services do not start in step */
-			d->nominal = run_t0 + (uint64_t)((double)(rnd64(&d->rng) % 1000) /
-					1000.0 * (l0 > 1e-4 ? (double)d->work / l0 : 0.0));
-			next_deadline(d);
-		}
 		ret = hp_svc_register(d->name, o.mode == M_TOKEN ? token_fn : deadline_fn,
 				      d, 0, &d->id);
 		if (ret < 0)
@@ -933,10 +1066,7 @@ main(int argc, char **argv)
 	}
 	hp_svc_set_event_cb(on_event, NULL);
 	hp_svc_set_period_cb(on_period, NULL);
-	printf("svc-bench %s: %u services on %u service lcores, balance %s%s, %.2f s, "
-	       "TSC %.3f GHz\n", o.mode == M_TOKEN ? "token" : "deadline", o.services,
-	       o.cores, o.balance == 0 ? "off" : o.balance == 1 ? "load" : "delay",
-	       o.scale_down ? " + scale-down" : "", o.duration, (double)hz / 1e9);
+	print_header(&o);
 	ret = hp_svc_start();
 	if (ret < 0) {
 		fprintf(stderr, "svc-bench: start: %s\n", strerror(-ret));
@@ -948,7 +1078,7 @@ main(int argc, char **argv)
 	while ((now = rte_rdtsc()) < t_end) {
 		uint32_t act = 0;
 
-		if (!cpu_noted && now >= run_t0) {
+		if (!cpu_noted && now >= sb_run_t0) {
 			for (s = 0; s < o.cores; s++)
 				run_ns0[s] = thread_run_ns(lcore_tid[s]);
 			cpu_noted = true;
@@ -956,8 +1086,8 @@ main(int argc, char **argv)
 		hp_svc_tick(now);
 		for (s = 0; s < o.cores; s++)
 			act += hp_svc_lcore_active(lcore_ids[s]);
-		if (now > run_t0)
-			active_cyc += act * (now - (last > run_t0 ? last : run_t0));
+		if (now > sb_run_t0)
+			active_cyc += act * (now - (last > sb_run_t0 ? last : sb_run_t0));
 		last = now;
 		now = rte_rdtsc();
 		sleep_cycles(c.period_us * hz / 1000000 / 2);
@@ -965,42 +1095,28 @@ main(int argc, char **argv)
 	for (s = 0; s < o.cores; s++)
 		run_ns1[s] = thread_run_ns(lcore_tid[s]);
 	hp_svc_stop();
-	active_mean = (double)active_cyc / (double)(t_end - run_t0);
-	wall_ns = (double)(rte_rdtsc() - run_t0) * 1e9 / (double)hz;
-
-	for (s = 0; s < o.services; s++) {
-		struct sstat st;
-
-		delay_stats(&svcs[s], &st);
-		printf("  service %u (%s): %" PRIu64 " %s, delay mean %.2f us p50 %.2f p99 %.2f "
-		       "max %.1f us, on lcore mask 0x%x%s\n", s, svcs[s].name,
-		       o.mode == M_TOKEN ? svcs[s].units : svcs[s].jobs,
-		       o.mode == M_TOKEN ? "tokens" : "jobs",
-		       st.mean * 1e6 / (double)hz, (double)st.p50 * 1e6 / (double)hz,
-		       (double)st.p99 * 1e6 / (double)hz, (double)st.max * 1e6 / (double)hz,
-		       hp_svc_running(svcs[s].id), svcs[s].lost ? " (records lost)" : "");
+	wall_ns = (double)(rte_rdtsc() - sb_run_t0) * 1e9 / (double)hz;
+	res.active_mean = (double)active_cyc / (double)(t_end - sb_run_t0);
+	res.n_lcores = o.cores;
+	for (s = 0; s < o.cores; s++) {
+		res.lcore_id[s] = lcore_ids[s];
+		res.cpu_share[s] = (double)(run_ns1[s] - run_ns0[s]) / wall_ns;
 	}
-	printf("  actions %" PRIu64 " (failed %" PRIu64 "), mean active service lcores %.2f\n",
-	       hp_svc_moves(), hp_svc_move_failures(), active_mean);
-	printf("  CPU time the service lcores got:");
-	for (s = 0; s < o.cores; s++)
-		printf(" lcore %u %.0f %%", lcore_ids[s],
-		       100.0 * (double)(run_ns1[s] - run_ns0[s]) / wall_ns);
-	printf(" (of the run's wall time)\n");
-	ret = write_outputs(&o, active_mean, wall_ns);
-	hp_svc_fini();
 	for (s = 0; s < o.services; s++)
-		free(svcs[s].rec);
-	free(lsamples);
+		res.running[s] = hp_svc_running(sb_svcs[s].id);
+	res.moves = hp_svc_moves();
+	res.failures = hp_svc_move_failures();
+	print_summary(&o, &res);
+	ret = write_outputs(&o, &res);
+	hp_svc_fini();
+	free_services(&o);
 	rte_eal_cleanup();
 	return ret < 0 ? 1 : 0;
 nomem:
 	fprintf(stderr, "svc-bench: out of memory\n");
 fail:
 	hp_svc_fini();
-	for (s = 0; s < o.services; s++)
-		free(svcs[s].rec);
-	free(lsamples);
+	free_services(&o);
 	rte_eal_cleanup();
 	return 1;
 }

@@ -67,6 +67,7 @@ hp_svc_bstate_init(struct hp_svc_bstate *st)
 	memset(st, 0, sizeof(*st));
 	for (s = 0; s < HP_SVC_MAX_SERVICES; s++)
 		st->last_from[s] = -1;
+	st->sd_victim = -1;
 }
 
 const char *
@@ -118,6 +119,8 @@ struct inst {
 	double rate;		/* useful calls per cycle */
 };
 
+#define NOWHERE UINT32_MAX	/* an instance a plan drops */
+
 struct view {
 	const struct hp_svc_table *t;
 	double load[HP_SVC_MAX_LCORES];	/* measured load per lcore */
@@ -125,6 +128,7 @@ struct view {
 	struct inst in[HP_SVC_MAX_SERVICES * HP_SVC_MAX_LCORES];
 	unsigned int n_in;
 	double meas_delay;		/* sum of reported delays, cycles */
+	uint32_t at[HP_SVC_MAX_SERVICES * HP_SVC_MAX_LCORES]; /* a plan's lcores */
 };
 
 static inline bool
@@ -197,6 +201,24 @@ lcore_cost(const struct view *v, uint32_t l, const struct inst *minus,
 		rho[n] = plus->load;
 		work[n++] = plus->work;
 		rate += plus->rate;
+	}
+	return n ? rate * hp_svc_predict_wait(rho, work, n) : 0.0;
+}
+
+/* Delay cost of lcore l when instance i sits on at[i] (a plan). */
+static double
+lcore_cost_at(const struct view *v, uint32_t l, const uint32_t *at)
+{
+	double rho[HP_SVC_MAX_SERVICES], work[HP_SVC_MAX_SERVICES];
+	double rate = 0.0;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < v->n_in && n < HP_SVC_MAX_SERVICES; i++) {
+		if (at[i] != l)
+			continue;
+		rho[n] = v->in[i].load;
+		work[n++] = v->in[i].work;
+		rate += v->in[i].rate;
 	}
 	return n ? rate * hp_svc_predict_wait(rho, work, n) : 0.0;
 }
@@ -411,16 +433,21 @@ try_delay(const struct hp_svc_policy *p, const struct view *v,
 
 /* Scale-down: empty the coldest core whose every instance can go elsewhere
  * (first fit, heaviest first, each receiver staying under the threshold),
- * one step per interval; park it once empty.
+ * one step per interval; park it once empty. The delay guard prices the
+ * whole plan (the queueing prediction of every lcore after it against
+ * before it) when the plan starts; a plan under way (*victim) is carried
+ * on without pricing it again, so it cannot stop half-way because the
+ * first step changed the measurements.
  */
 static int
-try_scale_down(const struct hp_svc_policy *p, const struct view *v,
-	       const struct hp_svc_bstate *st, struct hp_svc_decision *d)
+try_scale_down(const struct hp_svc_policy *p, struct view *v,
+	       const struct hp_svc_bstate *st, struct hp_svc_decision *d,
+	       int *victim_out)
 {
 	const struct hp_svc_table *t = v->t;
 	double limit = p->threshold - p->hysteresis;
 	uint32_t tried = 0;
-	unsigned int n_active = 0;
+	unsigned int n_active = 0, i;
 	uint32_t l;
 
 	for (l = 0; l < t->n_lcores; l++)
@@ -429,19 +456,25 @@ try_scale_down(const struct hp_svc_policy *p, const struct view *v,
 		return 0;
 	for (;;) {
 		const struct inst *on[HP_SVC_MAX_SERVICES];
-		double load[HP_SVC_MAX_LCORES];
+		double load[HP_SVC_MAX_LCORES], before, after;
 		uint32_t running[HP_SVC_MAX_SERVICES];
 		struct hp_svc_decision first = { .action = HP_SVC_ACT_NONE };
-		double extra = 0.0;
 		int victim = -1;
+		bool ok = true, committed = false;
 		unsigned int m, k;
-		bool ok = true;
 
-		for (l = 0; l < t->n_lcores; l++) {
-			if (!bit32(t->active, l) || bit32(tried, l))
-				continue;
-			if (victim < 0 || v->load[l] <= v->load[victim])
-				victim = (int)l;
+		if (st->sd_victim >= 0 && (uint32_t)st->sd_victim < t->n_lcores &&
+		    bit32(t->active, (uint32_t)st->sd_victim) &&
+		    !bit32(tried, (uint32_t)st->sd_victim)) {
+			victim = st->sd_victim;
+			committed = true;
+		} else {
+			for (l = 0; l < t->n_lcores; l++) {
+				if (!bit32(t->active, l) || bit32(tried, l))
+					continue;
+				if (victim < 0 || v->load[l] <= v->load[victim])
+					victim = (int)l;
+			}
 		}
 		if (victim < 0)
 			return 0;
@@ -453,10 +486,13 @@ try_scale_down(const struct hp_svc_policy *p, const struct view *v,
 				.reason = "scale-down",
 				.before = v->load[victim], .after = 0.0,
 			};
+			*victim_out = victim;
 			return 1;
 		}
 		memcpy(load, v->load, sizeof(load));
 		memcpy(running, t->running, sizeof(running));
+		for (i = 0; i < v->n_in; i++)
+			v->at[i] = v->in[i].l;
 		for (k = m; k-- > 0 && ok;) {	/* heaviest first */
 			const struct inst *x = on[k];
 			uint32_t others = running[x->s] & t->active &
@@ -469,6 +505,7 @@ try_scale_down(const struct hp_svc_policy *p, const struct view *v,
 				break;
 			}
 			if ((t->mt_safe & (UINT64_C(1) << x->s)) && others) {
+				v->at[x - v->in] = NOWHERE;
 				step = (struct hp_svc_decision){
 					.action = HP_SVC_ACT_DROP, .service = x->s,
 					.from = x->l, .reason = "scale-down",
@@ -487,18 +524,7 @@ try_scale_down(const struct hp_svc_policy *p, const struct view *v,
 					ok = false;
 					break;
 				}
-				/* extra delay: x now waits behind r's jobs and r's
-				 * jobs behind x's, minus what x waited for at home
-				 */
-				{
-					struct inst moved = *x;
-
-					moved.l = (uint32_t)r;
-					extra += lcore_cost(v, (uint32_t)r, NULL, &moved) -
-						 lcore_cost(v, (uint32_t)r, NULL, NULL) -
-						 (lcore_cost(v, x->l, NULL, NULL) -
-						  lcore_cost(v, x->l, x, NULL));
-				}
+				v->at[x - v->in] = (uint32_t)r;
 				load[r] += x->load;
 				running[x->s] |= 1u << r;
 				step = (struct hp_svc_decision){
@@ -513,15 +539,22 @@ try_scale_down(const struct hp_svc_policy *p, const struct view *v,
 		}
 		if (!ok)
 			continue;
-		/* The delay guard: predicted extra delay (cycles per cycle, like
-		 * meas_delay / interval) within the budget of the measured one.
+		/* The delay guard: the plan's predicted extra delay (cycles per
+		 * cycle, like meas_delay / interval) within the budget of the
+		 * measured one.
 		 */
-		if (p->scale_down_max_delay >= 0.0 && v->meas_delay > 0.0 &&
-		    t->interval_cycles > 0 &&
-		    extra * (double)t->interval_cycles >
-		    p->scale_down_max_delay * v->meas_delay)
-			continue;
+		if (!committed && p->scale_down_max_delay >= 0.0 &&
+		    v->meas_delay > 0.0 && t->interval_cycles > 0) {
+			before = total_cost(v);
+			after = 0.0;
+			for (l = 0; l < t->n_lcores; l++)
+				after += lcore_cost_at(v, l, v->at);
+			if ((after - before) * (double)t->interval_cycles >
+			    p->scale_down_max_delay * v->meas_delay)
+				continue;
+		}
 		*d = first;
+		*victim_out = victim;
 		return 1;
 	}
 }
@@ -533,6 +566,7 @@ hp_svc_decide(const struct hp_svc_policy *p, const struct hp_svc_table *t,
 	struct view *v;
 	bool all_cold = true, scale = false;
 	unsigned int n_active = 0;
+	int victim = -1;
 	uint32_t l;
 	int ret;
 
@@ -578,14 +612,29 @@ hp_svc_decide(const struct hp_svc_policy *p, const struct hp_svc_table *t,
 		ret = try_delay(p, v, st, d);
 	if (ret == 0)
 		ret = try_threshold(p, v, st, d);
+	/* an active core left empty (a finished scale-down plan: its
+	 * receiver may now be over the cold line) parks at once: it costs
+	 * no delay
+	 */
+	for (l = 0; ret == 0 && p->scale_down && n_active >= 2 && l < t->n_lcores; l++)
+		if (bit32(t->active, l) && v->n_on[l] == 0) {
+			*d = (struct hp_svc_decision){
+				.action = HP_SVC_ACT_PARK, .from = l,
+				.reason = "scale-down, empty", .before = 0.0, .after = 0.0,
+			};
+			ret = 1;
+		}
 	if (ret == 0 && p->scale_down && st->cold >= p->scale_down_sustain) {
-		ret = try_scale_down(p, v, st, d);
+		ret = try_scale_down(p, v, st, d, &victim);
 		scale = true;
 	}
 	if (ret > 0 && d->action != HP_SVC_ACT_PARK)
 		note_move(p, st, d, scale);
 	else if (ret > 0)
 		st->cold = 0;	/* parked: look again after a fresh cold spell */
+	/* a scale-down plan lasts while its steps follow one another */
+	st->sd_victim = (ret > 0 && scale && d->action != HP_SVC_ACT_PARK) ? victim :
+			(st->cold > 0 && ret == 0 ? st->sd_victim : -1);
 	st->interval++;
 out:
 	free(v);

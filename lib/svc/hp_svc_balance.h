@@ -87,6 +87,7 @@ struct hp_svc_bstate {
 	uint32_t backoff[HP_SVC_MAX_SERVICES];	/* current cooldown length */
 	int32_t last_from[HP_SVC_MAX_SERVICES];	/* lcore the service last left */
 	uint64_t moved_at[HP_SVC_MAX_SERVICES];	/* interval of its last move */
+	int32_t sd_victim;			/* lcore a scale-down plan empties */
 };
 
 /* Thesis defaults, plus the anti-thrashing knobs (documented in docs/svc.md). */

@@ -2,7 +2,8 @@
  * Unit tests of the service-core balancer's decisions on synthetic load
  * tables (lib/svc/hp_svc_balance.c): threshold, alone, receiver limit,
  * multi-instance, allowed mask, sustain/cooldown/min-gain, no oscillation
- * on alternating loads, delay mode, scale-down and scale-up. No DPDK.
+ * on alternating loads, delay mode, scale-down (its delay guard priced on
+ * the whole plan, a plan under way carried on) and scale-up. No DPDK.
  */
 #include <errno.h>
 #include <math.h>
@@ -650,6 +651,84 @@ test_scale_down_delay_guard(void **state)
 	free(t);
 }
 
+/* Predicted delay cost (jobs per cycle x mean wait) of one lcore running
+ * services of 'load' each with jobs of 1000 cycles: the M/D/1 formula of
+ * hp_svc_predict_wait, written out here as the independent reference.
+ */
+static double
+ref_cost(const double *load, unsigned int n)
+{
+	double rho = 0.0, res = 0.0, rate = 0.0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		rho += load[i];
+		res += load[i] * 1000.0 / 2.0;
+		rate += load[i] / 1000.0;
+	}
+	return n ? rate * res / (1.0 - rho) : 0.0;
+}
+
+static void
+scale_plan_table(struct hp_svc_table *t, double meas_delay)
+{
+	put(t, 0, 0, 0.12, 1000);
+	put(t, 1, 1, 0.05, 1000);
+	put(t, 2, 1, 0.04, 1000);
+	t->cell[0][0].delay_n = t->cell[0][0].jobs;
+	t->cell[0][0].delay_sum = meas_delay;
+}
+
+static void
+test_scale_down_plan(void **state)
+{
+	const double a0[] = { 0.12 }, a1[] = { 0.05, 0.04 }, all[] = { 0.12, 0.05, 0.04 };
+	struct hp_svc_table *t = table_new(2);
+	struct hp_svc_policy p;
+	struct hp_svc_bstate st;
+	struct hp_svc_decision d;
+	double extra;
+
+	(void)state;
+	hp_svc_policy_default(&p);
+	p.scale_down = true;
+	p.scale_down_sustain = 3;
+	/* emptying lcore 1 moves both of its services onto lcore 0: the guard
+	 * prices the whole plan, not each step against the old lcore 0
+	 */
+	extra = (ref_cost(all, 3) - ref_cost(a0, 1) - ref_cost(a1, 2)) * (double)IV;
+	assert_true(extra > 0.0);
+	hp_svc_bstate_init(&st);
+	scale_plan_table(t, extra / 0.10 * 0.98);	/* 2 % over the budget */
+	assert_int_equal(decide_n(&p, t, &st, &d, 50), 0);
+	hp_svc_bstate_init(&st);
+	scale_plan_table(t, extra / 0.10 * 1.02);	/* 2 % under it */
+	assert_int_equal(decide_n(&p, t, &st, &d, 3), 1);
+	assert_int_equal(d.action, HP_SVC_ACT_MOVE);
+	assert_int_equal(d.service, 1);	/* heaviest first */
+	assert_int_equal(d.from, 1);
+	assert_int_equal(d.to, 0);
+
+	/* the first step applied; the measured delays now tiny (a fresh plan
+	 * would be refused): the plan under way is carried on, then parks
+	 */
+	t->running[1] = 1u << 0;
+	t->cell[1][0] = t->cell[1][1];
+	memset(&t->cell[1][1], 0, sizeof(t->cell[1][1]));
+	t->cell[0][0].delay_sum = 1.0;
+	assert_int_equal(hp_svc_decide(&p, t, &st, &d), 1);
+	assert_int_equal(d.action, HP_SVC_ACT_MOVE);
+	assert_int_equal(d.service, 2);
+	assert_int_equal(d.to, 0);
+	t->running[2] = 1u << 0;
+	t->cell[2][0] = t->cell[2][1];
+	memset(&t->cell[2][1], 0, sizeof(t->cell[2][1]));
+	assert_int_equal(hp_svc_decide(&p, t, &st, &d), 1);
+	assert_int_equal(d.action, HP_SVC_ACT_PARK);
+	assert_int_equal(d.from, 1);
+	free(t);
+}
+
 static void
 test_scale_up(void **state)
 {
@@ -698,6 +777,7 @@ main(void)
 		cmocka_unit_test(test_delay_mode),
 		cmocka_unit_test(test_scale_down),
 		cmocka_unit_test(test_scale_down_delay_guard),
+		cmocka_unit_test(test_scale_down_plan),
 		cmocka_unit_test(test_scale_up),
 	};
 

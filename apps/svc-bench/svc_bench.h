@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * svc-bench internals shared by the real runs on service lcores
+ * (svc_bench.c) and the dedicated-core model (svc_model.c): the services'
+ * load profiles and deadlines, the per-job records and the run's outputs.
+ */
+#ifndef SVC_BENCH_H
+#define SVC_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hp_svc.h"
+
+#define SB_MAX_SVC 8
+#define SB_MAX_PTS 16
+#define SB_MAX_EVENTS 4096
+
+/* A load profile: piecewise linear over the run's normalised time. */
+struct sb_profile {
+	unsigned int n;
+	double t[SB_MAX_PTS];
+	double v[SB_MAX_PTS];
+};
+
+struct sb_rec {
+	uint64_t deadline;	/* relative to the run start */
+	uint64_t start;
+	uint32_t lcore;
+	uint32_t pad;
+};
+
+struct sb_svc {
+	uint32_t idx, id;
+	char name[32];
+	struct sb_profile prof;
+	uint64_t t0, t_end, work;
+	uint64_t nominal, deadline;
+	double jitter;
+	uint64_t rng;
+	double tokens;
+	uint64_t last;
+	uint64_t jobs, units;
+	struct sb_rec *rec;
+	uint64_t n_rec, cap, lost;
+} __attribute__((aligned(64)));
+
+struct sb_lsample {
+	int64_t t;		/* the control side starts before the run */
+	float load[HP_SVC_MAX_LCORES];
+	uint32_t active;
+};
+
+/* What a run leaves for the outputs, from hp_svc or from the model. */
+struct sb_result {
+	bool modeled;
+	unsigned int n_lcores;
+	unsigned int lcore_id[HP_SVC_MAX_LCORES];
+	double cpu_share[HP_SVC_MAX_LCORES]; /* < 0: not measured */
+	uint32_t running[SB_MAX_SVC];
+	uint64_t moves, failures;
+	double active_mean;
+};
+
+/* The dedicated-core model's set-up (svc_model.c). */
+struct sb_model {
+	unsigned int services, cores;
+	const int *map;			/* lcore index per service */
+	bool balance;
+	struct hp_svc_policy policy;
+	uint64_t period, interval;	/* cycles */
+	uint64_t call_cycles;		/* one service call through the trampoline */
+	uint64_t loop_cycles;		/* the runner's own cost per loop */
+};
+
+extern struct sb_svc sb_svcs[SB_MAX_SVC];
+extern struct hp_svc_event sb_events[SB_MAX_EVENTS];
+extern unsigned int sb_n_events;
+extern uint64_t sb_run_t0;
+extern double sb_hz;
+extern struct sb_lsample *sb_lsamples;
+extern size_t sb_n_lsamples, sb_cap_lsamples;
+
+double sb_profile_at(const struct sb_profile *p, double x);
+void sb_next_deadline(struct sb_svc *d);
+void sb_record(struct sb_svc *d, uint64_t deadline, uint64_t start, uint32_t lcore);
+void sb_note_event(const struct hp_svc_event *ev, const char *service_name);
+
+/* Runs the deadline services of sb_svcs[] on modeled dedicated cores from
+ * sb_run_t0 to their t_end, balanced by hp_svc_decide; fills *res.
+ */
+int sb_model_run(const struct sb_model *m, struct sb_result *res);
+
+#endif /* SVC_BENCH_H */
