@@ -53,7 +53,8 @@ def ramp(hplane, out, app, args):
     with open(js) as f:
         s = json.load(f)
     s["cmd"] = "hplane " + " ".join(cmd[1:cmd.index("--out")] + args)
-    s["table"] = p.stdout[p.stdout.index("=== ramp"):p.stdout.index("  written")]
+    start = p.stdout.index("=== ramp")
+    s["table"] = p.stdout[start:p.stdout.index("  written", start)]
     return s
 
 
