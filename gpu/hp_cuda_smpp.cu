@@ -1060,6 +1060,24 @@ copy_out(struct hpks *g, const uint8_t *in, struct smpp_batch *out, size_t p0, s
 	return nerr;
 }
 
+/* Waits for chunk k's records (n PDUs in chunks of per on ns streams) and
+ * copies them out while the later chunks still run. */
+static int
+collect(struct hpks *g, const uint8_t *in, struct smpp_batch *out, size_t n, size_t per,
+	unsigned ns)
+{
+	int rc;
+
+	for (unsigned k = 0; k < ns && k * per < n; k++) {
+		size_t p0 = k * per, p1 = p0 + per < n ? p0 + per : n;
+
+		if ((rc = ev_sync(g, k)) < 0)
+			return rc;
+		out->nerr += copy_out(g, in, out, p0, p1 - p0);
+	}
+	return 0;
+}
+
 static int
 batch_room(struct hpks *g, struct smpp_batch *b, size_t n)
 {
@@ -1165,15 +1183,7 @@ run_framed(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, siz
 			}
 		}
 	}
-	/* chunk k's records are copied out while later chunks still run */
-	for (unsigned k = 0; k < ns && k * per < n; k++) {
-		size_t p0 = k * per, p1 = p0 + per < n ? p0 + per : n;
-
-		if ((rc = ev_sync(g, k)) < 0)
-			return rc;
-		out->nerr += copy_out(g, in, out, p0, p1 - p0);
-	}
-	return 0;
+	return collect(g, in, out, n, per, ns);
 }
 
 /* ---- mode gpu-fused: marking and decoding on the GPU --------------------- */
@@ -1295,13 +1305,8 @@ run_fused(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, size
 	for (unsigned k = 0; k < ns && k * per < n; k++)
 		if ((rc = ev_record(g, k)) < 0)
 			return rc;
-	for (unsigned k = 0; k < ns && k * per < n; k++) {
-		size_t p0 = k * per, p1 = p0 + per < n ? p0 + per : n;
-
-		if ((rc = ev_sync(g, k)) < 0)
-			return rc;
-		out->nerr += copy_out(g, in, out, p0, p1 - p0);
-	}
+	if ((rc = collect(g, in, out, n, per, ns)) < 0)
+		return rc;
 	out->n = n;
 	return 0;
 }

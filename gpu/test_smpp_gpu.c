@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "hp_cuda_smpp.h"
+#include "hpk_test_util.h"
 #include "smpp.h"
 #include "smpp_gpu_cmp.h"
 
@@ -39,10 +40,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
+	return hpk_rnd(&rng);
 }
 
 static const struct smpp_gpu_launch shapes[] = {

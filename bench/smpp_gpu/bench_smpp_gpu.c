@@ -18,44 +18,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hp_cuda_smpp.h"
 #include "smpp.h"
 #include "smpp_gpu_cmp.h"
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "tool_util.h"
 
 static uint8_t *
 make_stream(const struct smpp_config *fr, uint32_t n, size_t *len)
 {
+	size_t cap = (size_t)n * 160 + 4096;
+	uint8_t *buf = cap < INT32_MAX ? malloc(cap) : NULL;
 	struct smpp_sim_config sc;
-	size_t cap = (size_t)n * 160 + 4096, l = 0;
-	uint8_t *buf = malloc(cap);
+	int r;
 
 	if (buf == NULL)
 		return NULL;
+	/* one call: 1M thesis-mix PDUs are ~115 MB, below the int length */
 	smpp_sim_config_default(&sc);
-	/* in pieces: smpp_sim_stream returns an int length */
-	for (uint32_t i = 0; i < n; i += 100000) {
-		uint32_t k = n - i < 100000 ? n - i : 100000;
-		int r = smpp_sim_stream(&sc, fr, i, k, buf + l, cap - l);
-
-		if (r < 0) {
-			free(buf);
-			return NULL;
-		}
-		l += (size_t)r;
+	r = smpp_sim_stream(&sc, fr, 0, n, buf, cap);
+	if (r < 0) {
+		free(buf);
+		return NULL;
 	}
-	*len = l;
+	*len = (size_t)r;
 	return buf;
 }
 
@@ -68,10 +55,10 @@ run(struct smpp_ctx *ctx, enum smpp_mode mode, const char *mname, const char *fn
 	int rc = smpp_decode_batch(ctx, in, len, mode, b);
 
 	for (unsigned i = 0; rc == 0 && i < iters; i++) {
-		double t = now(), d;
+		double t = tool_now(), d;
 
 		rc = smpp_decode_batch(ctx, in, len, mode, b);
-		d = now() - t;
+		d = tool_now() - t;
 		sum += d;
 		best = d < best ? d : best;
 	}
