@@ -11,7 +11,10 @@ the per-run CSVs (deadline,start,delay,service,core in TSC cycles):
                             (b) offered load per service, (c) total delay
                             over time, for off / threshold / delay mode
   fig9_scale_down.png       active service lcores and delay over time,
-                            scale-down off vs on
+                            scale-down off, on, and on without its delay guard
+
+Titles say whether the runs were measured (and where) or modeled
+(svc-bench --model: dedicated cores in virtual time).
 
 usage: svc_plot.py BENCH_JSON OUT_DIR
 """
@@ -24,6 +27,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+
+def tag(b):
+    """What the runs are, for every title."""
+    return "\n[MODELED dedicated cores]" if b.get("modeled") else \
+        "\n[measured on a shared 2-core VM]"
 
 
 def read_jobs(path):
@@ -74,9 +83,9 @@ def profile_at(spec, x):
 
 def fig6(b, out):
     e = b["e1"]
-    loads = [r["load"] for r in e["rows"]]
+    loads = [r["x"] for r in e["rows"]]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for mode, style in (("off", "o-"), ("load", "s-")):
+    for mode, style in (("off", "o-"), ("on", "s-")):
         for s in (0, 1):
             y = [r[mode]["delay_mean_us"][s] for r in e["rows"]]
             ax.plot([x * 100 for x in loads], y, style,
@@ -85,7 +94,8 @@ def fig6(b, out):
     ax.set_yscale("log")
     ax.set_xlabel("load per service (%)")
     ax.set_ylabel("mean delay, deadline to start (us)")
-    ax.set_title("Two services starting on one service core (cf. thesis Fig. 6)")
+    ax.set_title("Two services starting on one service core (cf. thesis Fig. 6)" + tag(b),
+                 fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -105,7 +115,7 @@ def fig7(b, out):
                 va="bottom", fontsize=9)
     ax.set_ylabel("jobs processed (two services)")
     ax.set_title(f"Ramping load, {e['duration']:g} s (cf. thesis Fig. 7): "
-                 f"{100 * (jobs[1] / jobs[0] - 1):+.0f} %", fontsize=10)
+                 f"{100 * (jobs[1] / jobs[0] - 1):+.0f} %" + tag(b), fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "fig7_jobs_processed.png"), dpi=110)
     plt.close(fig)
@@ -139,7 +149,8 @@ def fig8(b, out):
             axs[2].axvline(x / hz, color=colors[m], alpha=0.35, linewidth=0.8)
     axs[0].set_yscale("log")
     axs[0].set_ylabel("mean delay (us)")
-    axs[0].set_title("(a) delay per service, 3 services on 2 service cores")
+    axs[0].set_title("(a) delay per service, 3 services on 2 service cores" + tag(b),
+                     fontsize=10)
     axs[0].legend(fontsize=7, ncol=3)
     x = np.linspace(0, 1, 200)
     for s, spec in enumerate(e["profiles"]):
@@ -166,7 +177,10 @@ def fig9(b, out):
     edges = np.linspace(0, e["duration"], 41)
     mid = (edges[:-1] + edges[1:]) / 2
     for m, color, name in (("plain", "tab:gray", "scale-down off"),
-                           ("scale", "tab:orange", "scale-down on")):
+                           ("scale", "tab:orange", "scale-down on"),
+                           ("force", "tab:red", "scale-down on, no delay guard")):
+        if m not in e["runs"]:
+            continue
         run = e["runs"][m]
         t, lc, load, act = read_loads(run["loads_csv"])
         ts = np.unique(t)
@@ -176,7 +190,8 @@ def fig9(b, out):
         axs[1].plot(mid, binned(st / hz, de / hz * 1e6, edges), color=color, label=name)
     axs[0].set_ylabel("active service lcores")
     axs[0].set_ylim(0, 2.5)
-    axs[0].set_title("Scale-down at low load (3 services, 2 service lcores)")
+    axs[0].set_title("Scale-down at low load (3 services, 2 service lcores)" + tag(b),
+                     fontsize=10)
     axs[1].set_ylabel("mean delay (us)")
     axs[1].set_xlabel("time (s)")
     for a in axs:

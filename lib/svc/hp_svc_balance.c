@@ -10,7 +10,8 @@
  * a core must be hot for 'sustain' intervals, a moved service is frozen
  * for 'cooldown' intervals (doubled each time it returns to the core it
  * left), a receiver must end 'hysteresis' under the threshold and the
- * busier core must gain at least 'min_gain'.
+ * busier core must gain at least 'min_gain'; in delay mode the same move
+ * must come out best for 'sustain' intervals in a row.
  */
 #include <errno.h>
 #include <math.h>
@@ -374,9 +375,14 @@ try_threshold(const struct hp_svc_policy *p, const struct view *v,
 	return 0;
 }
 
+/* Delay mode: the single move that most lowers the predicted total delay,
+ * from a core where some service's delay is over the target. Measured
+ * delays and loads are noisy (a preempted lcore, a burst), so the same
+ * move must come out best for 'sustain' intervals in a row.
+ */
 static int
 try_delay(const struct hp_svc_policy *p, const struct view *v,
-	  const struct hp_svc_bstate *st, struct hp_svc_decision *d)
+	  struct hp_svc_bstate *st, struct hp_svc_decision *d)
 {
 	const struct hp_svc_table *t = v->t;
 	double limit = p->threshold - p->hysteresis;
@@ -392,7 +398,7 @@ try_delay(const struct hp_svc_policy *p, const struct view *v,
 		const struct inst *x = &v->in[i];
 		bool parked_tried = false;
 
-		if (!bit32(t->active, x->l) || st->hot[x->l] < p->sustain ||
+		if (!bit32(t->active, x->l) || st->hot[x->l] == 0 ||
 		    v->n_on[x->l] < 2 || frozen(st, x->s))
 			continue;
 		for (r = 0; r < t->n_lcores; r++) {
@@ -420,8 +426,22 @@ try_delay(const struct hp_svc_policy *p, const struct view *v,
 			}
 		}
 	}
-	if (bx == NULL || !(cur - best >= p->delay_min_gain * cur) || cur <= 0.0)
+	if (bx == NULL || !(cur - best >= p->delay_min_gain * cur) || cur <= 0.0) {
+		st->dcand_n = 0;
 		return 0;
+	}
+	if (st->dcand_n > 0 && st->dcand_s == (int32_t)bx->s &&
+	    st->dcand_from == (int32_t)bx->l && st->dcand_to == (int32_t)br) {
+		st->dcand_n++;
+	} else {
+		st->dcand_s = (int32_t)bx->s;
+		st->dcand_from = (int32_t)bx->l;
+		st->dcand_to = (int32_t)br;
+		st->dcand_n = 1;
+	}
+	if (st->dcand_n < p->sustain)
+		return 0;
+	st->dcand_n = 0;
 	*d = (struct hp_svc_decision){
 		.action = HP_SVC_ACT_MOVE, .service = bx->s, .from = bx->l,
 		.to = br, .unpark = bunpark,

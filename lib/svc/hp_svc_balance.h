@@ -88,6 +88,8 @@ struct hp_svc_bstate {
 	int32_t last_from[HP_SVC_MAX_SERVICES];	/* lcore the service last left */
 	uint64_t moved_at[HP_SVC_MAX_SERVICES];	/* interval of its last move */
 	int32_t sd_victim;			/* lcore a scale-down plan empties */
+	int32_t dcand_s, dcand_from, dcand_to;	/* delay mode's best move ... */
+	uint32_t dcand_n;			/* ... found this many times in a row */
 };
 
 /* Thesis defaults, plus the anti-thrashing knobs (documented in docs/svc.md). */

@@ -521,6 +521,17 @@ test_delay_mode(void **state)
 	assert_int_equal(d.to, 1);
 	assert_true(d.service == 0 || d.service == 1);
 	assert_true(d.after < 0.8 * d.before);
+
+	/* noisy measurements: the best move flips between S0 and S1 every
+	 * interval; it must be the same one twice in a row (sustain) to act
+	 */
+	hp_svc_bstate_init(&st);
+	for (int i = 0; i < 40; i++) {
+		t->cell[0][0].load = i % 2 ? 0.25 : 0.30;
+		t->cell[1][0].load = i % 2 ? 0.30 : 0.25;
+		assert_int_equal(hp_svc_decide(&p, t, &st, &d), 0);
+	}
+	assert_int_equal(hp_svc_decide(&p, t, &st, &d), 1);	/* steady again */
 	free(t);
 
 	/* delays under the target: nothing to fix */
