@@ -69,6 +69,10 @@ def main():
     ap.add_argument("--secs", default="1")
     ap.add_argument("--out")
     a = ap.parse_args()
+    try:
+        load = " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        load = "?"
     bench = os.path.join(a.build, "smpp", "bench_smpp")
     if not os.access(bench, os.X_OK):
         sys.exit("run_bench: %s not built" % bench)
@@ -87,7 +91,8 @@ def main():
             % (c_pps, bare.split("|")[5].strip(), n, pps, mbs, c_pps / pps))
     now = datetime.datetime.now(datetime.timezone.utc)
     head = ("# SMPP decoder bench, %s\n\n"
-            "- machine: %s, %d CPUs online, %s\n"
+            "- machine: %s, %d CPUs online (a shared VM: other engineers' builds and "
+            "tests ran alongside; load average at the start %s), %s\n"
             "- command: `python3 bench/smpp/run_bench.py --build %s --sizes %s "
             "--threads %d --peer-pdus %d --secs %s`\n"
             "- workload: SUBMIT_SM, distinct addresses, 20-octet message, 5 TLVs "
@@ -95,7 +100,7 @@ def main():
             "- C side: `%s`; per configuration, smpp_decode_batch calls repeated for "
             "--secs: PDUs/s and MB/s from the median call (the mean beside it: on a shared "
             "VM preemptions drag it down), best ms = fastest call\n"
-            % (now.strftime("%Y-%m-%d %H:%M UTC"), cpu_model(), os.cpu_count(),
+            % (now.strftime("%Y-%m-%d %H:%M UTC"), cpu_model(), os.cpu_count(), load,
                platform.platform(), a.build, a.sizes, a.threads, a.peer_pdus, a.secs,
                " ".join(os.path.relpath(c, ROOT) if c.startswith("/") else c for c in cmd)))
     text = (head + "\n## Peer: same PDUs, one core\n\n" + peer +
