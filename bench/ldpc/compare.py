@@ -125,7 +125,9 @@ def main():
                'decodes of 256 frames; mean_mbps: over all repeats (includes '
                'interference from other jobs on this shared 2-core machine); '
                'batch_us: latency of one batch (lanes codewords finish together); '
-               'cw_us: batch time per codeword.\n')
+               'cw_us: batch time per codeword; cpu_mbps: the same bits over the '
+               'best thread CPU time of a repeat (time while another job had the '
+               'CPU not counted; caches and memory still shared).\n')
     sec = 1 if a.quick else 2
     for spec, eb, it, early in (('wifi:1944:1/2', 2.5, 10, False),
                                 ('wifi:1944:1/2', 2.5, 5, False),

@@ -110,6 +110,18 @@ now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of this thread: unlike the wall clock it stops while another
+ * job has the CPU, so on a shared machine its best is closer to what the
+ * code does alone (cache and memory bandwidth are still shared). */
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int
 parse_ul(const char *s, unsigned long *v)
 {
@@ -473,13 +485,13 @@ cmd_bench(const struct opts *o)
 	       hp_ldpc_code_name(c), n, k, o->ebn0[0], o->cfg.max_iter,
 	       o->cfg.alg == HP_LDPC_OMS ? "oms" : "nms",
 	       o->cfg.no_early_stop ? " no-early-stop" : "", nfr);
-	printf("%8s %6s %10s %10s %12s %12s %12s %12s\n", "isa", "lanes", "fer",
-	       "avg_it", "best_mbps", "mean_mbps", "batch_us", "cw_us");
+	printf("%8s %6s %10s %10s %12s %12s %12s %12s %12s\n", "isa", "lanes", "fer",
+	       "avg_it", "best_mbps", "mean_mbps", "batch_us", "cw_us", "cpu_mbps");
 	for (i = 0; i < 3; i++) {
 		struct hp_ldpc_dec_cfg cfg = o->cfg;
 		struct hp_ldpc_dec *d;
 		unsigned long reps = 0, ferr = 0, its = 0;
-		double t0, t, t1, best = 1e30;
+		double t0, t, t1, c1, best = 1e30, cbest = 1e30;
 
 		if (!all && one != isas[i])
 			continue;
@@ -498,9 +510,12 @@ cmd_bench(const struct opts *o)
 		t0 = now();
 		do {
 			t1 = now();
+			c1 = cpu_now();
 			rc = hp_ldpc_decode(d, llr, n, nfr, dec, res);
 			t = now();
+			c1 = cpu_now() - c1;
 			best = t - t1 < best ? t - t1 : best;
+			cbest = c1 < cbest ? c1 : cbest;
 			reps++;
 			t -= t0;
 		} while (rc >= 0 && t < o->seconds);
@@ -515,12 +530,12 @@ cmd_bench(const struct opts *o)
 		}
 		/* Latencies from the best run: a batch of `lanes` codewords
 		 * finishes together, so batch_us is each one's latency. */
-		printf("%8s %6u %10.3e %10.2f %12.1f %12.1f %12.1f %12.2f\n", names[i],
+		printf("%8s %6u %10.3e %10.2f %12.1f %12.1f %12.1f %12.2f %12.1f\n", names[i],
 		       hp_ldpc_dec_lanes(d), (double)ferr / nfr, (double)its / nfr,
 		       (double)nfr * k / best / 1e6,
 		       reps * (double)nfr * k / t / 1e6,
 		       best / ((nfr + hp_ldpc_dec_lanes(d) - 1) / hp_ldpc_dec_lanes(d)) * 1e6,
-		       best / nfr * 1e6);
+		       best / nfr * 1e6, (double)nfr * k / cbest / 1e6);
 		fflush(stdout);
 		hp_ldpc_dec_free(d);
 	}
