@@ -20,6 +20,7 @@ Prints markdown; with --record writes bench/results/load-<date>.md and the
 ramp plot beside it.
 """
 import argparse
+import csv
 import datetime
 import json
 import os
@@ -53,6 +54,11 @@ def ramp(hplane, out, app, args):
     with open(js) as f:
         s = json.load(f)
     s["cmd"] = "hplane " + " ".join(cmd[1:cmd.index("--out")] + args)
+    # how much of each step the loops lost to other threads (preempted)
+    with open(os.path.join(out, "ramp.csv")) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    loops = [k[:-len("_stolen")] for k in rows[0] if k.endswith("_stolen")]
+    s["stolen"] = [max(float(r[f"{l}_stolen"]) for l in loops) for r in rows]
     start = p.stdout.index("=== ramp")
     s["table"] = p.stdout[start:p.stdout.index("  written", start)]
     return s
@@ -124,7 +130,10 @@ def main():
                   + (f"; sporadic drops before it at steps {s['sporadic_drop_steps']}" if s["sporadic_drop_steps"] else ""),
                   "", "| estimator | MAE vs tvp/tvd, 10–90 % (points) | reads 95 % at (Mpps) | vs drop onset |",
                   "|---|---|---|---|"] + score_rows(s)
-        lines += ["", "Per step: (c) load / (b) busy / (a) polls of each loop:", "", "```",
+        lines += ["", "Per step, the largest share of time any loop lost to other threads while "
+                  "it wanted the CPU (`<loop>_stolen` in ramp.csv): " +
+                  ", ".join(f"{100 * x:.0f} %" for x in s["stolen"]) + ".",
+                  "", "Per step: (c) load / (b) busy / (a) polls of each loop:", "", "```",
                   s["table"].rstrip(), "```", "", f"![ramp {app}](load-{DATE}-{app}.png)", ""]
     lines += ["Goals (issue 6): (c) MAE ≤ 3 points; (c) 95 % crossing within 5 % of the onset.", ""]
 

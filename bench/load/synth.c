@@ -160,7 +160,7 @@ accuracy(unsigned int wl, unsigned int gl, const double *lv, unsigned int nl,
 {
 	uint64_t hz = rte_get_tsc_hz();
 	struct hp_load_conf c = { .name = "synth", .max_batch = BURST, .hz = hz };
-	unsigned int i;
+	unsigned int i, used = 0;
 	double mae_b = 0, mae_c = 0, max_b = 0, max_c = 0;
 
 	if (hp_load_init(&sh.ld, &c) < 0)
@@ -185,6 +185,12 @@ accuracy(unsigned int wl, unsigned int gl, const double *lv, unsigned int nl,
 		drop0 = __atomic_load_n(&sh.dropped, __ATOMIC_RELAXED);
 		usleep((useconds_t)(secs * 1e6));
 		hp_load_read(&sh.ld, &b);
+		if (b.total_cycles == a.total_cycles ||
+		    __atomic_load_n(&sh.offered, __ATOMIC_RELAXED) == off0) {
+			printf("  level %.0f%%: no iteration or no item in the window (lcores starved), left out\n",
+			       lv[i] * 100);
+			continue;
+		}
 		hp_load_compute(&a, &b, BURST, hz, &e);
 		/* truth from what was offered in the window, not the target */
 		truth = (double)(__atomic_load_n(&sh.offered, __ATOMIC_RELAXED) - off0) *
@@ -193,13 +199,15 @@ accuracy(unsigned int wl, unsigned int gl, const double *lv, unsigned int nl,
 		       truth * 100, e.pps, __atomic_load_n(&sh.dropped, __ATOMIC_RELAXED) - drop0,
 		       e.polls * 100, e.busy * 100, e.load * 100, e.stolen * 100,
 		       e.mean_batch, e.cycles_per_pkt);
-		mae_b += fabs(e.busy - truth) / nl;
-		mae_c += fabs(e.load - truth) / nl;
+		used++;
+		mae_b += fabs(e.busy - truth);
+		mae_c += fabs(e.load - truth);
 		max_b = fmax(max_b, fabs(e.busy - truth));
 		max_c = fmax(max_c, fabs(e.load - truth));
 	}
-	printf("  (b) busy: mean |error| %.1f points, max %.1f; (c) load: mean %.1f, max %.1f\n",
-	       mae_b * 100, max_b * 100, mae_c * 100, max_c * 100);
+	if (used)
+		printf("  (b) busy: mean |error| %.1f points, max %.1f; (c) load: mean %.1f, max %.1f (%u levels)\n",
+		       mae_b * 100 / used, max_b * 100, mae_c * 100 / used, max_c * 100, used);
 	__atomic_store_n(&sh.quit, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh.gen_quit, 1, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
