@@ -35,6 +35,12 @@ def tag(b):
         "\n[measured on a shared 2-core VM]"
 
 
+def save(fig, out, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name + ".png"), dpi=110)
+    plt.close(fig)
+
+
 def read_jobs(path):
     """(deadline, start, delay, service, core) arrays from a per-job CSV."""
     cols = [[] for _ in range(5)]
@@ -98,9 +104,7 @@ def fig6(b, out):
                  fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig6_delay_vs_load.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "fig6_delay_vs_load")
 
 
 def fig7(b, out):
@@ -116,9 +120,7 @@ def fig7(b, out):
     ax.set_ylabel("jobs processed (two services)")
     ax.set_title(f"Ramping load, {e['duration']:g} s (cf. thesis Fig. 7): "
                  f"{100 * (jobs[1] / jobs[0] - 1):+.0f} %" + tag(b), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig7_jobs_processed.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "fig7_jobs_processed")
 
 
 def fig8(b, out):
@@ -165,9 +167,7 @@ def fig8(b, out):
     axs[2].legend(fontsize=8)
     for a in axs:
         a.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig8_three_services.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "fig8_three_services")
 
 
 def fig9(b, out):
@@ -197,9 +197,7 @@ def fig9(b, out):
     for a in axs:
         a.grid(True, alpha=0.3)
         a.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig9_scale_down.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "fig9_scale_down")
 
 
 def main(argv):

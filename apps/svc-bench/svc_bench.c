@@ -38,6 +38,7 @@
 #include <rte_service.h>
 #include <rte_service_component.h>
 
+#include "hp_common.h"
 #include "hp_svc.h"
 #include "svc_bench.h"
 
@@ -108,19 +109,6 @@ thread_run_ns(pid_t tid)
 		ns = 0;
 	fclose(f);
 	return ns;
-}
-
-/* xorshift64*: seedable and cheap, for the jitter */
-static inline uint64_t
-rnd64(uint64_t *st)
-{
-	uint64_t x = *st;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*st = x;
-	return x * 0x2545F4914F6CDD1DULL;
 }
 
 double
@@ -212,7 +200,7 @@ sb_next_deadline(struct sb_svc *d)
 		}
 		gap = (double)d->work / load;
 		d->nominal += (uint64_t)gap;
-		jit = (((double)(rnd64(&d->rng) >> 11) / 9007199254740992.0) - 0.5) *
+		jit = (hp_rand_unit(&d->rng) - 0.5) *
 		      d->jitter * gap;
 		d->deadline = (uint64_t)((double)d->nominal + jit);
 		return;
@@ -376,6 +364,50 @@ parse_d(const char *s, double *v, double lo, double hi)
 	return (*end || end == s || !(*v >= lo && *v <= hi)) ? -1 : 0;
 }
 
+/* One item of a comma-separated per-service list: 0 or -1. */
+typedef int (*list_item_fn)(const char *s, struct opts *o, unsigned int i);
+
+static int
+one_map(const char *s, struct opts *o, unsigned int i)
+{
+	uint64_t u;
+
+	if (parse_u(s, &u, 0, HP_SVC_MAX_LCORES - 1) < 0)
+		return -1;
+	o->map[i] = (int)u;
+	return 0;
+}
+
+static int
+one_profile(const char *s, struct opts *o, unsigned int i)
+{
+	return parse_profile(s, &o->prof[i]);
+}
+
+static int
+one_work(const char *s, struct opts *o, unsigned int i)
+{
+	return parse_d(s, &o->work_us[i], 0.1, 100000);
+}
+
+/* "a,b,c": at most SB_MAX_SVC items, each through fn; *n = their count. */
+static int
+parse_list(const char *a, list_item_fn fn, struct opts *o, unsigned int *n)
+{
+	char buf[1024], *save = NULL, *t;
+	unsigned int i = 0;
+
+	if (strlen(a) >= sizeof(buf) || a[0] == ',' || strstr(a, ",,") != NULL ||
+	    (a[0] != '\0' && a[strlen(a) - 1] == ','))
+		return -1;	/* an empty item */
+	strcpy(buf, a);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), i++)
+		if (i >= SB_MAX_SVC || fn(t, o, i) < 0)
+			return -1;
+	*n = i;
+	return i ? 0 : -1;
+}
+
 enum {
 	O_SERVICES = 256, O_CORES, O_MAP, O_LOAD, O_BALANCE, O_SD, O_THR, O_SDTHR,
 	O_SDMAX, O_DTARGET, O_SUSTAIN, O_COOLDOWN, O_PERIOD, O_INTERVAL, O_DUR,
@@ -411,7 +443,7 @@ parse_opts(struct opts *o, int argc, char **argv)
 	const char *mode;
 	uint64_t u;
 	int opt, bad, li = 0;
-	unsigned int i;
+	unsigned int i, n;
 
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(argc < 2 ? stderr : stdout);
@@ -437,34 +469,8 @@ parse_opts(struct opts *o, int argc, char **argv)
 		switch (opt) {
 		case O_SERVICES: bad = parse_u(a, &u, 1, SB_MAX_SVC); o->services = u; break;
 		case O_CORES: bad = parse_u(a, &u, 1, HP_SVC_MAX_LCORES); o->cores = u; break;
-		case O_MAP: {
-			char buf[128], *save = NULL, *t;
-
-			if (strlen(a) >= sizeof(buf)) {
-				bad = 1;
-				break;
-			}
-			strcpy(buf, a);
-			for (i = 0, t = strtok_r(buf, ",", &save); t && !bad;
-			     t = strtok_r(NULL, ",", &save), i++)
-				bad = i >= SB_MAX_SVC || parse_u(t, &u, 0, HP_SVC_MAX_LCORES - 1) ||
-				      ((o->map[i] = (int)u), 0);
-			break;
-		}
-		case O_LOAD: {
-			char buf[1024], *save = NULL, *t;
-
-			if (strlen(a) >= sizeof(buf)) {
-				bad = 1;
-				break;
-			}
-			strcpy(buf, a);
-			o->n_prof = 0;
-			for (t = strtok_r(buf, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save))
-				bad = o->n_prof >= SB_MAX_SVC ||
-				      parse_profile(t, &o->prof[o->n_prof++]);
-			break;
-		}
+		case O_MAP: bad = parse_list(a, one_map, o, &n); break;
+		case O_LOAD: bad = parse_list(a, one_profile, o, &o->n_prof); break;
 		case O_BALANCE:
 			if (strcmp(a, "off") == 0)
 				o->balance = 0;
@@ -485,21 +491,7 @@ parse_opts(struct opts *o, int argc, char **argv)
 		case O_PERIOD: bad = parse_u(a, &u, 10, 1000000); o->period_us = u; break;
 		case O_INTERVAL: bad = parse_u(a, &u, 10, 10000000); o->interval_us = u; break;
 		case O_DUR: bad = parse_d(a, &o->duration, 0.01, 600); break;
-		case O_WORK: {
-			char buf[256], *save = NULL, *t;
-
-			if (strlen(a) >= sizeof(buf)) {
-				bad = 1;
-				break;
-			}
-			strcpy(buf, a);
-			o->n_work = 0;
-			for (t = strtok_r(buf, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save))
-				bad = o->n_work >= SB_MAX_SVC ||
-				      parse_d(t, &o->work_us[o->n_work++], 0.1, 100000);
-			bad |= o->n_work == 0;
-			break;
-		}
+		case O_WORK: bad = parse_list(a, one_work, o, &o->n_work); break;
 		case O_JITTER: bad = parse_d(a, &o->jitter, 0.0, 1.0); break;
 		case O_TOKC: bad = parse_u(a, &o->token_cycles, 1, 1000000); break;
 		case O_BUCKET: bad = parse_u(a, &o->bucket, 1, 1000000); break;
@@ -858,7 +850,7 @@ make_services(const struct opts *o, uint64_t t_end)
 			d->work = (uint64_t)(o->work_us[o->n_work == 1 ? 0 : s] * sb_hz / 1e6);
 			d->jitter = o->jitter;
 			/* random phase so the services do not start in step */
-			d->nominal = sb_run_t0 + (uint64_t)((double)(rnd64(&d->rng) % 1000) /
+			d->nominal = sb_run_t0 + (uint64_t)((double)(hp_rand64(&d->rng) % 1000) /
 					1000.0 * (l0 > 1e-4 ? (double)d->work / l0 : 0.0));
 			sb_next_deadline(d);
 		}

@@ -354,6 +354,13 @@ def sec_e4(b, e, label):
     return L, ok
 
 
+def both(sec, b, r, m, key, label="", **kw):
+    """One experiment's measured section, then its modeled one."""
+    x, g = sec(b, r[key], "Measured" + label, **kw)
+    y, gm = sec(b, m[key], "Modeled dedicated cores" + label, **kw)
+    return x + y, g, gm
+
+
 def report(b, a, r, la):
     m = r["model"]
     L = [f"# bench/svc — service cores that balance themselves, {DATE}", "",
@@ -385,9 +392,7 @@ def report(b, a, r, la):
     L += ["## 1. Two services on one service core, load per service stepped (thesis Fig. 6)", "",
           f"`svc-bench deadline --services 2 --map 0,0 --load X --balance off|load "
           f"--duration {r['e1']['duration']}`", ""]
-    x, g = sec_e1(b, r["e1"], "Measured")
-    L += x
-    x, gm = sec_e1(b, m["e1"], "Modeled dedicated cores")
+    x, g, gm = both(sec_e1, b, r, m, "e1")
     L += x
     goals.append(("≥ 10× lower mean delay at 40 % per service", f"{g:.1f}×", f"{gm:.1f}×",
                   g >= 10, gm >= 10))
@@ -397,9 +402,7 @@ def report(b, a, r, la):
     L += ["## 2. Two services, ramping load (thesis Fig. 7)", "",
           f"`svc-bench deadline --services 2 --map 0,0 --load {e['ramp']} --balance off|load "
           f"--duration {e['duration']}` (each service ramps from 30 % to 100 % of a core)", ""]
-    x, g = sec_e2(b, e, "Measured")
-    L += x
-    x, gm = sec_e2(b, m["e2"], "Modeled dedicated cores")
+    x, g, gm = both(sec_e2, b, r, m, "e2")
     L += x
     goals.append(("≥ 35 % more jobs in the ramp", f"{100 * g:+.0f} %", f"{100 * gm:+.0f} %",
                   g >= 0.35, gm >= 0.35))
@@ -412,13 +415,9 @@ def report(b, a, r, la):
           "on core 0, S2 on core 1; core 0 climbs from 45 % through the 70 % threshold at "
           "mid-run and back, while S2 ebbs. The delay-based mode moves when a service's mean "
           "delay exceeds 1 µs and a move lowers the predicted total delay by ≥ 20 %.", ""]
-    x, g = sec_e3(b, e, "Measured")
+    x, g, gm = both(sec_e3, b, r, m, "e3")
     L += x
-    x, gm = sec_e3(b, m["e3"], "Modeled dedicated cores")
-    L += x
-    x, ge = sec_e3(b, r["e3eq"], "Measured, equal jobs", events=False)
-    L += x
-    x, gme = sec_e3(b, m["e3eq"], "Modeled dedicated cores, equal jobs", events=False)
+    x, ge, gme = both(sec_e3, b, r, m, "e3eq", ", equal jobs", events=False)
     L += x
     L += ["With equal 10 µs jobs a service waits behind jobs like its own, and the mapping "
           "the threshold balancer reaches at mid-run is the one the delay-based mode "
@@ -436,9 +435,7 @@ def report(b, a, r, la):
           "core under 20 % for 20 intervals → consolidate onto fewer cores and park the "
           "freed ones, unless the queueing prediction of the whole plan adds more than 10 % "
           "to the measured delay (the guard).", ""]
-    x, ok = sec_e4(b, e, "Measured")
-    L += x
-    x, okm = sec_e4(b, m["e4"], "Modeled dedicated cores")
+    x, ok, okm = both(sec_e4, b, r, m, "e4")
     L += x
     st = m["e4"]["stats"]
     L += [f"On dedicated cores consolidation costs what queueing theory says: S2's jobs, "
