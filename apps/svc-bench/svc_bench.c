@@ -592,110 +592,123 @@ delay_stats(const struct sb_svc *d, struct sstat *s)
 	free(v);
 }
 
+/* One row per job: deadline,start,delay,service,core. */
+static void
+put_jobs(FILE *f, const struct opts *o, const struct sb_result *res)
+{
+	unsigned int i;
+	uint64_t j;
+
+	(void)res;
+	fprintf(f, "deadline,start,delay,service,core\n");
+	for (i = 0; i < o->services; i++)
+		for (j = 0; j < sb_svcs[i].n_rec; j++) {
+			const struct sb_rec *r = &sb_svcs[i].rec[j];
+
+			fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u\n",
+				r->deadline, r->start, r->start - r->deadline, i, r->lcore);
+		}
+}
+
+/* Per period and service lcore: useful load, active (not parked). */
+static void
+put_loads(FILE *f, const struct opts *o, const struct sb_result *res)
+{
+	unsigned int k;
+	size_t j;
+
+	(void)o;
+	fprintf(f, "t,lcore,load,active\n");
+	for (j = 0; j < sb_n_lsamples; j++)
+		for (k = 0; k < res->n_lcores; k++)
+			fprintf(f, "%" PRId64 ",%u,%.4f,%u\n", sb_lsamples[j].t,
+				res->lcore_id[k], sb_lsamples[j].load[k],
+				(sb_lsamples[j].active >> k) & 1u);
+}
+
+/* The balancer's actions; the reason may hold a comma: quoted. */
+static void
+put_events(FILE *f, const struct opts *o, const struct sb_result *res)
+{
+	unsigned int i, k;
+
+	(void)res;
+	fprintf(f, "t,action,service,from,to,reason,result,cycles\n");
+	for (k = 0; k < sb_n_events; k++) {
+		const struct hp_svc_event *e = &sb_events[k];
+		int s = -1;
+
+		for (i = 0; i < o->services; i++)
+			if (sb_svcs[i].id == e->service_id)
+				s = (int)i;
+		fprintf(f, "%" PRId64 ",%s,%d,%d,%d,\"%s\",%d,%" PRIu64 "\n",
+			(int64_t)(e->tsc - sb_run_t0), hp_svc_action_name(e->d.action), s,
+			e->from_lcore, e->to_lcore, e->d.reason, e->result, e->migrate_cycles);
+	}
+}
+
+static void
+put_json(FILE *f, const struct opts *o, const struct sb_result *res)
+{
+	unsigned int i, k;
+
+	fprintf(f, "{\n  \"mode\": \"%s\",\n  \"balance\": \"%s\",\n"
+		"  \"scale_down\": %s,\n  \"duration_s\": %g,\n  \"tsc_hz\": %.0f,\n"
+		"  \"modeled\": %s,\n"
+		"  \"cores\": %u,\n  \"mean_active_cores\": %.4f,\n"
+		"  \"moves\": %" PRIu64 ",\n  \"move_failures\": %" PRIu64 ",\n",
+		o->mode == M_TOKEN ? "token" : "deadline",
+		o->balance == 0 ? "off" : o->balance == 1 ? "load" : "delay",
+		o->scale_down ? "true" : "false", o->duration, sb_hz,
+		res->modeled ? "true" : "false", o->cores,
+		res->active_mean, res->moves, res->failures);
+	fprintf(f, "  \"lcore_cpu_share\": [");
+	for (k = 0; k < res->n_lcores; k++)
+		fprintf(f, "%s%.4f", k ? ", " : "", res->cpu_share[k]);
+	fprintf(f, "],\n  \"services\": [\n");
+	for (i = 0; i < o->services; i++) {
+		struct sstat s;
+
+		delay_stats(&sb_svcs[i], &s);
+		fprintf(f, "    {\"service\": %u, \"jobs\": %" PRIu64 ", \"units\": %"
+			PRIu64 ", \"lost_records\": %" PRIu64 ", \"delay_mean\": %.1f,"
+			" \"delay_sum\": %.0f, \"delay_p50\": %" PRIu64 ", \"delay_p99\": %"
+			PRIu64 ", \"delay_max\": %" PRIu64 ", \"running\": %u}%s\n",
+			i, sb_svcs[i].jobs, sb_svcs[i].units, sb_svcs[i].lost, s.mean, s.sum,
+			s.p50, s.p99, s.max, res->running[i], i + 1 < o->services ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+}
+
+typedef void (*put_fn)(FILE *f, const struct opts *o, const struct sb_result *res);
+
+static int
+write_file(const char *path, put_fn put, const struct opts *o,
+	   const struct sb_result *res)
+{
+	FILE *f;
+
+	if (path == NULL)
+		return 0;
+	f = fopen(path, "w");
+	if (f != NULL) {
+		put(f, o, res);
+		if (fclose(f) == 0)
+			return 0;
+	}
+	fprintf(stderr, "svc-bench: cannot write %s\n", path);
+	return -1;
+}
+
 static int
 write_outputs(const struct opts *o, const struct sb_result *res)
 {
-	unsigned int i, k;
-	uint64_t j;
-	FILE *f;
-
-	if (o->csv) {
-		f = fopen(o->csv, "w");
-		if (f == NULL)
-			goto err_csv;
-		fprintf(f, "deadline,start,delay,service,core\n");
-		for (i = 0; i < o->services; i++)
-			for (j = 0; j < sb_svcs[i].n_rec; j++) {
-				const struct sb_rec *r = &sb_svcs[i].rec[j];
-
-				fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u\n",
-					r->deadline, r->start, r->start - r->deadline,
-					i, r->lcore);
-			}
-		if (fclose(f) != 0)
-			goto err_csv;
-	}
-	if (o->loads_csv) {
-		f = fopen(o->loads_csv, "w");
-		if (f == NULL)
-			goto err_lcsv;
-		fprintf(f, "t,lcore,load,active\n");
-		for (j = 0; j < sb_n_lsamples; j++)
-			for (k = 0; k < res->n_lcores; k++)
-				fprintf(f, "%" PRId64 ",%u,%.4f,%u\n", sb_lsamples[j].t,
-					res->lcore_id[k], sb_lsamples[j].load[k],
-					(sb_lsamples[j].active >> k) & 1u);
-		if (fclose(f) != 0)
-			goto err_lcsv;
-	}
-	if (o->events_csv) {
-		f = fopen(o->events_csv, "w");
-		if (f == NULL)
-			goto err_ecsv;
-		fprintf(f, "t,action,service,from,to,reason,result,cycles\n");
-		for (k = 0; k < sb_n_events; k++) {
-			const struct hp_svc_event *e = &sb_events[k];
-			int s = -1;
-
-			for (i = 0; i < o->services; i++)
-				if (sb_svcs[i].id == e->service_id)
-					s = (int)i;
-			/* the reason may hold a comma: quoted */
-			fprintf(f, "%" PRId64 ",%s,%d,%d,%d,\"%s\",%d,%" PRIu64 "\n",
-				(int64_t)(e->tsc - sb_run_t0), hp_svc_action_name(e->d.action), s,
-				e->from_lcore, e->to_lcore, e->d.reason, e->result,
-				e->migrate_cycles);
-		}
-		if (fclose(f) != 0)
-			goto err_ecsv;
-	}
-	if (o->json) {
-		f = fopen(o->json, "w");
-		if (f == NULL)
-			goto err_json;
-		fprintf(f, "{\n  \"mode\": \"%s\",\n  \"balance\": \"%s\",\n"
-			"  \"scale_down\": %s,\n  \"duration_s\": %g,\n  \"tsc_hz\": %.0f,\n"
-			"  \"modeled\": %s,\n"
-			"  \"cores\": %u,\n  \"mean_active_cores\": %.4f,\n"
-			"  \"moves\": %" PRIu64 ",\n  \"move_failures\": %" PRIu64 ",\n",
-			o->mode == M_TOKEN ? "token" : "deadline",
-			o->balance == 0 ? "off" : o->balance == 1 ? "load" : "delay",
-			o->scale_down ? "true" : "false", o->duration, sb_hz,
-			res->modeled ? "true" : "false", o->cores,
-			res->active_mean, res->moves, res->failures);
-		fprintf(f, "  \"lcore_cpu_share\": [");
-		for (k = 0; k < res->n_lcores; k++)
-			fprintf(f, "%s%.4f", k ? ", " : "", res->cpu_share[k]);
-		fprintf(f, "],\n  \"services\": [\n");
-		for (i = 0; i < o->services; i++) {
-			struct sstat s;
-
-			delay_stats(&sb_svcs[i], &s);
-			fprintf(f, "    {\"service\": %u, \"jobs\": %" PRIu64 ", \"units\": %"
-				PRIu64 ", \"lost_records\": %" PRIu64 ", \"delay_mean\": %.1f,"
-				" \"delay_sum\": %.0f, \"delay_p50\": %" PRIu64 ", \"delay_p99\": %"
-				PRIu64 ", \"delay_max\": %" PRIu64 ", \"running\": %u}%s\n",
-				i, sb_svcs[i].jobs, sb_svcs[i].units, sb_svcs[i].lost, s.mean, s.sum,
-				s.p50, s.p99, s.max, res->running[i],
-				i + 1 < o->services ? "," : "");
-		}
-		fprintf(f, "  ]\n}\n");
-		if (fclose(f) != 0)
-			goto err_json;
-	}
+	if (write_file(o->csv, put_jobs, o, res) < 0 ||
+	    write_file(o->loads_csv, put_loads, o, res) < 0 ||
+	    write_file(o->events_csv, put_events, o, res) < 0 ||
+	    write_file(o->json, put_json, o, res) < 0)
+		return -1;
 	return 0;
-err_csv:
-	fprintf(stderr, "svc-bench: cannot write %s\n", o->csv);
-	return -1;
-err_lcsv:
-	fprintf(stderr, "svc-bench: cannot write %s\n", o->loads_csv);
-	return -1;
-err_ecsv:
-	fprintf(stderr, "svc-bench: cannot write %s\n", o->events_csv);
-	return -1;
-err_json:
-	fprintf(stderr, "svc-bench: cannot write %s\n", o->json);
-	return -1;
 }
 
 static int32_t
