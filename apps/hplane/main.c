@@ -5,6 +5,11 @@
  *   hplane list                           apps, tasks and schedulers built in
  *   hplane ramp --from A --to B --step S --hold T [run options]
  *                                         stepped load, load estimators per step
+ *   hplane train --qtable FILE [run options]   qlearn training (random actions)
+ *   hplane profile --out FILE [run options]    characterise every task on every
+ *                                         device (writes a profile JSON)
+ *   hplane compare [options]              schedulers x scenarios x granularities
+ *                                         (tools/sched_compare.py)
  * Bad input gets one line on stderr and exit status 2; a run whose summary
  * breaks an invariant (internal drop, verify failure, mbuf leak) exits 3.
  */
@@ -27,7 +32,10 @@
 #include "hp_common.h"
 #include "hp_gen.h"
 #include "hp_pipeline.h"
+#include "hp_model.h"
 #include "hp_sched.h"
+#include "hp_sched_policy.h"
+#include "profile.h"
 #include "ramp.h"
 
 #define EXIT_USAGE 2
@@ -43,10 +51,23 @@ usage(FILE *o)
 "       hplane gen  --pcap FILE [--count N] [--imix-sizes ..] [--imix-shares ..] [--seed N]\n"
 "       hplane list\n"
 "       hplane ramp --from A --to B --step S [--hold T] [run options]\n"
+"       hplane train --qtable FILE [run options]     (qlearn: random actions, writes FILE)\n"
+"       hplane profile --out FILE [--batches LIST] [--reps N] [run options]\n"
+"       hplane compare [--help for its options]      (docs/scheduling.md)\n"
 "\n"
 "run options:\n"
 "  --app NAME            app (chain of tasks) to run: see `hplane list` [crypto]\n"
-"  --sched NAME          scheduling policy [rr]\n"
+"  --sched NAME          scheduling policy: rr, static, qlearn, adaptive, pin [rr]\n"
+"  --granularity G       chain (one decision per packet, thesis C1) or task (one\n"
+"                        before every task, C2) [chain]\n"
+"  --sched-param OPTS    policy options, e.g. static: util=0.5; pin: dev=N\n"
+"  --profile NAME        service-time models for static/adaptive of devices that\n"
+"                        are not modeled (profiles/NAME.json or FILE.json)\n"
+"  --qtable FILE         qlearn's Q-table (hplane train writes it)\n"
+"  --cpu-model SPEC      model each CPU worker with a profile's cpu section:\n"
+"                        PROFILE[,opt=v...], e.g. jetson-thesis or\n"
+"                        jetson-thesis,scale=4 (reported as modeled)\n"
+"  --power-interval S    power sampling period (RAPL, NVML, modeled) [1]\n"
 "  --scenario NAME       low | medium | stress | standard | random [standard]\n"
 "                        rates are fractions of the measured capacity:\n"
 "                        low 0.1x, medium 0.5x, stress 2x, standard 0.2..1.2x\n"
@@ -85,8 +106,9 @@ usage(FILE *o)
 "                        ran: code=wifi:1944:1/2,iters=N,flips=N,seed=S,isa=..;\n"
 "                        vpn, dedup: impl=..  (docs/nf.md, docs/ldpc.md)\n"
 "  --seed N              generator seed [1]\n"
-"  --idle MODE           auto | yield | spin: what a polling lcore does when idle;\n"
-"                        auto yields when lcores share CPUs [auto]\n"
+"  --idle MODE           auto | yield | spin | sleep: what a polling lcore does when\n"
+"                        idle; auto yields when lcores share CPUs; sleep (100 us)\n"
+"                        suits modeled platforms on small machines [auto]\n"
 "  --quiet               no per-second progress lines\n"
 "  --load-interval S     window of each loop's own load estimate, 0.01..60 [1]\n"
 "\n"
@@ -194,6 +216,7 @@ enum {
 	O_FLOWS, O_MAXFLOWS, O_WIN, O_BURST, O_RING, O_MBUFS, O_VERIFY, O_KEY,
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 	O_FROM, O_TO, O_STEP, O_HOLD, O_LOADIV,
+	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
 };
 
 static const struct option longopts[] = {
@@ -233,6 +256,14 @@ static const struct option longopts[] = {
 	{ "step", required_argument, NULL, O_STEP },
 	{ "hold", required_argument, NULL, O_HOLD },
 	{ "load-interval", required_argument, NULL, O_LOADIV },
+	{ "granularity", required_argument, NULL, O_GRAN },
+	{ "sched-param", required_argument, NULL, O_SPARAM },
+	{ "profile", required_argument, NULL, O_PROFILE },
+	{ "qtable", required_argument, NULL, O_QTABLE },
+	{ "cpu-model", required_argument, NULL, O_CPUMODEL },
+	{ "power-interval", required_argument, NULL, O_PWIV },
+	{ "batches", required_argument, NULL, O_BATCHES },
+	{ "reps", required_argument, NULL, O_REPS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -243,6 +274,8 @@ struct cli {
 	double deadline_us;
 	uint64_t count;
 	struct hp_ramp ramp;
+	bool scen_set;              /* --scenario or --trace given */
+	struct hp_profile_opts prof; /* hplane profile */
 };
 
 static int
@@ -260,8 +293,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 		switch (opt) {
 		case O_APP: cfg->app = a; break;
 		case O_SCHED: cfg->sched = a; break;
-		case O_SCEN: cfg->scenario = a; break;
-		case O_TRACE: cfg->trace_file = a; break;
+		case O_SCEN: cfg->scenario = a; c->scen_set = true; break;
+		case O_TRACE: cfg->trace_file = a; c->scen_set = true; break;
 		case O_SRC:
 			if (!strcmp(a, "gen")) {
 				cfg->src = HP_SRC_GEN;
@@ -300,7 +333,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_KEY: bad = parse_key(a, cfg->task.key); break;
 		case O_SEED: bad = parse_u64(a, &cfg->seed); break;
 		case O_IDLE: c->idle = a;
-			bad = strcmp(a, "auto") && strcmp(a, "yield") && strcmp(a, "spin"); break;
+			bad = strcmp(a, "auto") && strcmp(a, "yield") && strcmp(a, "spin") &&
+			      strcmp(a, "sleep"); break;
 		case O_QUIET: cfg->quiet = true; break;
 		case O_PCAP: c->pcap_out = a; break;
 		case O_COUNT: bad = parse_u64(a, &c->count) || c->count == 0; break;
@@ -313,6 +347,16 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_LOADIV: bad = parse_double(a, &cfg->load_interval_s) ||
 				     cfg->load_interval_s < HP_LOAD_INTERVAL_MIN ||
 				     cfg->load_interval_s > HP_LOAD_INTERVAL_MAX; break;
+		case O_GRAN: bad = strcmp(a, "chain") && strcmp(a, "task");
+			cfg->task_gran = !strcmp(a, "task"); break;
+		case O_SPARAM: cfg->sched_param = a; break;
+		case O_PROFILE: cfg->profile = a; break;
+		case O_QTABLE: cfg->qtable = a; break;
+		case O_CPUMODEL: cfg->cpu_model = a; break;
+		case O_PWIV: bad = parse_double(a, &cfg->power_interval_s) ||
+				   cfg->power_interval_s < 0.1 || cfg->power_interval_s > 60; break;
+		case O_BATCHES: c->prof.batches = a; break;
+		case O_REPS: bad = parse_uint(a, &c->prof.reps, 1, 100000); break;
 		case 'h': usage(stdout); exit(0);
 		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
 		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -367,6 +411,48 @@ defaults(struct cli *c)
 	hp_ramp_defaults(&c->ramp);
 }
 
+/* Scheduling inputs (files) checked before EAL starts. */
+static int
+validate_sched(struct hp_run_cfg *cfg)
+{
+	char err[512], spec[600];
+	static struct hp_model m;
+
+	if (cfg->profile != NULL) {
+		int r;
+
+		snprintf(spec, sizeof(spec), "%s@cpu", cfg->profile);
+		r = hp_model_load(&m, spec, err, sizeof(err));
+		if (r < 0 && strstr(err, "no device") != NULL) {
+			snprintf(spec, sizeof(spec), "%s@gpu", cfg->profile);
+			r = hp_model_load(&m, spec, err, sizeof(err));
+		}
+		if (r < 0)
+			return fail(EXIT_USAGE, "--profile: %s", err);
+	}
+	if (cfg->cpu_model != NULL) {
+		const char *comma = strchr(cfg->cpu_model, ',');
+		int nl = comma ? (int)(comma - cfg->cpu_model) : (int)strlen(cfg->cpu_model);
+
+		snprintf(spec, sizeof(spec), "%.*s%s", nl, cfg->cpu_model,
+			 memchr(cfg->cpu_model, '@', (size_t)nl) ? "" : "@cpu");
+		if (hp_model_load(&m, spec, err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "--cpu-model: %s", err);
+	}
+	if (!strcmp(cfg->sched, "qlearn") && !cfg->train) {
+		struct hp_qtable t;
+
+		if (cfg->qtable == NULL)
+			return fail(EXIT_USAGE, "scheduler qlearn needs --qtable FILE (hplane train writes one)");
+		if (hp_qtable_load(&t, cfg->qtable, err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "%s", err);
+		hp_qtable_free(&t);
+	}
+	if (cfg->train && cfg->qtable == NULL)
+		return fail(EXIT_USAGE, "train needs --qtable FILE to write");
+	return 0;
+}
+
 /* Checks everything that can be checked before EAL starts, so bad input
  * costs no EAL start-up and gets one line. */
 static int
@@ -389,6 +475,8 @@ validate(struct cli *c)
 		return fail(EXIT_USAGE, "unknown app '%s' (see hplane list)", cfg->app);
 	if (hp_sched_find(cfg->sched) == NULL)
 		return fail(EXIT_USAGE, "unknown scheduler '%s' (see hplane list)", cfg->sched);
+	if (validate_sched(cfg) != 0)
+		return EXIT_USAGE;
 	if (cfg->trace_file) {
 		if (hp_profile_load(&prof, cfg->trace_file, 1.0, err, sizeof(err)) < 0)
 			return fail(EXIT_USAGE, "%s", err);
@@ -550,8 +638,11 @@ main(int argc, char **argv)
 		list_all();
 		return 0;
 	}
-	if (strcmp(cmd, "run") && strcmp(cmd, "gen") && strcmp(cmd, "ramp"))
-		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, list; see --help)", cmd);
+	if (!strcmp(cmd, "compare"))
+		return hp_cmd_compare(argc - 1, argv + 1);
+	if (strcmp(cmd, "run") && strcmp(cmd, "gen") && strcmp(cmd, "ramp") &&
+	    strcmp(cmd, "train") && strcmp(cmd, "profile"))
+		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, list; see --help)", cmd);
 	for (i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			split = i;
@@ -563,6 +654,17 @@ main(int argc, char **argv)
 		return ret;
 	if (!strcmp(cmd, "gen"))
 		return cmd_gen(&c);
+	if (!strcmp(cmd, "profile") && hp_profile_check(&c.prof, &c.cfg, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
+	if (!strcmp(cmd, "train")) {
+		/* qlearn's training run: random actions over the random
+		 * scenario (thesis §4.10.4) unless told otherwise */
+		c.cfg.sched = "qlearn";
+		c.cfg.train = true;
+		if (!c.scen_set)
+			c.cfg.scenario = "random";
+	}
+
 	if (!strcmp(cmd, "ramp")) {
 		if (c.cfg.src != HP_SRC_GEN || c.cfg.trace_file != NULL)
 			return fail(EXIT_USAGE, "ramp offers its own load: no --source or --trace");
@@ -575,7 +677,9 @@ main(int argc, char **argv)
 	ret = validate(&c);
 	if (ret)
 		return ret;
-	if (!strcmp(c.idle, "yield"))
+	if (!strcmp(c.idle, "sleep"))
+		c.cfg.idle_yield = HP_IDLE_SLEEP;
+	else if (!strcmp(c.idle, "yield"))
 		c.cfg.idle_yield = 1;
 	else if (!strcmp(c.idle, "spin"))
 		c.cfg.idle_yield = 0;
@@ -594,6 +698,12 @@ main(int argc, char **argv)
 		return fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
 	if (c.cfg.idle_yield < 0)
 		c.cfg.idle_yield = 0;
+	if (!strcmp(cmd, "profile")) {
+		ret = hp_cmd_profile(&c.prof, &c.cfg, err, sizeof(err));
+		rte_eal_cleanup();
+		return ret < 0 ? fail(ret == -EINVAL || ret == -ENOTSUP || ret == -ENODEV ?
+				      EXIT_USAGE : 1, "%s", err) : 0;
+	}
 	ret = hp_run(&c.cfg, &res, err, sizeof(err));
 	if (ret < 0) {
 		rte_eal_cleanup();

@@ -5,7 +5,9 @@
 #ifndef HP_COMMON_H
 #define HP_COMMON_H
 
+#include <sched.h>
 #include <stdint.h>
+#include <time.h>
 #include <rte_log.h>
 #include <rte_cycles.h>
 
@@ -16,6 +18,27 @@ extern int hp_logtype;
 	rte_log(RTE_LOG_ ## level, hp_logtype, "heteroplane: " fmt "\n", ##__VA_ARGS__)
 
 #define HP_BURST 32
+
+/* What a polling lcore does after a run of empty polls (--idle): keep
+ * spinning, yield the CPU, or sleep 100 us (modeled platforms on a small
+ * shared machine: the lcores mostly wait for modeled time, and ~0.15 ms
+ * of reaction is nothing next to modeled milliseconds; shorter sleeps
+ * spent more CPU in wake-ups than the whole modeled run needed). */
+#define HP_IDLE_SPIN 0
+#define HP_IDLE_YIELD 1
+#define HP_IDLE_SLEEP 2
+
+static inline void
+hp_idle_giveup(int mode)
+{
+	if (mode == HP_IDLE_SLEEP) {
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+	} else {
+		sched_yield();
+	}
+}
 
 static inline double
 hp_tsc_to_us(uint64_t cycles)

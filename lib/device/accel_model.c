@@ -123,6 +123,19 @@ hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
 			goto out;
 		}
 		m->max_batch = (uint32_t)json_integer_value(mb);
+		m->power_idle_w = m->power_busy_w = -1;
+		if (json_object_get(dev, "power") != NULL) {
+			json_t *pw = json_object_get(dev, "power");
+
+			snprintf(where, sizeof(where), "profile %s: devices.%s.power", path, devname);
+			if (!json_is_object(pw)) {
+				snprintf(err, errlen, "%s: expected an object", where);
+				goto out;
+			}
+			if (num(pw, "idle_w", &m->power_idle_w, where, err, errlen) < 0 ||
+			    num(pw, "busy_w", &m->power_busy_w, where, err, errlen) < 0)
+				goto out;
+		}
 		m->copy_engines = json_is_integer(ce) ? (uint32_t)json_integer_value(ce) : 0;
 		snprintf(m->mem_kind, sizeof(m->mem_kind), "%s",
 			 json_is_string(mk) ? json_string_value(mk) : "modeled");
@@ -211,6 +224,9 @@ model_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 		.copy_engines = p->m.copy_engines,
 		.streams = 1,
 		.modeled = true,
+		.one_task = true,
+		.power_idle_w = p->m.power_idle_w,
+		.power_busy_w = p->m.power_busy_w,
 	};
 	snprintf(dev->caps.mem_kind, sizeof(dev->caps.mem_kind), "%s", p->m.mem_kind);
 	return 0;
@@ -237,14 +253,14 @@ model_predict(const struct hp_device *dev, unsigned int task, uint32_t n,
 	for (k = 0; k < dev->n_tasks; k++)
 		if (task == HP_MAX_TASKS || task == k)
 			us += hp_model_predict_us(&p->m, dev->ctx[k].ops->name, n, bytes);
-	return (uint64_t)(us * (double)dev->env->hz / 1e6);
+	return (uint64_t)(us * dev->time_scale * (double)dev->env->hz / 1e6);
 }
 
 static int
 model_submit(struct hp_device *dev, struct hp_batch_job *job)
 {
 	struct model_priv *p = dev->accel->priv;
-	uint64_t svc = model_predict(dev, HP_MAX_TASKS, job->n, job->bytes);
+	uint64_t svc = hp_batch_job_service(dev, job);
 
 	if (p->n == QCAP)
 		return -EBUSY;
@@ -308,8 +324,9 @@ model_describe(const struct hp_device *dev, char *buf, size_t len)
 {
 	const struct model_priv *p = dev->accel->priv;
 
-	snprintf(buf, len, "%s (modeled): profile %s, device %s, max batch %u, %u task model(s)",
-		 dev->name, p->m.profile, p->m.device, p->m.max_batch, p->m.n_tasks);
+	snprintf(buf, len, "%s (modeled): profile %s, device %s, max batch %u, %u task model(s)%s",
+		 dev->name, p->m.profile, p->m.device, p->m.max_batch, p->m.n_tasks,
+		 dev->time_scale != 1.0 ? ", time dilated" : "");
 }
 
 static const struct hp_accel_ops accel_model_ops = {

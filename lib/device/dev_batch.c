@@ -10,6 +10,10 @@
  * arriving on its ring through the CPU chain on this lcore, and says so.
  * No packet is lost and none is processed twice: backends write results
  * into the mbufs only when a batch completes.
+ *
+ * Granularity task: one open batch per task (a GPU worker feeds one kernel
+ * per task, like the thesis's baseband and crypto drivers), so a batch
+ * never pays two tasks' launch costs for a mix of packets.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,11 +29,12 @@
 #define NJOBS 16
 
 struct batch_priv {
-	struct hp_batcher b;
+	struct hp_batcher b[HP_MAX_TASKS]; /* per open batch (slot) */
 	struct hp_batch_job jobs[NJOBS];
 	struct hp_batch_job *free_jobs[NJOBS];
 	unsigned int n_free;
-	struct hp_batch_job *open;      /* batch being aggregated */
+	unsigned int n_open;            /* slots: 1, or a task each */
+	struct hp_batch_job *open[HP_MAX_TASKS]; /* batches being aggregated */
 	struct hp_batch_job *done[NJOBS];
 	unsigned int done_head, done_n; /* finished, being drained out */
 	unsigned int drain_idx;         /* next packet of done[done_head] */
@@ -69,19 +74,39 @@ batch_init(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 		dev->bcfg.max_bytes = dev->caps.max_batch_bytes;
 	if (dev->bcfg.min_pkts > dev->bcfg.max_pkts)
 		dev->bcfg.min_pkts = dev->bcfg.max_pkts;
-	/* Service model of the whole chain for the rate-adapted target:
-	 * fixed = predict(1 packet) - per packet, per packet from 2 sizes of
-	 * a typical 512-byte packet. */
-	if (dev->accel->ops->predict != NULL) {
-		uint64_t t1 = dev->accel->ops->predict(dev, HP_MAX_TASKS, 1, 512);
-		uint64_t tn = dev->accel->ops->predict(dev, HP_MAX_TASKS, 65, 65 * 512);
-
-		dev->bcfg.svc_per_pkt = tn > t1 ? (tn - t1) / 64 : 0;
-		dev->bcfg.svc_fixed = t1 > dev->bcfg.svc_per_pkt ? t1 - dev->bcfg.svc_per_pkt : 0;
-	}
 	dev->caps.min_batch_pkts = dev->bcfg.min_pkts;
-	hp_batcher_init(&p->b, &dev->bcfg);
+	p->n_open = dev->env->task_gran && dev->caps.one_task ? dev->n_tasks : 1;
+	for (i = 0; i < p->n_open; i++) {
+		struct hp_batch_cfg c = dev->bcfg;
+		unsigned int task = p->n_open == 1 ? HP_MAX_TASKS : i;
+
+		/* Service model of what the slot runs (the chain, or its
+		 * task) for the rate-adapted target: fixed = predict(1
+		 * packet) - per packet, per packet from 2 sizes of a typical
+		 * 512-byte packet. */
+		if (dev->accel->ops->predict != NULL) {
+			uint64_t t1 = dev->accel->ops->predict(dev, task, 1, 512);
+			uint64_t tn = dev->accel->ops->predict(dev, task, 65, 65 * 512);
+
+			c.svc_per_pkt = tn > t1 ? (tn - t1) / 64 : 0;
+			c.svc_fixed = t1 > c.svc_per_pkt ? t1 - c.svc_per_pkt : 0;
+		}
+		if (i == 0) {
+			dev->bcfg.svc_per_pkt = c.svc_per_pkt;
+			dev->bcfg.svc_fixed = c.svc_fixed;
+		}
+		hp_batcher_init(&p->b[i], &c);
+	}
 	return 0;
+}
+
+/* The open batch a packet joins: its task's with granularity task. */
+static inline unsigned int
+slot_of(const struct batch_priv *p, const struct rte_mbuf *m)
+{
+	unsigned int k = hp_meta((struct rte_mbuf *)(uintptr_t)m)->step;
+
+	return p->n_open > 1 && k < p->n_open ? k : 0;
 }
 
 static void
@@ -143,21 +168,23 @@ device_fail(struct hp_device *dev, struct batch_priv *p, const char *why)
 		moved += job->n;
 		job_on_cpu(dev, p, job);
 	}
-	if (p->open != NULL && p->open->n) {
-		moved += p->open->n;
-		job_on_cpu(dev, p, p->open);
-		p->open = NULL;
-		hp_batcher_reset(&p->b);
+	for (unsigned int k = 0; k < p->n_open; k++) {
+		if (p->open[k] != NULL && p->open[k]->n) {
+			moved += p->open[k]->n;
+			job_on_cpu(dev, p, p->open[k]);
+			p->open[k] = NULL;
+			hp_batcher_reset(&p->b[k]);
+		}
 	}
 	HP_LOG(WARNING, "device %s failed: %s; %u in-flight packets and all later ones go to the CPU path",
 	       dev->name, why, moved);
 }
 
 static void
-submit_open(struct hp_device *dev, struct batch_priv *p, enum hp_flush_reason why,
-	    uint64_t now)
+submit_open(struct hp_device *dev, struct batch_priv *p, unsigned int k,
+	    enum hp_flush_reason why, uint64_t now)
 {
-	struct hp_batch_job *job = p->open;
+	struct hp_batch_job *job = p->open[k];
 	char msg[96];
 	int ret;
 
@@ -170,6 +197,12 @@ submit_open(struct hp_device *dev, struct batch_priv *p, enum hp_flush_reason wh
 		device_fail(dev, p, msg);
 		return;
 	}
+	/* inflight=N: at most N batches inside the backend (a GPU worker
+	 * double-buffers; a modeled CPU worker takes its next burst only
+	 * when the last one is done). The open batch keeps growing. */
+	if (dev->max_inflight && dev->accel->ops->inflight != NULL &&
+	    dev->accel->ops->inflight(dev) >= dev->max_inflight)
+		return;
 	job->t_submit = now;
 	ret = dev->accel->ops->submit(dev, job);
 	if (ret == -EBUSY)
@@ -180,14 +213,13 @@ submit_open(struct hp_device *dev, struct batch_priv *p, enum hp_flush_reason wh
 		return;
 	}
 	if (dev->accel->ops->predict != NULL)
-		p->busy_until = RTE_MAX(p->busy_until, now) +
-			dev->accel->ops->predict(dev, HP_MAX_TASKS, job->n, job->bytes);
+		p->busy_until = RTE_MAX(p->busy_until, now) + hp_batch_job_service(dev, job);
 	dev->st.flush[why]++;
 	dev->st.batches++;
 	dev->st.batch_pkts += job->n;
 	p->submitted += job->n;
-	p->open = NULL;
-	hp_batcher_reset(&p->b);
+	p->open[k] = NULL;
+	hp_batcher_reset(&p->b[k]);
 }
 
 /* Moves finished packets into the output staging, then the ring. */
@@ -221,24 +253,36 @@ drain_done(struct hp_device *dev, struct batch_priv *p)
 	return moved;
 }
 
-/* Takes packets from the ring into the open batch. */
+static void
+job_clear(struct hp_batch_job *job)
+{
+	job->n = 0;
+	job->bytes = 0;
+	memset(job->task_n, 0, sizeof(job->task_n));
+	memset(job->task_bytes, 0, sizeof(job->task_bytes));
+}
+
+/* Takes packets from the ring into the open batches. */
 static unsigned int
 intake(struct hp_device *dev, struct batch_priv *p, uint64_t now)
 {
 	struct rte_mbuf *pkts[HP_BURST];
-	unsigned int n, i, want;
+	unsigned int n, i, k, want = dev->env->burst;
 
 	/* Room for a burst that may have to finish on the CPU right away. */
 	if (hp_stage_room(&dev->ost) < dev->env->burst)
 		return 0;
-	if (p->open == NULL) {
-		if (p->n_free == 0)
-			return 0;
-		p->open = p->free_jobs[--p->n_free];
-		p->open->n = 0;
-		p->open->bytes = 0;
+	/* Every slot gets an open batch with room for what is taken: a
+	 * packet's task is known only once it is dequeued. */
+	for (k = 0; k < p->n_open; k++) {
+		if (p->open[k] == NULL) {
+			if (p->n_free == 0)
+				return 0;
+			p->open[k] = p->free_jobs[--p->n_free];
+			job_clear(p->open[k]);
+		}
+		want = RTE_MIN(want, p->b[k].cfg.max_pkts - p->open[k]->n);
 	}
-	want = RTE_MIN(dev->env->burst, p->b.cfg.max_pkts - p->open->n);
 	if (want == 0)
 		return 0;
 	/* Peek-free intake: a packet that does not fit the byte limit ends
@@ -249,31 +293,35 @@ intake(struct hp_device *dev, struct batch_priv *p, uint64_t now)
 		/* Batch bytes are frame bytes, as in the profiles' tables. */
 		uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
 
-		if (!hp_batcher_fits(&p->b, len)) {
-			submit_open(dev, p, HP_FLUSH_FULL, now);
-			if (p->open != NULL || dev->failed || p->n_free == 0) {
+		k = slot_of(p, pkts[i]);
+		if (!hp_batcher_fits(&p->b[k], len)) {
+			submit_open(dev, p, k, HP_FLUSH_FULL, now);
+			if (p->open[k] != NULL || dev->failed || p->n_free == 0) {
 				/* Cannot start a new batch now: finish these
 				 * on the CPU so nothing is held back. */
 				struct rte_mbuf **rest = pkts + i;
-				uint16_t k = (uint16_t)(n - i), j;
+				uint16_t nr = (uint16_t)(n - i), j;
 
-				hp_device_run_chain(dev, rest, k, now);
-				dev->st.fallback_pkts += k;
-				dev->st.pkts += k;
-				for (j = 0; j < k; j++) {
+				hp_device_run_chain(dev, rest, nr, now);
+				dev->st.fallback_pkts += nr;
+				dev->st.pkts += nr;
+				for (j = 0; j < nr; j++) {
 					dev->st.bytes += hp_meta(rest[j])->data_len;
 					hp_stage_put(&dev->ost, rest[j]);
 				}
 				return n;
 			}
-			p->open = p->free_jobs[--p->n_free];
-			p->open->n = 0;
-			p->open->bytes = 0;
+			p->open[k] = p->free_jobs[--p->n_free];
+			job_clear(p->open[k]);
 		}
 		md->device = (uint8_t)dev->idx;
-		p->open->pkts[p->open->n++] = pkts[i];
-		p->open->bytes += len;
-		hp_batcher_add(&p->b, len, md->t_deadline, now);
+		p->open[k]->pkts[p->open[k]->n++] = pkts[i];
+		p->open[k]->bytes += len;
+		if (md->step < HP_MAX_TASKS) {
+			p->open[k]->task_n[md->step]++;
+			p->open[k]->task_bytes[md->step] += len;
+		}
+		hp_batcher_add(&p->b[k], len, md->t_deadline, now);
 	}
 	return n;
 }
@@ -298,6 +346,17 @@ fallback_step(struct hp_device *dev)
 	dev->st.pkts += n;
 	hp_stage_flush_ring(&dev->ost, dev->out);
 	return n;
+}
+
+static bool
+open_empty(const struct batch_priv *p)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->n_open; k++)
+		if (p->open[k] != NULL && p->open[k]->n)
+			return false;
+	return true;
 }
 
 static int
@@ -336,8 +395,16 @@ batch_main(struct hp_device *dev)
 
 				now = rte_rdtsc();
 				for (i = 0; i < job->n; i++) {
-					hp_meta(job->pkts[i])->t_work = job->t_submit;
-					hp_meta(job->pkts[i])->t_done = now;
+					struct hp_meta *md = hp_meta(job->pkts[i]);
+
+					/* A backend that cannot run single
+					 * tasks ran the whole chain. */
+					if (!dev->caps.one_task)
+						md->step = (uint8_t)dev->n_tasks;
+					/* t_work: the packet's first task */
+					if (!dev->env->task_gran || md->step == 1)
+						md->t_work = job->t_submit;
+					md->t_done = now;
 				}
 				push_done(p, job);
 				work += job->n;
@@ -351,18 +418,22 @@ batch_main(struct hp_device *dev)
 			}
 			now = rte_rdtsc();
 			work += intake(dev, p, now);
-			if (p->open != NULL && p->open->n) {
-				enum hp_flush_reason why = quit && rte_ring_count(dev->in) == 0 ?
-					HP_FLUSH_DRAIN :
-					hp_batcher_check(&p->b, now,
-							 batch_predict(dev, HP_MAX_TASKS, p->open->n,
-								       p->open->bytes));
+			for (unsigned int k = 0; k < p->n_open; k++) {
+				struct hp_batch_job *o = p->open[k];
+				enum hp_flush_reason why;
+
+				if (o == NULL || o->n == 0)
+					continue;
+				why = quit && rte_ring_count(dev->in) == 0 ? HP_FLUSH_DRAIN :
+					hp_batcher_check(&p->b[k], now,
+							 batch_predict(dev, p->n_open > 1 ? k : HP_MAX_TASKS,
+								       o->n, o->bytes));
 				if (why != HP_FLUSH_NONE)
-					submit_open(dev, p, why, now);
+					submit_open(dev, p, k, why, now);
 			}
 		}
 		if (quit && rte_ring_count(dev->in) == 0 && dev->ost.len == 0 &&
-		    p->done_n == 0 && (p->open == NULL || p->open->n == 0) &&
+		    p->done_n == 0 && open_empty(p) &&
 		    (dev->failed || dev->accel->ops->inflight(dev) == 0))
 			break;
 		now = rte_rdtsc();

@@ -20,6 +20,7 @@ cpu_init(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 	dev->caps = (struct hp_dev_caps){
 		.max_batch_pkts = dev->env->burst,
 		.min_batch_pkts = 1,
+		.one_task = true,
 		.mem_kind = "host",
 	};
 	return 0;

@@ -19,6 +19,7 @@
 
 #define HP_MAX_DEV_KINDS 8
 #define IDLE_POLLS_BEFORE_YIELD 64
+#define IDLE_POLLS_BEFORE_SLEEP 4
 
 #ifndef HP_PROFILE_DIR
 #define HP_PROFILE_DIR "profiles"
@@ -174,9 +175,26 @@ parse_opts(struct hp_device *dev, char *opts, char *err, size_t errlen)
 		} else if (strcmp(tok, "fail_after") == 0) {
 			ret = parse_u64(tok, eq, UINT64_MAX - 1, &v, err, errlen);
 			dev->fail_after = v;
+		} else if (strcmp(tok, "inflight") == 0) {
+			ret = parse_u64(tok, eq, 64, &v, err, errlen);
+			if (ret == 0 && v == 0) {
+				snprintf(err, errlen, "device option inflight must be 1..64");
+				ret = -EINVAL;
+			}
+			dev->max_inflight = (uint32_t)v;
+		} else if (strcmp(tok, "scale") == 0) {
+			char *end;
+			double f = strtod(eq, &end);
+
+			ret = 0;
+			if (end == eq || *end != '\0' || !(f >= 0.01 && f <= 1000)) {
+				snprintf(err, errlen, "device option scale=%s: expected a number 0.01..1000", eq);
+				ret = -EINVAL;
+			}
+			dev->time_scale = f;
 		} else {
 			snprintf(err, errlen,
-				 "unknown device option '%s' (batch, min_batch, max_bytes, timeout_us, adapt, fail_after)",
+				 "unknown device option '%s' (batch, min_batch, max_bytes, timeout_us, adapt, fail_after, inflight, scale)",
 				 tok);
 			return -EINVAL;
 		}
@@ -220,12 +238,13 @@ hp_device_create(struct hp_device *dev, const char *spec,
 		.margin = hp_us_to_tsc(20),
 		.adapt = true,
 	};
+	dev->time_scale = 1.0;
 	if (opts != NULL && (ret = parse_opts(dev, opts, err, errlen)) < 0)
 		return ret;
 	if (strcmp(buf, "cpu") == 0) {
 		ops = hp_device_find("cpu");
-		if (dev->fail_after) {
-			snprintf(err, errlen, "fail_after applies to batch devices, not cpu");
+		if (dev->fail_after || dev->max_inflight || dev->time_scale != 1.0) {
+			snprintf(err, errlen, "fail_after, inflight and scale apply to batch devices, not cpu");
 			return -EINVAL;
 		}
 	} else {
@@ -290,26 +309,71 @@ void
 hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 		    uint64_t t0)
 {
+	bool one = dev->env->task_gran;
+	struct rte_mbuf *sub[HP_BURST];
 	uint64_t t1 = t0;
-	unsigned int i, k;
+	unsigned int i, k, m;
 
+	RTE_ASSERT(n <= HP_BURST);
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pkts[i]);
 
-		md->t_work = t0;
+		/* t_work: when the packet's first task started anywhere */
+		if (md->step == 0)
+			md->t_work = t0;
 		md->device = (uint8_t)dev->idx;
 	}
 	for (k = 0; k < dev->n_tasks; k++) {
-		uint64_t ts = rte_rdtsc();
+		uint64_t ts, hop = 0;
 
-		/* Overhead 2 (thesis Fig. 5.1): the hop between two tasks. */
-		if (k > 0)
-			dev->st.oh2_cycles += (ts - t1) * n;
-		dev->ctx[k].ops->process(&dev->ctx[k], pkts, n);
+		/* The packets that run task k here: the chain from their
+		 * step on, or only their step with granularity task. */
+		for (i = 0, m = 0; i < n; i++) {
+			const struct hp_meta *md = hp_meta(pkts[i]);
+
+			if (md->step <= k && (one ? k == md->step : true))
+				sub[m++] = pkts[i];
+		}
+		if (m == 0)
+			continue;
+		ts = rte_rdtsc();
+		/* Overhead 2 (thesis Fig. 5.1): from the end of the previous
+		 * task to the start of this one: the hop inside the device
+		 * (chain), or the way back through the scheduler (task). */
+		for (i = 0; i < m && k > 0; i++) {
+			const struct hp_meta *md = hp_meta(sub[i]);
+
+			hop += md->step == k ? ts - RTE_MIN(md->t_step, ts) : ts - t1;
+		}
+		dev->st.oh2_cycles += hop;
+		dev->ctx[k].ops->process(&dev->ctx[k], sub, (uint16_t)m);
 		t1 = rte_rdtsc();
+		for (i = 0; i < m; i++)
+			hp_meta(sub[i])->t_step = t1;
 	}
-	for (i = 0; i < n; i++)
-		hp_meta(pkts[i])->t_done = t1;
+	for (i = 0; i < n; i++) {
+		struct hp_meta *md = hp_meta(pkts[i]);
+
+		md->step = one ? (uint8_t)(md->step + 1) : (uint8_t)dev->n_tasks;
+		md->t_done = t1;
+	}
+}
+
+uint64_t
+hp_batch_job_service(const struct hp_device *dev, const struct hp_batch_job *job)
+{
+	const struct hp_accel_ops *a = dev->accel->ops;
+	uint64_t t = 0;
+	unsigned int k;
+
+	if (a->predict == NULL)
+		return 0;
+	if (!dev->env->task_gran)
+		return a->predict(dev, HP_MAX_TASKS, job->n, job->bytes);
+	for (k = 0; k < dev->n_tasks; k++)
+		if (job->task_n[k])
+			t += a->predict(dev, k, job->task_n[k], job->task_bytes[k]);
+	return t;
 }
 
 bool
@@ -327,9 +391,10 @@ hp_device_epoch(struct hp_device *dev)
 void
 hp_device_idle(const struct hp_device *dev, unsigned int *idle_polls)
 {
-	if (dev->env->idle_yield && ++(*idle_polls) >= IDLE_POLLS_BEFORE_YIELD) {
+	if (dev->env->idle_yield && ++(*idle_polls) >= (dev->env->idle_yield == HP_IDLE_SLEEP ?
+					 IDLE_POLLS_BEFORE_SLEEP : IDLE_POLLS_BEFORE_YIELD)) {
 		*idle_polls = 0;
-		sched_yield();
+		hp_idle_giveup(dev->env->idle_yield);
 	} else {
 		rte_pause();
 	}

@@ -37,6 +37,9 @@ struct hp_dev_env {
 	const struct hp_app *app;
 	const struct hp_task_ops *tasks[HP_MAX_TASKS];
 	const struct hp_task_cfg *task_cfg;
+	/* Granularity task (thesis C2): a device runs only task md->step of
+	 * each packet and advances it; chain: the whole chain. */
+	bool task_gran;
 };
 
 struct hp_dev_caps {
@@ -46,6 +49,10 @@ struct hp_dev_caps {
 	uint32_t copy_engines;     /* 0 when data is not copied (CPU, modeled) */
 	uint32_t streams;
 	bool modeled;              /* timings come from a profile, not a device */
+	bool one_task;             /* can run a single task of a chain (md->step) */
+	/* modeled power (profile "power"): watts idle and fully busy; only
+	 * modeled devices with busy > 0 have a power model */
+	double power_idle_w, power_busy_w;
 	char mem_kind[24];         /* "host", "pinned+device", ... */
 };
 
@@ -96,6 +103,8 @@ struct hp_device {
 	struct hp_stage ost;       /* output staging (never drops) */
 	struct hp_batch_cfg bcfg;  /* batch devices */
 	uint64_t fail_after;       /* fault injection: fail after n packets */
+	double time_scale;         /* modeled devices: service times x this */
+	uint32_t max_inflight;     /* batches inside the backend (0: its own) */
 	int quit;
 	int epoch_seen;
 	int failed;                /* set once; the scheduler stops picking it */
@@ -116,14 +125,18 @@ const struct hp_device_ops *hp_device_at(unsigned int i);
 
 /* Creates a device from a spec: "cpu", "model:PROFILE[,opt=v...]",
  * "cuda[,opt=v...]". Batch options: batch=N, min_batch=N, max_bytes=N,
- * timeout_us=T, adapt=0|1, fail_after=N. */
+ * timeout_us=T, adapt=0|1, fail_after=N, inflight=N (batches inside the
+ * backend at once), scale=F (modeled devices: every service time x F, to
+ * run a modeled platform slower than the profile on a small machine). */
 int hp_device_create(struct hp_device *dev, const char *spec,
 		     const struct hp_dev_env *env, unsigned int idx,
 		     char *err, size_t errlen);
 void hp_device_destroy(struct hp_device *dev);
 
 /* Runs dev's chain on the CPU task contexts (process, t_work/t_done,
- * overhead 2); shared by the cpu kind, modeled results and fallback. */
+ * overhead 2); shared by the cpu kind, modeled results and fallback.
+ * Each packet runs from its md->step to the end of the chain, or only
+ * that one task with granularity task; md->step advances. n <= HP_BURST. */
 void hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts,
 			 uint16_t n, uint64_t t0);
 
@@ -143,7 +156,16 @@ struct hp_batch_job {
 	uint64_t t_submit;
 	uint64_t t_ready;          /* modeled completion time (model backend) */
 	int slot;                  /* backend's stream / slot index */
+	/* packets and frame bytes by the task they run (md->step), for
+	 * granularity task where one batch may mix steps */
+	uint32_t task_n[HP_MAX_TASKS];
+	uint32_t task_bytes[HP_MAX_TASKS];
 };
+
+/* Predicted service time (cycles) of a job: the whole chain of its
+ * packets, or with granularity task the sum over the tasks it holds. */
+uint64_t hp_batch_job_service(const struct hp_device *dev,
+			      const struct hp_batch_job *job);
 
 struct hp_accel_ops {
 	const char *name;

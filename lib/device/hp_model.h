@@ -31,6 +31,9 @@ struct hp_model {
 	uint32_t max_batch;
 	uint32_t copy_engines;
 	char mem_kind[24];
+	/* optional power model: watts = idle + (busy - idle) x utilisation;
+	 * -1 when the profile has none */
+	double power_idle_w, power_busy_w;
 	unsigned int n_tasks;
 	struct hp_model_task tasks[HP_MODEL_TASKS];
 };

@@ -6,6 +6,7 @@
  * producer stops pulling work until it drains, so only the port drops.
  */
 #include <errno.h>
+#include <math.h>
 #include <net/if.h>
 #include <pcap/pcap.h>
 #include <sched.h>
@@ -24,12 +25,14 @@
 
 #include "hp_common.h"
 #include "hp_device.h"
+#include "hp_model.h"
 #include "hp_pipeline.h"
 #include "hp_reorder.h"
 #include "hp_sched.h"
 #include "hp_stage.h"
 
 #define IDLE_POLLS_BEFORE_YIELD 64
+#define IDLE_POLLS_BEFORE_SLEEP 4
 #define FLOW_UNTRACKED UINT16_MAX
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
@@ -50,8 +53,11 @@ struct sched_lc {
 	uint32_t room[HP_MAX_DEV];
 	struct hp_stage *wst[HP_MAX_DEVICES];
 	struct hp_stage txs;
-	struct rte_mbuf *pend[HP_BURST];
+	/* received, classified, not yet placed; a policy that skips packets
+	 * (HP_SCHED_SKIP) lets rx go on while there is room */
+	struct rte_mbuf *pend[HP_PEND_MAX];
 	unsigned int pend_n, pend_idx;
+	bool pend_open;
 	struct hp_reorder ro;
 	struct flowent *flows;
 	uint32_t flow_mask;
@@ -74,6 +80,20 @@ struct sched_lc {
 	uint64_t i_busy, i_total, i_wbusy[HP_MAX_DEVICES], i_wtotal[HP_MAX_DEVICES];
 	struct hp_load load;
 	struct hp_load_raw i_load[HP_LOAD_LOOPS]; /* load counters at the last row */
+	/* scheduling policy's view (lib/sched) */
+	struct hp_sched_dev sdev[HP_MAX_DEV];
+	struct hp_sched_env senv;
+	struct hp_model *pmodel[2];  /* --profile sections by role, or NULL */
+	/* granularity task: packets between two tasks, waiting for their
+	 * next decision; FIFO as large as the mbuf pool, so it never fills
+	 * and completions are always taken (no cycle of full buffers) */
+	struct rte_mbuf **redo;
+	uint32_t redo_mask, redo_head, redo_n;
+	uint64_t task_back[HP_MAX_DEVICES][HP_MAX_TASKS];
+	uint64_t task_base[HP_MAX_DEVICES][HP_MAX_TASKS];
+	uint64_t i_back[HP_MAX_DEVICES]; /* completions at the last row */
+	/* input rate and delivered bits for the policy (EWMA, tick) */
+	uint64_t tick_t, tick_rx, tick_bytes, next_tick;
 };
 
 struct traffic {
@@ -82,6 +102,7 @@ struct traffic {
 	struct rte_ring *rx_ring; /* port rx queue (gen -> scheduler) */
 	struct rte_ring *tx_ring; /* port tx queue (scheduler -> sink) */
 	struct hp_task_ctx vctx[HP_MAX_TASKS];
+	struct hp_task_ctx gctx[HP_MAX_TASKS]; /* generator bodies (gen_body) */
 	uint8_t *scratch;
 	uint64_t offered, dropped_port, sink, sink_bytes;
 	uint64_t verified, verify_fail, unverified, task_err;
@@ -93,6 +114,7 @@ struct traffic {
 
 struct run {
 	const struct hp_run_cfg *cfg;
+	double power_w[HP_POWER_MAX]; /* last power sample, for trace rows */
 	const struct hp_app *app;
 	const struct hp_task_ops *tasks[HP_MAX_TASKS];
 	struct rte_mempool *pool;
@@ -119,9 +141,10 @@ static void sink_verify(struct run *r, struct traffic *tr, struct rte_mbuf *m);
 static inline void
 idle(const struct run *r, unsigned int *idle_polls)
 {
-	if (r->cfg->idle_yield && ++(*idle_polls) >= IDLE_POLLS_BEFORE_YIELD) {
+	if (r->cfg->idle_yield && ++(*idle_polls) >= (r->cfg->idle_yield == HP_IDLE_SLEEP ?
+					 IDLE_POLLS_BEFORE_SLEEP : IDLE_POLLS_BEFORE_YIELD)) {
 		*idle_polls = 0;
-		sched_yield();
+		hp_idle_giveup(r->cfg->idle_yield);
 	} else {
 		rte_pause();
 	}
@@ -263,20 +286,8 @@ classify(struct run *r, struct sched_lc *sc, struct rte_mbuf *m, uint64_t now)
 		md->flags |= HP_MF_REORDER;
 	if (key.proto == IPPROTO_TCP)
 		md->flags |= HP_MF_TCP;
-	md->l4_off = off;
 	md->hdr_seq = md->flow_seq;
-	md->data_off = off;
-	md->data_len = len;
-	if (len >= sizeof(struct hp_app_hdr)) {
-		const struct hp_app_hdr *h = (const void *)(p + off);
-
-		if (h->magic == rte_cpu_to_be_32(HP_HDR_MAGIC)) {
-			md->flags |= HP_MF_HPHDR;
-			md->hdr_seq = rte_be_to_cpu_32(h->seq);
-			md->data_off = off + sizeof(*h);
-			md->data_len = len - sizeof(*h);
-		}
-	}
+	hp_meta_payload(md, p, off, len);
 	return 0;
 }
 
@@ -302,6 +313,8 @@ account_tx(struct sched_lc *sc, struct rte_mbuf *m, uint64_t now)
 	}
 	if (md->status != HP_ST_OK)
 		sc->task_err++;
+	if (sc->s.ops->tx != NULL)
+		sc->s.ops->tx(&sc->s, m, now);
 }
 
 static void
@@ -320,6 +333,10 @@ sched_reset(struct run *r, struct sched_lc *sc)
 	/* sent_w/back_w stay monotonic (they define what is in flight); the
 	 * device share is counted from here. */
 	memcpy(sc->back_base, sc->back_w, sizeof(sc->back_w));
+	memcpy(sc->task_base, sc->task_back, sizeof(sc->task_back));
+	sc->tick_rx = 0;
+	sc->tick_bytes = 0;
+	memcpy(sc->i_back, sc->back_w, sizeof(sc->back_w));
 	hp_reorder_reset_stats(&sc->ro);
 	hp_hist_reset(&sc->lat);
 	hp_hist_reset(&sc->ilat);
@@ -384,6 +401,20 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 		sc->i_wbusy[i] = b;
 		sc->i_wtotal[i] = t;
 	}
+	row->mean_us = hp_hist_mean(&sc->ilat) / 1e3;
+	{
+		uint64_t all = 0;
+
+		for (i = 0; i < r->n_dev; i++)
+			all += sc->back_w[i] - sc->i_back[i];
+		for (i = 0; i < r->n_dev; i++) {
+			row->dev_share_pct[i] = all ? 100.0 * (double)(sc->back_w[i] - sc->i_back[i]) /
+				(double)all : 0;
+			sc->i_back[i] = sc->back_w[i];
+		}
+	}
+	for (i = 0; i < HP_POWER_MAX; i++)
+		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
 	sc->i_tx = sc->tx;
 	sc->i_bytes = sc->bytes_tx;
 	sc->i_dl = sc->dl_pkts;
@@ -399,6 +430,59 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 	for (i = 0; i < row->n_load; i++)
 		hp_load_row_take(loop_load(r, i), &sc->i_load[i], &row->load[i]);
 	STORE(r->n_rows, r->n_rows + 1);
+}
+
+/* Granularity task: a packet back from one task. Counts where each task
+ * ran, tells the policy, and queues the packet for its next decision;
+ * returns true then (false: the chain is done, on to reorder and tx). */
+static inline bool
+task_back(struct run *r, struct sched_lc *sc, struct rte_mbuf *m, unsigned int w,
+	  uint64_t now)
+{
+	struct hp_meta *md = hp_meta(m);
+	unsigned int k, n_tasks = r->app->n_tasks;
+
+	if (r->cfg->task_gran) {
+		k = md->step ? md->step - 1u : 0;
+		sc->task_back[w][k]++;
+	} else {
+		for (k = 0; k < n_tasks; k++)
+			sc->task_back[w][k]++;
+		k = HP_MAX_TASKS;
+	}
+	if (sc->s.ops->done != NULL)
+		sc->s.ops->done(&sc->s, m, w, k, now);
+	if (!r->cfg->task_gran || md->step >= n_tasks)
+		return false;
+	sc->redo[(sc->redo_head + sc->redo_n) & sc->redo_mask] = m;
+	sc->redo_n++;
+	return true;
+}
+
+/* About once a millisecond: the input rate and delivered bits the
+ * policies read (EWMA, time constant 100 ms: long enough to span a few
+ * GPU batches at low rates, short enough to follow a scenario's steps),
+ * then the policy's own tick. The input rate is what the port is
+ * offered (received + dropped there): under overload the received rate
+ * only mirrors what the scheduler lets in. */
+static void
+sched_tick(struct run *r, struct sched_lc *sc, uint64_t now)
+{
+	double dt = (double)(now - sc->tick_t) / (double)r->hz, a;
+	uint64_t off = offered_now(r);
+
+	if (sc->tick_t != 0 && dt > 0 && off >= sc->tick_rx) {
+		a = 1.0 - exp(-dt / 0.1);
+		sc->s.rate_pps += a * ((double)(off - sc->tick_rx) / dt - sc->s.rate_pps);
+		sc->s.tput_bps += a * ((double)(sc->bytes_tx - sc->tick_bytes) * 8 / dt -
+				       sc->s.tput_bps);
+	}
+	sc->tick_t = now;
+	sc->tick_rx = off;
+	sc->tick_bytes = sc->bytes_tx;
+	sc->next_tick = now + r->hz / 1000;
+	if (sc->s.ops->tick != NULL)
+		sc->s.ops->tick(&sc->s, now);
 }
 
 static int
@@ -441,6 +525,8 @@ sched_main(void *arg)
 				struct hp_meta *md = hp_meta(buf[i]);
 				unsigned int k;
 
+				if (task_back(r, sc, buf[i], w, now))
+					continue; /* back for its next task */
 				if (md->flags & HP_MF_REORDER) {
 					e = hp_reorder_push(&sc->ro, md->flow_slot,
 							    md->flow_seq, buf[i], emit);
@@ -468,10 +554,12 @@ sched_main(void *arg)
 			sc->tx += n;
 			work += n;
 		}
-		/* 3. rx + classify, only when the last burst is placed */
+		/* 3. rx + classify, only when the last burst is placed (or
+		 * all that is left was skipped by the policy and fits) */
 		/* Foreign ports are read only in the measured phase, so a
 		 * replayed file is counted whole. */
-		if (sc->pend_n == 0 && !rx_closed &&
+		if ((sc->pend_n == 0 || (sc->pend_open && sc->pend_n + burst <= HP_PEND_MAX)) &&
+		    !rx_closed &&
 		    (cfg->src == HP_SRC_GEN || LOAD(r->t0) != 0)) {
 			n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
 			if (n == 0 && LOAD(r->sched_quit))
@@ -483,15 +571,16 @@ sched_main(void *arg)
 				for (i = 0; i < n; i++)
 					if (classify(r, sc, buf[i], now) == 0)
 						sc->pend[sc->pend_n++] = buf[i];
-				sc->pend_idx = 0;
 			}
 		} else if (!rx_closed && LOAD(r->sched_quit) && cfg->src != HP_SRC_GEN) {
 			rx_closed = true;
 		}
 		/* 4. distribute (thesis Source Code 4.1): a packet no device
-		 * can take stays in pend, and rx waits. */
-		while (sc->pend_idx < sc->pend_n) {
-			struct rte_mbuf *m = sc->pend[sc->pend_idx];
+		 * can take stays in pend, and rx waits. With granularity
+		 * task the packets between two tasks go first (older). */
+		sc->s.now = t0;
+		while (sc->redo_n) {
+			struct rte_mbuf *m = sc->redo[sc->redo_head];
 			int d = sc->s.ops->pick(&sc->s, m);
 
 			if (d < 0)
@@ -499,10 +588,34 @@ sched_main(void *arg)
 			hp_meta(m)->t_sched = t0;
 			hp_stage_put(sc->wst[d], m);
 			sc->room[d]--;
-			sc->pend_idx++;
+			sc->sdev[d].queued++;
+			sc->redo_head = (sc->redo_head + 1) & sc->redo_mask;
+			sc->redo_n--;
 		}
-		if (sc->pend_idx == sc->pend_n)
-			sc->pend_n = sc->pend_idx = 0;
+		/* pend in order; a skipped packet stays and the ones behind it
+		 * may go (the policy keeps per-flow order), -1 stops the pass */
+		sc->s.round++;
+		sc->pend_open = true;
+		for (i = 0, e = 0; i < sc->pend_n; i++) {
+			struct rte_mbuf *m = sc->pend[i];
+			int d = sc->s.ops->pick(&sc->s, m);
+
+			if (d < 0) {
+				sc->pend[e++] = m;
+				if (d == HP_SCHED_SKIP)
+					continue;
+				sc->pend_open = false;
+				memmove(sc->pend + e, sc->pend + i + 1,
+					(sc->pend_n - i - 1) * sizeof(sc->pend[0]));
+				e += sc->pend_n - i - 1;
+				break;
+			}
+			hp_meta(m)->t_sched = t0;
+			hp_stage_put(sc->wst[d], m);
+			sc->room[d]--;
+			sc->sdev[d].queued++;
+		}
+		sc->pend_n = e;
 		/* 5. flush device staging */
 		for (w = 0; w < nw; w++) {
 			if (sc->wst[w]->len) {
@@ -511,16 +624,20 @@ sched_main(void *arg)
 			}
 			/* A failed device gets nothing new; what it holds, it
 			 * finishes on the CPU path. */
-			sc->room[w] = LOAD(r->dev[w].failed) ? 0 : hp_stage_room(sc->wst[w]);
-			inflight += sc->sent_w[w] - sc->back_w[w] + sc->wst[w]->len;
+			sc->sdev[w].failed = LOAD(r->dev[w].failed) != 0;
+			sc->room[w] = sc->sdev[w].failed ? 0 : hp_stage_room(sc->wst[w]);
+			sc->sdev[w].queued = (uint32_t)(sc->sent_w[w] - sc->back_w[w] + sc->wst[w]->len);
+			inflight += sc->sdev[w].queued;
 		}
-		inflight += sc->pend_n - sc->pend_idx + sc->ro.held + sc->txs.len;
+		inflight += sc->pend_n - sc->pend_idx + sc->ro.held + sc->txs.len + sc->redo_n;
 		PUB(sc->in_flight, inflight);
 		now = rte_rdtsc();
 		sc->total_cycles += now - t0;
 		if (work)
 			sc->busy_cycles += now - t0;
 		hp_load_poll(&sc->load, t0, now, work);
+		if (now >= sc->next_tick)
+			sched_tick(r, sc, now);
 		/* 6. one trace row per second */
 		if (LOAD(r->t0) && (LOAD(r->gen_on) || cfg->src != HP_SRC_GEN)) {
 			if (next_row == 0)
@@ -964,6 +1081,7 @@ collect(struct run *r, struct hp_run_result *res)
 	unsigned int i;
 
 	res->received = sc->rx;
+	res->n_tasks = r->app->n_tasks;
 	memcpy(res->dropped_invalid, sc->invalid, sizeof(sc->invalid));
 	res->lat = sc->lat;
 	res->deadline_pkts = sc->dl_pkts;
@@ -978,6 +1096,8 @@ collect(struct run *r, struct hp_run_result *res)
 		struct hp_dev_report *dr = &res->dev[i];
 
 		res->dev_pkts[i] = sc->back_w[i] - sc->back_base[i];
+		for (unsigned int k = 0; k < r->app->n_tasks; k++)
+			res->dev_task_pkts[i][k] = sc->task_back[i][k] - sc->task_base[i][k];
 		oh2 += d->st.oh2_cycles;
 		wp += d->st.pkts;
 		res->stage_retries += d->ost.retries + sc->wst[i]->retries;
@@ -1006,7 +1126,9 @@ collect(struct run *r, struct hp_run_result *res)
 		res->oh1_us = (double)sc->oh1 / (double)n * us;
 		res->proc_us = (double)sc->proc / (double)n * us;
 		res->oh3_us = (double)sc->oh3 / (double)n * us;
-		res->oh2_us = wp ? (double)oh2 / (double)wp * us : 0;
+		/* hops per delivered packet (st.pkts counts tasks with
+		 * granularity task, packets with chain) */
+		res->oh2_us = wp ? (double)oh2 / (double)(r->cfg->task_gran ? n : wp) * us : 0;
 	}
 	cyc = sc->busy_cycles;
 	res->sched_cycles_per_pkt = sc->rx ? (double)cyc / (double)sc->rx : 0;
@@ -1064,6 +1186,168 @@ launch(unsigned int *next, lcore_function_t *fn, void *arg, unsigned int *id,
 	return 0;
 }
 
+/* Service-time model a policy reads for device d: --profile's section
+ * for the device's role when the device is not modeled itself, else the
+ * device's own (a modeled device's profile, a cpu worker's online
+ * measurement, the CUDA plugin's model). Cycles, excluding any queue. */
+static uint64_t
+sched_predict(const struct hp_sched *s, unsigned int d, unsigned int task,
+	      uint32_t n, uint32_t bytes)
+{
+	const struct run *r = s->predict_arg;
+	const struct hp_device *dev = &r->dev[d];
+	const struct hp_model *pm = r->sc->pmodel[s->dev[d].role];
+
+	if (!dev->caps.modeled && pm != NULL) {
+		double us = 0, t;
+		unsigned int k;
+
+		for (k = 0; k < dev->n_tasks; k++) {
+			if (task != HP_MAX_TASKS && task != k)
+				continue;
+			t = hp_model_predict_us(pm, dev->ctx[k].ops->name, n, bytes);
+			us += t > 0 ? t : 0;
+		}
+		return (uint64_t)(us * (double)r->hz / 1e6);
+	}
+	if (dev->accel != NULL)
+		return dev->accel->ops->predict != NULL ?
+			dev->accel->ops->predict(dev, task, n, bytes) : 0;
+	return dev->ops->predict != NULL ? dev->ops->predict(dev, task, n, bytes) : 0;
+}
+
+/* The policy's view: run facts, devices, models, the between-tasks FIFO. */
+static int
+sched_setup(struct run *r, struct sched_lc *sc, char *err, size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	static const char *const role_dev[2] = { "cpu", "gpu" };
+	unsigned int i, n_pm = 0;
+	double mean = 0;
+
+	for (i = 0; i < cfg->imix.n; i++)
+		mean += cfg->imix.size[i] * cfg->imix.share[i];
+	sc->senv = (struct hp_sched_env){
+		.task_gran = cfg->task_gran,
+		.n_tasks = r->app->n_tasks,
+		.types = &cfg->types,
+		.hz = r->hz,
+		.capacity_pps = cfg->capacity_pps,
+		.imix_mean_bytes = mean,
+		.profile = cfg->profile,
+		.param = cfg->sched_param,
+		.qtable = cfg->qtable,
+		.train = cfg->train,
+		.seed = cfg->seed,
+	};
+	for (i = 0; i < r->app->n_tasks; i++)
+		sc->senv.task_names[i] = r->tasks[i]->name;
+	for (i = 0; i < r->n_dev; i++) {
+		const struct hp_device *d = &r->dev[i];
+
+		sc->sdev[i] = (struct hp_sched_dev){
+			.role = i < cfg->workers ? HP_ROLE_CPU : HP_ROLE_ACCEL,
+			.modeled = d->caps.modeled,
+			.max_batch = d->accel != NULL ? d->bcfg.max_pkts : cfg->burst,
+			.min_batch = d->accel != NULL ? d->bcfg.min_pkts : 1,
+			.queue_cap = cfg->ring_size + 2 * cfg->burst,
+		};
+	}
+	for (i = 0; cfg->profile != NULL && i < 2; i++) {
+		char spec[512], perr[512];
+
+		sc->pmodel[i] = calloc(1, sizeof(struct hp_model));
+		if (sc->pmodel[i] == NULL)
+			return -ENOMEM;
+		snprintf(spec, sizeof(spec), "%s@%s", cfg->profile, role_dev[i]);
+		if (hp_model_load(sc->pmodel[i], spec, perr, sizeof(perr)) == 0) {
+			n_pm++;
+			continue;
+		}
+		free(sc->pmodel[i]);
+		sc->pmodel[i] = NULL;
+		if (strstr(perr, "no device") == NULL) {
+			snprintf(err, errlen, "--profile: %s", perr);
+			return -EINVAL;
+		}
+	}
+	if (cfg->profile != NULL && n_pm == 0) {
+		snprintf(err, errlen, "--profile %s has neither a cpu nor a gpu device section",
+			 cfg->profile);
+		return -EINVAL;
+	}
+	sc->s.dev = sc->sdev;
+	sc->s.env = &sc->senv;
+	sc->s.predict = sched_predict;
+	sc->s.predict_arg = r;
+	if (cfg->task_gran) {
+		uint32_t n = rte_align32pow2(cfg->mbufs + 1);
+
+		sc->redo = calloc(n, sizeof(*sc->redo));
+		if (sc->redo == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		sc->redo_mask = n - 1;
+	}
+	return 0;
+}
+
+/* Power (lib/power): measured sources and a modeled one per modeled
+ * device with a power model; NULL when nothing could be set up. */
+static struct hp_power *
+power_open(struct run *r, uint64_t now, uint64_t *model_cyc)
+{
+	struct hp_power *pw = malloc(sizeof(*pw));
+	unsigned int i;
+
+	if (pw == NULL)
+		return NULL;
+	hp_power_open(pw, getenv("HP_POWERCAP_DIR"));
+	for (i = 0; i < r->n_dev; i++) {
+		const struct hp_device *d = &r->dev[i];
+		char nm[HP_POWER_NAMELEN];
+
+		if (!d->caps.modeled || d->caps.power_busy_w <= 0)
+			continue;
+		snprintf(nm, sizeof(nm), "%.36s (modeled)", d->name);
+		hp_power_add_modeled(pw, nm, d->caps.power_idle_w, d->caps.power_busy_w);
+		model_cyc[i] = LOAD(d->st.model_cycles);
+	}
+	hp_power_start(pw, (double)now / (double)r->hz);
+	return pw;
+}
+
+/* One power sample: modeled devices get their modeled busy share over the
+ * interval (modeled service time / elapsed time). */
+static void
+power_sample(struct run *r, struct hp_power *pw, uint64_t now, uint64_t *t_last,
+	     uint64_t *model_cyc)
+{
+	unsigned int i, k = 0;
+	double dt = (double)(now - *t_last);
+
+	for (i = 0; i < pw->n; i++)
+		if (pw->src[i].kind != HP_POWER_MODELED)
+			k++;
+	for (i = 0; i < r->n_dev && k < pw->n; i++) {
+		const struct hp_device *d = &r->dev[i];
+		uint64_t mc;
+
+		if (!d->caps.modeled || d->caps.power_busy_w <= 0)
+			continue;
+		mc = LOAD(d->st.model_cycles);
+		/* the counters restart at the measured phase's epoch */
+		pw->src[k++].util = dt > 0 && mc >= model_cyc[i] ?
+			(double)(mc - model_cyc[i]) / dt : 0;
+		model_cyc[i] = mc;
+	}
+	hp_power_sample(pw, (double)now / (double)r->hz);
+	*t_last = now;
+	for (i = 0; i < pw->n && i < HP_POWER_MAX; i++)
+		__atomic_store(&r->power_w[i], &pw->src[i].watts, __ATOMIC_RELAXED);
+}
+
 int
 hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
        size_t errlen)
@@ -1072,8 +1356,10 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	const struct hp_sched_ops *sops;
 	unsigned int need, i, next, shown = 0, launched_w = 0;
 	bool sched_launched = false, traffic_launched = false;
-	uint64_t start, stop_at;
-	char name[RTE_RING_NAMESIZE];
+	uint64_t start, stop_at, next_power;
+	char name[RTE_RING_NAMESIZE], cpu_spec[600] = "cpu";
+	struct hp_power *pw = NULL;
+	uint64_t pw_model[HP_MAX_DEVICES] = { 0 }, pw_t = 0;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -1143,15 +1429,40 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		.hz = r->hz,
 		.app = r->app,
 		.task_cfg = &cfg->task,
+		.task_gran = cfg->task_gran,
 	};
 	memcpy(r->env.tasks, r->tasks, sizeof(r->tasks));
+	/* --cpu-model: each CPU worker is a modeled device with the profile's
+	 * cpu section: bursts of up to 32 served one after another (one
+	 * engine, no minimum), so a slow CPU next to a modeled GPU keeps the
+	 * thesis's proportions on a fast host (docs/scheduling.md). */
+	if (cfg->cpu_model != NULL) {
+		const char *comma = strchr(cfg->cpu_model, ',');
+		int nl = comma ? (int)(comma - cfg->cpu_model) : (int)strlen(cfg->cpu_model);
+
+		snprintf(cpu_spec, sizeof(cpu_spec), "model:%.*s%s,batch=%u,min_batch=1,inflight=1%s",
+			 nl, cfg->cpu_model, memchr(cfg->cpu_model, '@', (size_t)nl) ? "" : "@cpu",
+			 cfg->burst, comma ? comma : "");
+	}
 	for (i = 0; i < r->n_dev; i++) {
 		struct hp_device *d = &r->dev[i];
 
-		ret = hp_device_create(d, i < cfg->workers ? "cpu" : cfg->gpu, &r->env, i,
+		ret = hp_device_create(d, i < cfg->workers ? cpu_spec : cfg->gpu, &r->env, i,
 				       err, errlen);
 		if (ret < 0)
 			goto out;
+		if (i < cfg->workers && cfg->cpu_model != NULL) {
+			char nm[HP_DEV_NAMELEN];
+
+			snprintf(nm, sizeof(nm), "cpu%u(%.30s)", i, d->name);
+			memcpy(d->name, nm, sizeof(nm));
+		}
+		if (cfg->task_gran && r->app->n_tasks > 1 && !d->caps.one_task) {
+			snprintf(err, errlen, "device %s runs whole chains only: --granularity task needs devices that run one task at a time (cpu, model:)",
+				 d->name);
+			ret = -ENOTSUP;
+			goto out;
+		}
 		snprintf(name, sizeof(name), "hp_d%u_in", i);
 		d->in = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
 					RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -1196,8 +1507,13 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		sc->s.ops = sops;
 		sc->s.n_dev = r->n_dev;
 		sc->s.room = sc->room;
+		ret = sched_setup(r, sc, err, errlen);
+		if (ret < 0)
+			goto out;
+		hp_sched_err[0] = '\0';
 		if (sops->init && (ret = sops->init(&sc->s)) < 0) {
-			snprintf(err, errlen, "scheduler %s: set-up failed", sops->name);
+			snprintf(err, errlen, "scheduler %s: %s", sops->name,
+				 hp_sched_err[0] ? hp_sched_err : "set-up failed");
 			goto out;
 		}
 		hp_hist_reset(&sc->lat);
@@ -1229,6 +1545,15 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 				  cfg->flows_per_type, cfg->seed, err, errlen);
 		if (ret < 0)
 			goto out;
+		/* The app's first task may write the bodies (LDPC codewords
+		 * from known bits, planted patterns) so the sink can check the
+		 * result; it gets a context of its own on the traffic lcore. */
+		ret = ctx_init_chain(r, r->tr->gctx, err, errlen);
+		if (ret < 0)
+			goto out;
+		if (hp_app_body_ctx(r->app, r->tr->gctx) != NULL)
+			hp_gen_set_body(&r->tr->gen, hp_task_gen_body,
+					hp_app_body_ctx(r->app, r->tr->gctx));
 	}
 
 	ret = loads_init(r, err, errlen);
@@ -1305,6 +1630,10 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	start = rte_rdtsc();
 	stop_at = start + (uint64_t)(cfg->duration_s * (double)r->hz);
 	STORE(r->t0, start);
+	pw = power_open(r, start, pw_model);
+	pw_t = start;
+	next_power = start + (uint64_t)((cfg->power_interval_s > 0 ? cfg->power_interval_s : 1.0) *
+					(double)r->hz);
 	printf("running: app %s, %u worker(s)%s%s%s, source %s, up to %.1f s\n", cfg->app,
 	       cfg->workers, cfg->gpu ? " + device " : "",
 	       cfg->gpu ? r->dev[r->n_dev - 1].name : "",
@@ -1317,6 +1646,11 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		uint64_t now = rte_rdtsc();
 
 		progress(r, &shown);
+		if (pw != NULL && now >= next_power) {
+			power_sample(r, pw, now, &pw_t, pw_model);
+			next_power = now + (uint64_t)((cfg->power_interval_s > 0 ?
+						       cfg->power_interval_s : 1.0) * (double)r->hz);
+		}
 		if (now >= stop_at)
 			break;
 		if (cfg->src == HP_SRC_PCAP &&
@@ -1327,6 +1661,10 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		usleep(2000);
 	}
 	res->duration_s = (double)(rte_rdtsc() - start) / (double)r->hz;
+	if (pw != NULL) {
+		power_sample(r, pw, rte_rdtsc(), &pw_t, pw_model);
+		hp_power_report(pw, res->duration_s, &res->power);
+	}
 stop:
 	/* Stop order: generator, then scheduler (drains everything in
 	 * flight), then workers, then the sink. */
@@ -1348,6 +1686,9 @@ stop:
 	progress(r, &shown);
 	if (ret == 0 && sched_launched)
 		collect(r, res);
+	/* the policy's end of run (qlearn training writes its table) */
+	if (ret == 0 && sched_launched && sops->finish != NULL)
+		ret = sops->finish(&r->sc->s, err, errlen);
 out:
 	loads_fini(r);
 	ports_close(r);
@@ -1360,12 +1701,20 @@ out:
 	}
 	if (r->tr != NULL) {
 		ctx_free_chain(r, r->tr->vctx);
+		ctx_free_chain(r, r->tr->gctx);
 		free(r->tr->scratch);
 		hp_gen_free(&r->tr->gen);
 		rte_ring_free(r->tr->rx_ring);
 		rte_ring_free(r->tr->tx_ring);
 	}
+	if (pw != NULL) {
+		hp_power_close(pw);
+		free(pw);
+	}
 	if (r->sc != NULL) {
+		free(r->sc->redo);
+		free(r->sc->pmodel[0]);
+		free(r->sc->pmodel[1]);
 		for (i = 0; i < HP_MAX_DEVICES; i++)
 			rte_free(r->sc->wst[i]);
 		if (r->sc->s.ops && r->sc->s.ops->fini)

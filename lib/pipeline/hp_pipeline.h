@@ -14,6 +14,7 @@
 #include "hp_hist.h"
 #include "hp_load.h"
 #include "hp_pkt.h"
+#include "hp_power.h"
 #include "hp_task.h"
 
 #define HP_MAX_WORKERS 16
@@ -46,10 +47,19 @@ struct hp_run_cfg {
 	unsigned int max_flows;
 	unsigned int reorder_win;
 	unsigned int verify_every; /* 0: off */
-	int idle_yield;           /* 1: yield the CPU after idle polls */
+	int idle_yield;           /* HP_IDLE_SPIN, HP_IDLE_YIELD or HP_IDLE_SLEEP */
 	uint64_t seed;
 	bool quiet;
 	double load_interval_s;   /* load estimate window (lib/load); 0: 1 s */
+	/* scheduling (docs/scheduling.md) */
+	bool task_gran;           /* --granularity task (thesis C2); else chain (C1) */
+	const char *cpu_model;    /* --cpu-model PROFILE[,opt=v..]: CPU workers are
+				   * modeled devices (the profile's cpu section) */
+	const char *profile;      /* --profile: service-time models for policies */
+	const char *sched_param;  /* --sched-param key=value,... */
+	const char *qtable;       /* --qtable FILE (qlearn) */
+	bool train;               /* qlearn training: random actions, write qtable */
+	double power_interval_s;  /* power sampler period (lib/power); 0: 1 s */
 	struct hp_imix imix;
 	struct hp_type_table types;
 	struct hp_task_cfg task;
@@ -69,6 +79,9 @@ struct hp_trace_row {
 	/* load estimates per loop (lib/load): devices, scheduler, traffic */
 	unsigned int n_load;
 	struct hp_load_row load[HP_LOAD_LOOPS];
+	double mean_us;                          /* mean latency this second */
+	double dev_share_pct[HP_MAX_DEVICES];    /* completions per device */
+	double power_w[HP_POWER_MAX];            /* last power sample */
 };
 
 /* What the summary says about each device. */
@@ -108,6 +121,11 @@ struct hp_run_result {
 	struct hp_trace_row *rows; /* malloc'd; caller frees */
 	unsigned int n_load;       /* polling loops with load counters */
 	char load_name[HP_LOAD_LOOPS][HP_LOAD_NAMELEN];
+	unsigned int n_tasks;
+	/* completions of each task by device (granularity task: where each
+	 * task ran; chain: every task ran where the packet went) */
+	uint64_t dev_task_pkts[HP_MAX_DEVICES][HP_MAX_TASKS];
+	struct hp_power_report power; /* watts and joules per source */
 };
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,

@@ -36,6 +36,37 @@ mpps(const struct hp_run_result *r)
 	return r->duration_s > 0 ? (double)r->delivered / r->duration_s / 1e6 : 0;
 }
 
+/* Where each task ran (thesis Figures 5.5/5.12: C2 splits per task). */
+static void
+print_task_share(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
+{
+	unsigned int i, k;
+
+	printf("  %-26s granularity %s\n", "task share", cfg->task_gran ? "task" : "chain");
+	for (k = 0; k < r->n_tasks; k++) {
+		uint64_t all = 0;
+
+		for (i = 0; i < r->n_dev; i++)
+			all += r->dev_task_pkts[i][k];
+		printf("  %-26s task %u:", "", k);
+		for (i = 0; i < r->n_dev; i++)
+			printf(" %s %.1f %%", r->dev[i].name, pct(r->dev_task_pkts[i][k], all));
+		printf("\n");
+	}
+}
+
+static void
+print_power(const struct hp_run_result *r)
+{
+	unsigned int i;
+
+	if (!r->power.measured_any)
+		printf("  %-26s %s\n", "power (measured)", r->power.unavailable);
+	for (i = 0; i < r->power.n; i++)
+		printf("  %-26s %.3f W mean, %.3f J  %s\n", i == 0 ? "power" : "",
+		       r->power.mean_w[i], r->power.joules[i], r->power.name[i]);
+}
+
 void
 hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 {
@@ -91,10 +122,44 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 			printf("  %-26s FAILED at %.2f s (%s); %" PRIu64 " packets finished on the CPU path instead\n",
 			       "", d->failed_at_s, d->fail_reason, d->fallback_pkts);
 	}
+	if (cfg->task_gran || r->n_tasks > 1)
+		print_task_share(cfg, r);
+	print_power(r);
 	printf("  %-26s sched->device %.2f  between tasks %.2f  device->tx %.2f  (processing %.2f)\n",
 	       "overhead per packet (us)", r->oh1_us, r->oh2_us, r->oh3_us, r->proc_us);
 	printf("  %-26s %.0f cycles/packet\n", "scheduler lcore busy", r->sched_cycles_per_pkt);
 	fflush(stdout);
+}
+
+/* Granularity, where each task ran, and power (docs/scheduling.md). */
+static void
+write_sched_json(FILE *f, const struct hp_run_cfg *cfg, const struct hp_run_result *r)
+{
+	unsigned int i, k;
+
+	fprintf(f, "  \"granularity\": \"%s\",\n  \"cpu_model\": %s%s%s,\n",
+		cfg->task_gran ? "task" : "chain", cfg->cpu_model ? "\"" : "",
+		cfg->cpu_model ? cfg->cpu_model : "null", cfg->cpu_model ? "\"" : "");
+	fprintf(f, "  \"task_share\": [");
+	for (k = 0; k < r->n_tasks; k++) {
+		uint64_t all = 0;
+
+		for (i = 0; i < r->n_dev; i++)
+			all += r->dev_task_pkts[i][k];
+		fprintf(f, "%s{", k ? ", " : "");
+		for (i = 0; i < r->n_dev; i++)
+			fprintf(f, "%s\"%s\": %.3f", i ? ", " : "", r->dev[i].name,
+				pct(r->dev_task_pkts[i][k], all));
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\n");
+	fprintf(f, "  \"power\": {\"measured\": %s, \"unavailable\": \"%s\", \"sources\": [",
+		r->power.measured_any ? "true" : "false", r->power.unavailable);
+	for (i = 0; i < r->power.n; i++)
+		fprintf(f, "%s{\"name\": \"%s\", \"modeled\": %s, \"mean_w\": %.4f, \"joules\": %.4f}",
+			i ? ", " : "", r->power.name[i], r->power.modeled[i] ? "true" : "false",
+			r->power.mean_w[i], r->power.joules[i]);
+	fprintf(f, "]},\n");
 }
 
 int
@@ -176,6 +241,7 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 	fprintf(f, "\n  ],\n");
 	fprintf(f, "  \"overhead_us\": {\"sched_to_device\": %.4f, \"between_tasks\": %.4f, \"device_to_tx\": %.4f, \"processing\": %.4f},\n",
 		r->oh1_us, r->oh2_us, r->oh3_us, r->proc_us);
+	write_sched_json(f, cfg, r);
 	fprintf(f, "  \"sched_cycles_per_packet\": %.1f,\n  \"stage_retries\": %" PRIu64 "\n}\n",
 		r->sched_cycles_per_pkt, r->stage_retries);
 	if (fclose(f) != 0) {
@@ -193,6 +259,12 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 		fprintf(f, ",%s_load_pct", r->dev[w].name);
 	for (w = 0; w < r->n_load; w++) /* lib/load estimators, docs/load.md */
 		hp_load_csv_head(f, r->load_name[w]);
+	/* latency mean, completions per device, power (docs/scheduling.md) */
+	fprintf(f, ",mean_us");
+	for (w = 0; w < r->n_dev; w++)
+		fprintf(f, ",%s_share_pct", r->dev[w].name);
+	for (w = 0; w < r->power.n; w++)
+		fprintf(f, ",power_w:%s", r->power.name[w]);
 	fprintf(f, "\n");
 	for (i = 0; i < r->n_rows; i++) {
 		const struct hp_trace_row *row = &r->rows[i];
@@ -205,6 +277,11 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 			fprintf(f, ",%.2f", row->worker_busy_pct[w]);
 		for (w = 0; w < r->n_load && w < row->n_load; w++)
 			hp_load_csv_cols(f, &row->load[w]);
+		fprintf(f, ",%.3f", row->mean_us);
+		for (w = 0; w < r->n_dev; w++)
+			fprintf(f, ",%.2f", row->dev_share_pct[w]);
+		for (w = 0; w < r->power.n; w++)
+			fprintf(f, ",%.4f", row->power_w[w]);
 		fprintf(f, "\n");
 	}
 	if (fclose(f) != 0) {

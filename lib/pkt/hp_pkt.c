@@ -269,3 +269,21 @@ hp_flow_block(const struct hp_flow_key *k, uint8_t domain, uint8_t out[16])
 	out[14] = 0;
 	out[15] = domain;
 }
+
+void
+hp_meta_payload(struct hp_meta *md, const uint8_t *frame, uint16_t off, uint16_t len)
+{
+	md->l4_off = off;
+	md->data_off = off;
+	md->data_len = len;
+	if (len >= sizeof(struct hp_app_hdr)) {
+		const struct hp_app_hdr *h = (const void *)(frame + off);
+
+		if (h->magic == rte_cpu_to_be_32(HP_HDR_MAGIC)) {
+			md->flags |= HP_MF_HPHDR;
+			md->hdr_seq = rte_be_to_cpu_32(h->seq);
+			md->data_off = off + sizeof(*h);
+			md->data_len = len - sizeof(*h);
+		}
+	}
+}

@@ -54,7 +54,7 @@ struct hp_meta {
 	uint64_t t_sched;     /* TSC when handed to a device queue */
 	uint64_t t_work;      /* TSC when the device started the chain */
 	uint64_t t_done;      /* TSC when the device finished the chain */
-	uint64_t t_step;      /* TSC when the first task ended (overhead 2) */
+	uint64_t t_step;      /* TSC when the last task so far ended (overhead 2) */
 	uint32_t flow_seq;    /* per-flow sequence assigned at rx */
 	uint32_t hdr_seq;     /* sequence from hp_app_hdr (or flow_seq) */
 	uint16_t l4_off;      /* offset of the L4 payload in the frame */
@@ -69,6 +69,8 @@ struct hp_meta {
 	uint8_t device;       /* device (worker) index that ran the chain */
 	uint8_t status;       /* enum hp_status */
 	uint16_t task_err;    /* task-specific error code */
+	uint64_t sched_tag;   /* the scheduling policy's note on this packet
+			       * (qlearn: its state-action per decision) */
 	uint32_t res32;       /* task result: e.g. DPI match count */
 	uint32_t res32b;      /* task result: e.g. DPI first match id */
 	uint8_t digest[16];   /* task result: e.g. MD5 */
@@ -151,6 +153,12 @@ enum hp_drop_reason hp_parse(const uint8_t *frame, uint32_t len,
 			     uint16_t *l4_payload_len);
 
 uint64_t hp_flow_hash(const struct hp_flow_key *key);
+
+/* Where the task data of a classified frame is: its L4 payload at off
+ * (len bytes), after the hp header when there is one (which then also
+ * gives hdr_seq and HP_MF_HPHDR). */
+void hp_meta_payload(struct hp_meta *md, const uint8_t *frame, uint16_t off,
+		     uint16_t len);
 
 /* AES block that names a flow (see docs/packet-format.md). */
 void hp_flow_block(const struct hp_flow_key *key, uint8_t domain,

@@ -3,6 +3,7 @@
  * the next device in turn that has room; packet properties are ignored.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hp_sched.h"
@@ -11,6 +12,7 @@
 
 static const struct hp_sched_ops *scheds[HP_MAX_SCHED];
 static unsigned int n_scheds;
+char hp_sched_err[256];
 
 int
 hp_sched_register(const struct hp_sched_ops *ops)
@@ -37,6 +39,71 @@ const struct hp_sched_ops *
 hp_sched_at(unsigned int i)
 {
 	return i < n_scheds ? scheds[i] : NULL;
+}
+
+int
+hp_sched_least_queued(const struct hp_sched *s, enum hp_sched_role role)
+{
+	unsigned int d;
+	int best = -1;
+
+	for (d = 0; d < s->n_dev; d++) {
+		if (s->dev[d].role != role || s->room[d] == 0 || s->dev[d].failed)
+			continue;
+		if (best < 0 || s->dev[d].queued < s->dev[best].queued)
+			best = (int)d;
+	}
+	return best;
+}
+
+unsigned int
+hp_sched_cost_update(const struct hp_sched *s, struct hp_sched_cost *c)
+{
+	/* Two frame sizes span the IMIX; a line through them is exact for
+	 * the profiles' cost lines and close for online measurements. */
+	const uint32_t l1 = 256, l2 = 1280;
+	unsigned int d, k, n_known = 0, nt = s->env->n_tasks;
+
+	for (d = 0; d < s->n_dev && d < HP_MAX_DEV; d++) {
+		uint32_t b = s->dev[d].max_batch ? s->dev[d].max_batch : 1;
+
+		c->known[d] = false;
+		for (k = 0; k <= nt && s->predict != NULL; k++) {
+			unsigned int task = k == nt ? HP_MAX_TASKS : k;
+			double p1 = (double)s->predict(s, d, task, 1, l1);
+			double p2 = (double)s->predict(s, d, task, 1, l2);
+			double q1 = (double)s->predict(s, d, task, b, b * l1) / b;
+			double q2 = (double)s->predict(s, d, task, b, b * l2) / b;
+
+			c->one_b[d][k] = (p2 - p1) / (l2 - l1);
+			c->one_a[d][k] = p1 - c->one_b[d][k] * l1;
+			c->am_b[d][k] = (q2 - q1) / (l2 - l1);
+			c->am_a[d][k] = q1 - c->am_b[d][k] * l1;
+			if (k == nt && p1 > 0)
+				c->known[d] = true;
+		}
+		n_known += c->known[d];
+	}
+	return n_known;
+}
+
+const char *
+hp_sched_param(const char *param, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	const char *p = param;
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ',');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			snprintf(buf, len, "%.*s", (int)(l - kl - 1), p + kl + 1);
+			return buf;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
 }
 
 static int

@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hplane profile: characterises every task of an app's chain on every
+ * device (the CPU worker kind, and the accelerator given with --gpu), for
+ * each IMIX size and a sweep of batch sizes (thesis Tables 4.2-4.5), then
+ * the whole chain on each device with the pipeline around it (Tables
+ * 4.6/4.7), and writes a profile in the format the modeled device and the
+ * schedulers read (heteroplane-profile-1):
+ *   devices.<cpu|gpu>.tasks.<task>   rows {batch, fixed_us, per_pkt_us,
+ *                                    per_byte_ns}, fitted per batch size
+ *                                    over the points at that batch and the
+ *                                    one below (least squares)
+ *   devices.<..>.measurements        latency median/mean/std (ms) and
+ *                                    throughput per task, size, batch
+ *   devices.<..>.pipeline            per size: latency mean/median/std and
+ *                                    throughput with the pipeline around
+ * Bare timing runs on the main lcore: the CPU kind's task process() on
+ * bursts of at most 32 (as a worker does), a batch device's backend
+ * submit-to-completion (a modeled one reproduces its profile: a check).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "hp_common.h"
+#include "hp_device.h"
+#include "hp_gen.h"
+#include "profile.h"
+
+#define MAX_SIZES HP_IMIX_MAX
+
+struct point {
+	double med_ms, mean_ms, std_ms;
+};
+
+int
+hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
+		 size_t errlen)
+{
+	static char runs[4200];
+	const char *p = o->batches ? o->batches : "1,2,4,8,16,32,64,128";
+	size_t l = strlen(cfg->out_dir);
+
+	if (l < 6 || strcmp(cfg->out_dir + l - 5, ".json") != 0) {
+		snprintf(err, errlen, "profile needs --out FILE.json (the profile to write)");
+		return -EINVAL;
+	}
+	o->out = cfg->out_dir;
+	snprintf(runs, sizeof(runs), "%.*s.runs", (int)(l - 5), cfg->out_dir);
+	cfg->out_dir = runs;
+	if (o->reps == 0)
+		o->reps = 20;
+	o->n_batch = 0;
+	while (*p != '\0') {
+		char *end;
+		unsigned long b = strtoul(p, &end, 10);
+
+		if (end == p || b == 0 || b > HP_BATCH_MAX || o->n_batch == RTE_DIM(o->batch) ||
+		    (o->n_batch && b <= o->batch[o->n_batch - 1]) || (*end != ',' && *end != '\0')) {
+			snprintf(err, errlen, "--batches: expected increasing batch sizes 1..%d, at most %zu",
+				 HP_BATCH_MAX, RTE_DIM(o->batch));
+			return -EINVAL;
+		}
+		o->batch[o->n_batch++] = (unsigned int)b;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+stats(double *v, unsigned int n, struct point *pt)
+{
+	double sum = 0, sq = 0;
+	unsigned int i;
+
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	pt->mean_ms = sum / n;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - pt->mean_ms) * (v[i] - pt->mean_ms);
+	pt->std_ms = n > 1 ? sqrt(sq / (n - 1)) : 0;
+	pt->med_ms = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Least squares of t = fixed + per_pkt x n + per_byte x bytes over the
+ * points (3x3 normal equations; per_pkt dropped when every n is equal).
+ * Negative coefficients are clamped to 0 (the format wants >= 0). */
+static void
+fit(const double *n, const double *bytes, const double *t, unsigned int m, double *fixed,
+    double *per_pkt, double *per_byte)
+{
+	double A[3][4] = { { 0 } }, x[3] = { 0, 0, 0 };
+	bool one_n = true;
+	unsigned int i, j, k, dim;
+
+	for (i = 1; i < m; i++)
+		if (n[i] != n[0])
+			one_n = false;
+	dim = one_n ? 2 : 3;
+	for (i = 0; i < m; i++) {
+		double f[3] = { 1, bytes[i], n[i] };
+
+		for (j = 0; j < dim; j++) {
+			for (k = 0; k < dim; k++)
+				A[j][k] += f[j] * f[k];
+			A[j][3] += f[j] * t[i];
+		}
+	}
+	for (j = 0; j < dim; j++) {           /* Gauss-Jordan */
+		double p = A[j][j];
+
+		if (fabs(p) < 1e-12)
+			continue;
+		for (k = 0; k <= 3; k++)
+			A[j][k] /= p;
+		for (i = 0; i < dim; i++) {
+			double f = A[i][j];
+
+			if (i == j)
+				continue;
+			for (k = 0; k <= 3; k++)
+				A[i][k] -= f * A[j][k];
+		}
+	}
+	for (j = 0; j < dim; j++)
+		x[j] = fabs(A[j][j]) < 1e-12 ? 0 : A[j][3];
+	*fixed = x[0] > 0 ? x[0] : 0;
+	*per_byte = x[1] > 0 ? x[1] : 0;
+	*per_pkt = dim == 3 && x[2] > 0 ? x[2] : 0;
+	if (x[0] < 0 && one_n)            /* no fixed part: all per packet */
+		*per_pkt = 0;
+}
+
+/* Frames of one size for the chain, with task data set as classify does,
+ * and the tasks before `task` already run (their output is task's input). */
+static int
+make_batch(struct hp_gen *g, struct rte_mempool *mp, struct hp_device *dev,
+	   unsigned int task, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int i, k;
+
+	if (rte_pktmbuf_alloc_bulk(mp, pkts, n) != 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct hp_meta *md = hp_meta(pkts[i]);
+		struct hp_flow_key key;
+		uint16_t off, len;
+
+		hp_gen_build(g, pkts[i]);
+		if (hp_parse(rte_pktmbuf_mtod(pkts[i], const uint8_t *),
+			     rte_pktmbuf_data_len(pkts[i]), &key, &off, &len) != HP_DROP_NONE) {
+			rte_pktmbuf_free_bulk(pkts, n);
+			return -EINVAL;
+		}
+		memset(md, 0, offsetof(struct hp_meta, res32));
+		md->flow_id = hp_flow_hash(&key);
+		hp_meta_payload(md, rte_pktmbuf_mtod(pkts[i], const uint8_t *), off, len);
+	}
+	for (k = 0; k < task; k++)
+		for (i = 0; i < n; i += HP_BURST)
+			dev->ctx[k].ops->process(&dev->ctx[k], pkts + i,
+						 (uint16_t)RTE_MIN(n - i, (unsigned int)HP_BURST));
+	for (i = 0; i < n; i++)
+		hp_meta(pkts[i])->step = (uint8_t)task;
+	return 0;
+}
+
+/* One timed execution of task on n packets: the CPU kind in bursts, a
+ * batch device through its backend. Cycles, or 0 on failure. */
+static uint64_t
+time_once(struct hp_device *dev, unsigned int task, struct rte_mbuf **pkts,
+	  unsigned int n, struct hp_batch_job *job)
+{
+	uint64_t t0 = rte_rdtsc(), t1;
+	unsigned int i;
+	int e = 0;
+
+	if (dev->accel == NULL) {
+		for (i = 0; i < n; i += HP_BURST)
+			dev->ctx[task].ops->process(&dev->ctx[task], pkts + i,
+						    (uint16_t)RTE_MIN(n - i, (unsigned int)HP_BURST));
+		return rte_rdtsc() - t0;
+	}
+	memset(job->task_n, 0, sizeof(job->task_n));
+	memset(job->task_bytes, 0, sizeof(job->task_bytes));
+	job->n = n;
+	job->bytes = 0;
+	for (i = 0; i < n; i++) {
+		job->pkts[i] = pkts[i];
+		job->bytes += rte_pktmbuf_pkt_len(pkts[i]);
+	}
+	job->task_n[task] = n;
+	job->task_bytes[task] = job->bytes;
+	t0 = job->t_submit = rte_rdtsc();
+	if (dev->accel->ops->submit(dev, job) < 0)
+		return 0;
+	while (dev->accel->ops->poll(dev, &e) == NULL) {
+		if (e < 0)
+			return 0;
+		rte_pause();
+	}
+	t1 = rte_rdtsc();
+	return t1 - t0;
+}
+
+static json_t *
+row_json(unsigned int batch, double fixed_us, double per_pkt_us, double per_byte_ns)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "batch", json_integer(batch));
+	json_object_set_new(r, "fixed_us", json_real(round(fixed_us * 1000) / 1000));
+	json_object_set_new(r, "per_pkt_us", json_real(round(per_pkt_us * 1000) / 1000));
+	json_object_set_new(r, "per_byte_ns", json_real(round(per_byte_ns * 1000) / 1000));
+	return r;
+}
+
+/* The bare part for one device: measurements and fitted rows. */
+static int
+profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
+	       struct hp_device *dev, struct rte_mempool *mp, json_t *jdev, char *err,
+	       size_t errlen)
+{
+	json_t *tasks = json_object(), *meas = json_array();
+	unsigned int k, si, bi, rep, maxb = dev->accel ? dev->bcfg.max_pkts : HP_BURST;
+	struct rte_mbuf **pkts = calloc(HP_BATCH_MAX, sizeof(*pkts));
+	struct hp_batch_job *job = calloc(1, sizeof(*job));
+	double *v = calloc(o->reps, sizeof(double));
+	double hz = (double)rte_get_tsc_hz();
+	int ret = 0;
+
+	json_object_set_new(jdev, "tasks", tasks);
+	json_object_set_new(jdev, "measurements", meas);
+	if (pkts == NULL || job == NULL || v == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < dev->n_tasks && ret == 0; k++) {
+		/* per batch size: the points (n, bytes, t) at every size */
+		double pn[2 * MAX_SIZES], pb[2 * MAX_SIZES], pt[2 * MAX_SIZES];
+		double prev_n[MAX_SIZES], prev_b[MAX_SIZES], prev_t[MAX_SIZES];
+		unsigned int n_prev = 0;
+		json_t *rows = json_array();
+
+		json_object_set_new(tasks, dev->ctx[k].ops->name, rows);
+		for (bi = 0; bi < o->n_batch && o->batch[bi] <= maxb && ret == 0; bi++) {
+			unsigned int b = o->batch[bi], m = 0;
+			double fx, pp, pby;
+
+			for (si = 0; si < cfg->imix.n && ret == 0; si++) {
+				struct hp_imix one = { .n = 1, .size = { cfg->imix.size[si] },
+						       .share = { 1.0 } };
+				struct hp_task_ctx gctx = { .ops = dev->ctx[0].ops, .cfg = &cfg->task };
+				struct hp_gen g;
+				struct point ptv;
+				uint32_t frame = 0;
+				json_t *e;
+
+				ret = hp_gen_init(&g, &one, &cfg->types, 4, cfg->seed + si, err, errlen);
+				if (ret < 0)
+					break;
+				if (gctx.ops->gen_body != NULL &&
+				    (gctx.ops->ctx_init == NULL || gctx.ops->ctx_init(&gctx) == 0))
+					hp_gen_set_body(&g, hp_task_gen_body, &gctx);
+				else
+					gctx.ops = NULL;
+				for (rep = 0; rep < o->reps && ret == 0; rep++) {
+					uint64_t c;
+
+					ret = make_batch(&g, mp, dev, k, pkts, b);
+					if (ret < 0) {
+						snprintf(err, errlen, "profile: cannot build packets: %s",
+							 strerror(-ret));
+						break;
+					}
+					frame = rte_pktmbuf_pkt_len(pkts[0]);
+					c = time_once(dev, k, pkts, b, job);
+					rte_pktmbuf_free_bulk(pkts, b);
+					if (c == 0) {
+						snprintf(err, errlen, "profile: device %s failed on task %s",
+							 dev->name, dev->ctx[k].ops->name);
+						ret = -EIO;
+						break;
+					}
+					v[rep] = (double)c / hz * 1e3;
+				}
+				if (gctx.ops != NULL && gctx.ops->ctx_free != NULL)
+					gctx.ops->ctx_free(&gctx);
+				hp_gen_free(&g);
+				if (ret < 0)
+					break;
+				stats(v, o->reps, &ptv);
+				e = json_object();
+				json_object_set_new(e, "task", json_string(dev->ctx[k].ops->name));
+				json_object_set_new(e, "size", json_integer(cfg->imix.size[si]));
+				json_object_set_new(e, "frame_bytes", json_integer(frame));
+				json_object_set_new(e, "batch", json_integer(b));
+				json_object_set_new(e, "median_ms", json_real(ptv.med_ms));
+				json_object_set_new(e, "mean_ms", json_real(ptv.mean_ms));
+				json_object_set_new(e, "std_ms", json_real(ptv.std_ms));
+				json_object_set_new(e, "pps", json_real(b / (ptv.med_ms / 1e3)));
+				json_object_set_new(e, "mbps", json_real((double)b * frame * 8 /
+									 (ptv.med_ms / 1e3) / 1e6));
+				json_array_append_new(meas, e);
+				printf("  %-22s %-8s %5u B  batch %4u  median %9.4f ms  mean %9.4f  std %8.4f  %10.0f pps\n",
+				       dev->name, dev->ctx[k].ops->name, cfg->imix.size[si], b,
+				       ptv.med_ms, ptv.mean_ms, ptv.std_ms, b / (ptv.med_ms / 1e3));
+				fflush(stdout);
+				pn[m] = b;
+				pb[m] = (double)b * frame;
+				pt[m] = ptv.med_ms * 1e3; /* us */
+				m++;
+			}
+			if (ret < 0)
+				break;
+			/* this batch size's points and the one below it */
+			memcpy(pn + m, prev_n, n_prev * sizeof(double));
+			memcpy(pb + m, prev_b, n_prev * sizeof(double));
+			memcpy(pt + m, prev_t, n_prev * sizeof(double));
+			fit(pn, pb, pt, m + n_prev, &fx, &pp, &pby);
+			json_array_append_new(rows, row_json(b, fx, pp, pby * 1e3));
+			memcpy(prev_n, pn, m * sizeof(double));
+			memcpy(prev_b, pb, m * sizeof(double));
+			memcpy(prev_t, pt, m * sizeof(double));
+			n_prev = m;
+		}
+	}
+out:
+	free(pkts);
+	free(job);
+	free(v);
+	return ret;
+}
+
+/* With the pipeline around it: the whole chain pinned to each device,
+ * one IMIX size at a time, at the stress rate. */
+static int
+profile_pipeline(struct hp_run_cfg *cfg, unsigned int d, json_t *jdev, const char *runs,
+		 char *err, size_t errlen)
+{
+	json_t *arr = json_array();
+	struct hp_run_cfg c = *cfg;
+	static struct hp_run_result res;
+	char param[32], dir[4200];
+	unsigned int si, i;
+	int ret = 0;
+
+	json_object_set_new(jdev, "pipeline", arr);
+	snprintf(param, sizeof(param), "dev=%u", d);
+	c.sched = "pin";
+	c.sched_param = param;
+	c.task_gran = false;
+	c.quiet = true;
+	c.scenario = "stress";
+	c.trace_file = NULL;
+	for (si = 0; si < cfg->imix.n && ret == 0; si++) {
+		double mean, var = 0, acc = 0;
+		json_t *e;
+
+		c.imix.n = 1;
+		c.imix.size[0] = cfg->imix.size[si];
+		c.imix.share[0] = 1.0;
+		snprintf(dir, sizeof(dir), "%.4000s/dev%u-%u", runs, d, cfg->imix.size[si]);
+		mkdir(runs, 0755);
+		c.out_dir = dir;
+		ret = hp_run(&c, &res, err, errlen);
+		if (ret < 0)
+			break;
+		hp_write_outputs(&c, &res, dir, err, errlen);
+		/* std from the histogram's buckets (midpoints, within 3 %) */
+		mean = hp_hist_mean(&res.lat);
+		for (i = 0; i < HP_HIST_BUCKETS; i++) {
+			double mid = (double)hp_hist_bucket_low(i) +
+				(double)hp_hist_bucket_width(i) / 2;
+
+			if (res.lat.b[i] == 0)
+				continue;
+			var += (double)res.lat.b[i] * (mid - mean) * (mid - mean);
+			acc += (double)res.lat.b[i];
+		}
+		e = json_object();
+		json_object_set_new(e, "size", json_integer(cfg->imix.size[si]));
+		json_object_set_new(e, "latency_mean_ms", json_real(mean / 1e6));
+		json_object_set_new(e, "latency_median_ms",
+				    json_real((double)hp_hist_quantile(&res.lat, 0.5) / 1e6));
+		json_object_set_new(e, "latency_std_ms", json_real(acc > 1 ? sqrt(var / (acc - 1)) / 1e6 : 0));
+		json_object_set_new(e, "pps", json_real(res.duration_s > 0 ?
+							(double)res.delivered / res.duration_s : 0));
+		json_object_set_new(e, "mbps", json_real(res.duration_s > 0 ?
+							 (double)res.bytes_delivered * 8 / res.duration_s / 1e6 : 0));
+		json_object_set_new(e, "run", json_string(dir));
+		json_array_append_new(arr, e);
+		printf("  pipeline: device %u, %u B: %.0f pps, latency mean %.3f ms\n", d,
+		       cfg->imix.size[si], res.duration_s > 0 ? (double)res.delivered / res.duration_s : 0,
+		       mean / 1e6);
+		fflush(stdout);
+		free(res.rows);
+		res.rows = NULL;
+	}
+	return ret;
+}
+
+int
+hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
+	       size_t errlen)
+{
+	const struct hp_app *app = hp_app_find(cfg->app);
+	struct hp_dev_env env = { 0 };
+	static int epoch;
+	struct hp_device *dev = calloc(2, sizeof(*dev));
+	struct rte_mempool *mp = NULL;
+	json_t *root = json_object(), *devs = json_object();
+	char cpu_spec[600] = "cpu", src[600], runs[4200], path[4096];
+	const char *out = o->out;
+	struct utsname un;
+	unsigned int i, n_dev = cfg->gpu ? 2 : 1;
+	bool modeled = false;
+	time_t now = time(NULL);
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s", out);
+	snprintf(runs, sizeof(runs), "%.4000s", cfg->out_dir);
+	if (dev == NULL || root == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	env.epoch = &epoch;
+	env.burst = cfg->burst;
+	env.hz = rte_get_tsc_hz();
+	env.app = app;
+	env.task_cfg = &cfg->task;
+	env.task_gran = true; /* one task at a time */
+	for (i = 0; i < app->n_tasks; i++)
+		env.tasks[i] = hp_task_find(app->tasks[i]);
+	if (cfg->cpu_model != NULL) {
+		const char *comma = strchr(cfg->cpu_model, ',');
+		int nl = comma ? (int)(comma - cfg->cpu_model) : (int)strlen(cfg->cpu_model);
+
+		snprintf(cpu_spec, sizeof(cpu_spec), "model:%.*s%s,batch=%u,min_batch=1%s", nl,
+			 cfg->cpu_model, memchr(cfg->cpu_model, '@', (size_t)nl) ? "" : "@cpu",
+			 cfg->burst, comma ? comma : "");
+	}
+	mp = hp_pktmbuf_pool("hp_prof", 2 * HP_BATCH_MAX + 1024, (int)rte_socket_id());
+	if (mp == NULL) {
+		snprintf(err, errlen, "cannot create the packet pool (try a larger -m)");
+		ret = -ENOMEM;
+		goto out;
+	}
+	printf("profile: app %s, %u repetitions per point, sizes", app->name, o->reps);
+	for (i = 0; i < cfg->imix.n; i++)
+		printf(" %u", cfg->imix.size[i]);
+	printf("\n");
+	for (i = 0; i < n_dev && ret == 0; i++) {
+		json_t *jd = json_object();
+
+		ret = hp_device_create(&dev[i], i == 0 ? cpu_spec : cfg->gpu, &env, i, err, errlen);
+		if (ret < 0) {
+			json_decref(jd);
+			break;
+		}
+		if (dev[i].accel != NULL && !dev[i].caps.one_task && app->n_tasks > 1) {
+			snprintf(err, errlen, "device %s runs whole chains only: profile it with a one-task app",
+				 dev[i].name);
+			ret = -ENOTSUP;
+			json_decref(jd);
+			break;
+		}
+		modeled |= dev[i].caps.modeled;
+		json_object_set_new(devs, i == 0 ? "cpu" : "gpu", jd);
+		json_object_set_new(jd, "max_batch", json_integer(i == 0 ? cfg->burst :
+								   dev[i].bcfg.max_pkts));
+		json_object_set_new(jd, "copy_engines", json_integer(dev[i].caps.copy_engines));
+		json_object_set_new(jd, "mem_kind", json_string(dev[i].caps.mem_kind[0] ?
+								dev[i].caps.mem_kind : "host"));
+		json_object_set_new(jd, "device", json_string(dev[i].name));
+		ret = profile_device(o, cfg, &dev[i], mp, jd, err, errlen);
+	}
+	for (i = 0; i < n_dev; i++)
+		if (dev[i].ops != NULL)
+			hp_device_destroy(&dev[i]);
+	rte_mempool_free(mp);
+	mp = NULL;
+	for (i = 0; i < n_dev && ret == 0; i++)
+		ret = profile_pipeline(cfg, i == 0 ? 0 : cfg->workers,
+				       json_object_get(devs, i == 0 ? "cpu" : "gpu"), runs, err,
+				       errlen);
+	if (ret < 0)
+		goto out;
+	uname(&un);
+	{
+		char when[64];
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&now));
+		snprintf(src, sizeof(src), "hplane profile on %.100s (%.20s), %s UTC: app %s, %u repetitions per point, pipeline runs in %.300s%s",
+			 un.nodename, un.machine, when, app->name, o->reps, runs,
+			 modeled ? "; modeled devices reproduce their own profile" : "");
+	}
+	json_object_set_new(root, "format", json_string("heteroplane-profile-1"));
+	json_object_set_new(root, "name", json_string(app->name));
+	json_object_set_new(root, "modeled", json_boolean(modeled));
+	json_object_set_new(root, "source", json_string(src));
+	json_object_set_new(root, "devices", devs);
+	devs = NULL;
+	if (json_dump_file(root, path, JSON_INDENT(2)) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		ret = -EIO;
+		goto out;
+	}
+	printf("profile: wrote %s\n", path);
+out:
+	json_decref(devs);
+	json_decref(root);
+	rte_mempool_free(mp);
+	free(dev);
+	return ret;
+}
+
+int
+hp_cmd_compare(int argc, char **argv)
+{
+	char tool[4200], py[4200], self[4096];
+	char **av = calloc((size_t)argc + 4, sizeof(*av));
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int i, k = 0;
+
+	if (av == NULL || n <= 0) {
+		fprintf(stderr, "hplane: compare: cannot find this binary\n");
+		free(av);
+		return 1;
+	}
+	self[n] = '\0';
+#ifdef HP_SOURCE_ROOT
+	snprintf(tool, sizeof(tool), "%s/tools/sched_compare.py", HP_SOURCE_ROOT);
+	snprintf(py, sizeof(py), "%s/.venv/bin/python", HP_SOURCE_ROOT);
+#else
+	snprintf(tool, sizeof(tool), "tools/sched_compare.py");
+	snprintf(py, sizeof(py), ".venv/bin/python");
+#endif
+	if (access(py, X_OK) != 0)
+		snprintf(py, sizeof(py), "/usr/bin/python3");
+	av[k++] = py;
+	av[k++] = tool;
+	av[k++] = (char *)"--hplane";
+	av[k++] = self;
+	for (i = 1; i < argc; i++)
+		av[k++] = argv[i];
+	av[k] = NULL;
+	execv(py, av);
+	fprintf(stderr, "hplane: compare: cannot run %s %s: %s\n", py, tool, strerror(errno));
+	free(av);
+	return 1;
+}

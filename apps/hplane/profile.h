@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hplane profile (every task on every device, for each IMIX size and a
+ * sweep of batch sizes, bare and with the pipeline around it; writes a
+ * heteroplane-profile-1 JSON) and hplane compare (runs the scheduler
+ * comparison through tools/sched_compare.py). docs/scheduling.md.
+ */
+#ifndef HP_APP_PROFILE_H
+#define HP_APP_PROFILE_H
+
+#include <stddef.h>
+
+#include "hp_pipeline.h"
+
+struct hp_profile_opts {
+	const char *out;       /* the profile JSON to write (--out) */
+	const char *batches;   /* "1,2,4,...": batch sizes to sweep */
+	unsigned int reps;     /* repetitions per point */
+	unsigned int n_batch;
+	unsigned int batch[16];
+};
+
+/* Checks the options before EAL starts (--out FILE.json becomes o->out;
+ * the pipeline runs go to FILE.runs/); 0 or -EINVAL with err. */
+int hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg,
+		     char *err, size_t errlen);
+/* Runs the profile (EAL is up) and writes o->out. 0 or -errno with err. */
+int hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg,
+		   char *err, size_t errlen);
+/* hplane compare ARGS: execs tools/sched_compare.py with this binary. */
+int hp_cmd_compare(int argc, char **argv);
+
+#endif /* HP_APP_PROFILE_H */
