@@ -129,9 +129,10 @@ add_own(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
 }
 
-/* Cost: two rdtsc and four relaxed stores, ~40 cycles a call on this VM's
- * Xeon (svc-bench overhead: loop of one idle service 62 -> 101 cycles;
- * see docs/svc.md).
+/* Cost: two rdtsc, the per-lcore pointer and four relaxed stores per call.
+ * svc-bench overhead, runner loop of one idle service on this shared VM's
+ * Xeon (best 10 ms window): 42-74 cycles bare, 79-118 with DPDK's own
+ * statistics, 128-205 through here, i.e. ~90 cycles a call (docs/svc.md).
  */
 static int32_t
 svc_trampoline(void *arg)
