@@ -128,7 +128,7 @@ def main():
                'cw_us: batch time per codeword; cpu_mbps: the same bits over the '
                'best thread CPU time of a repeat (time while another job had the '
                'CPU not counted; caches and memory still shared).\n')
-    sec = 1 if a.quick else 2
+    sec = 1 if a.quick else 3
     for spec, eb, it, early in (('wifi:1944:1/2', 2.5, 10, False),
                                 ('wifi:1944:1/2', 2.5, 5, False),
                                 ('wifi:1944:1/2', 2.0, 10, True),
