@@ -79,20 +79,24 @@ add_src(struct hp_power *p, enum hp_power_kind kind, const char *name)
 static unsigned int
 rapl_open(struct hp_power *p, const char *dir, char *why, size_t wlen)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct dirent **ents = NULL, *e;
+	int n_ent = scandir(dir, &ents, NULL, alphasort), k;
 	unsigned int found = 0;
 
-	if (d == NULL) {
+	if (n_ent < 0) {
 		snprintf(why, wlen, "no RAPL (%.50s: %.30s)", dir, strerror(errno));
 		return 0;
 	}
-	while ((e = readdir(d)) != NULL) {
+	/* in name order: package N, then its subzones */
+	for (k = 0; k < n_ent; k++) {
 		char zpath[512], name[64], file[600], label[HP_POWER_NAMELEN];
 		unsigned int pkg, sub;
-		int fields = sscanf(e->d_name, "intel-rapl:%u:%u", &pkg, &sub);
+		int fields;
 		struct hp_power_src *s;
 		uint64_t v;
+
+		e = ents[k];
+		fields = sscanf(e->d_name, "intel-rapl:%u:%u", &pkg, &sub);
 
 		if (fields < 1 || strncmp(e->d_name, "intel-rapl:", 11) != 0)
 			continue;
@@ -123,7 +127,9 @@ rapl_open(struct hp_power *p, const char *dir, char *why, size_t wlen)
 		s->ok = true;
 		found++;
 	}
-	closedir(d);
+	for (k = 0; k < n_ent; k++)
+		free(ents[k]);
+	free(ents);
 	if (found == 0 && why[0] == '\0')
 		snprintf(why, wlen, "no RAPL zones in %s", dir);
 	return found;

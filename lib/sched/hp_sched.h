@@ -25,7 +25,7 @@
  * may be placed first (the policy keeps per-flow order itself); -1 stops
  * the scheduler's pass (Source Code 4.1: rx waits for this packet). */
 #define HP_SCHED_SKIP (-2)
-#define HP_PEND_MAX 256  /* received packets the scheduler may hold */
+#define HP_PEND_MAX 128  /* received packets the scheduler may hold */
 
 struct hp_sched_ops;
 struct hp_sched;

@@ -175,8 +175,8 @@ void hp_adaptive_free(struct hp_adaptive *a);
  * and its online-corrected service-time model. */
 double hp_adaptive_completion(const struct hp_adaptive *a, const struct hp_sched *s,
 			      unsigned int d, const struct hp_sched_pkt *p);
-/* The decision for p (device or -1: hold it); accounts the packet on
- * the device when one is picked. */
+/* The decision for p (device, or HP_SCHED_SKIP: not now, the packets
+ * behind it may go first); accounts the packet on the device it picks. */
 int hp_adaptive_decide(struct hp_adaptive *a, const struct hp_sched *s,
 		       const struct hp_sched_pkt *p);
 /* A packet that ran task step (HP_MAX_TASKS: the chain) came back from d. */

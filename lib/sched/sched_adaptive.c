@@ -22,8 +22,8 @@
  *   4. otherwise the earliest predicted completion (at low and medium
  *      load an idle CPU worker serves a packet sooner than a batch)
  * A device whose backlog is beyond its horizon (what keeps it busy: two
- * batches inside, one filling and one waiting for an accelerator, one
- * accelerator batch for a CPU worker) takes nothing new: the packet waits in the
+ * batches inside and one filling for an accelerator, one accelerator
+ * batch for a CPU worker) takes nothing new: the packet waits in the
  * scheduler (rx pauses, the port queue absorbs the burst) instead of in a
  * long device queue, so latency stays bounded while every device is busy.
  *
@@ -43,9 +43,8 @@
 #include "hp_sched_policy.h"
 
 #define N_FLOWS 65536          /* flow_slot is 16 bits */
-#define HORIZON_BATCHES 4.0    /* accelerator: two inside, one filling, one
-				* waiting: a batch never leaves short for
-				* want of packets while the device works */
+#define HORIZON_BATCHES 3.0    /* accelerator: two batches inside, one
+				 * filling (inflight=2 of the GPU worker) */
 #define DEADLINE_HORIZON 1.5   /* latency-sensitive packets may queue deeper */
 #define SAT_ON 0.90            /* accelerator demand that starts the plan */
 #define SAT_OFF 0.75           /* ... and stops it */
@@ -212,8 +211,13 @@ place(struct hp_adaptive *a, const struct hp_sched *s, const struct hp_sched_pkt
 	struct hp_aclass *c = class_of(a, s, p);
 
 	a->backlog[d] += amort(a, s, (unsigned int)d, p);
-	c->n++;
-	c->n_free += !bound;
+	/* a class's rate counts its arrivals: placements for the first
+	 * task, completions of the task before for the later ones (their
+	 * placements lag whenever they wait for the CPUs) */
+	if (p->step == 0 || !s->env->task_gran) {
+		c->n++;
+		c->n_free += !bound;
+	}
 	c->len += c->len > 0 ? (p->len - c->len) / 64 : p->len;
 	if (f != NULL) {
 		f->dev = (uint8_t)d;
@@ -229,6 +233,16 @@ take(struct hp_adaptive *a, const struct hp_sched *s, const struct hp_sched_pkt 
 	return place(a, s, p, d, false);
 }
 
+/* Not now: the packets behind it may go first, except its flow's. */
+static int
+hold(struct hp_adaptive *a, const struct hp_sched *s, struct hp_aflow *f)
+{
+	a->held++;
+	if (f != NULL)
+		f->skip_round = (uint32_t)(s->round + 1); /* 0: never */
+	return HP_SCHED_SKIP;
+}
+
 int
 hp_adaptive_decide(struct hp_adaptive *a, const struct hp_sched *s,
 		   const struct hp_sched_pkt *p)
@@ -239,17 +253,18 @@ hp_adaptive_decide(struct hp_adaptive *a, const struct hp_sched *s,
 	int cheapest = -1, pick = -1, closest = -1;
 	unsigned int d;
 
-	/* 1. order: stay with the flow's device while it has packets there */
+	/* 1. order: after a skipped packet of its flow it waits too; it
+	 * stays with the flow's device while the flow has packets there */
+	if (f != NULL && f->skip_round == (uint32_t)(s->round + 1))
+		return HP_SCHED_SKIP;
 	if (f != NULL && f->inflight > 0) {
 		d = f->dev;
 		if (d < s->n_dev && s->room[d] > 0 && !s->dev[d].failed) {
 			a->affine++;
 			return place(a, s, p, (int)d, true);
 		}
-		if (d < s->n_dev && !s->dev[d].failed) {
-			a->held++;
-			return -1;
-		}
+		if (d < s->n_dev && !s->dev[d].failed)
+			return hold(a, s, f);
 		/* its device failed: what it holds finishes on that device's
 		 * CPU path, in order; start afresh */
 	}
@@ -289,12 +304,8 @@ hp_adaptive_decide(struct hp_adaptive *a, const struct hp_sched *s,
 			else
 				any = true;
 		}
-		if (!any) {
-			if (closest >= 0)
-				return take(a, s, p, closest);
-			a->held++;
-			return -1;
-		}
+		if (!any)
+			return closest >= 0 ? take(a, s, p, closest) : hold(a, s, f);
 	}
 	/* 3. the offload plan while the accelerator is short of time */
 	if (a->sat && cheapest == a->acc) {
@@ -303,8 +314,14 @@ hp_adaptive_decide(struct hp_adaptive *a, const struct hp_sched *s,
 		if (c->x > 0) {
 			c->credit = fmin(CREDIT_MAX, c->credit + c->x);
 			if (c->credit >= 1) {
+				/* the marginal class (x < 1) may fill half of a
+				 * CPU's horizon: the rest stays for the classes
+				 * planned wholly for the CPUs */
+				double lim = c->x >= 1.0 ? 1.0 : 0.5;
+
 				for (d = 0; d < s->n_dev; d++)
-					if (open[d] && s->dev[d].role == HP_ROLE_CPU && t[d] < best_t) {
+					if (open[d] && s->dev[d].role == HP_ROLE_CPU &&
+					    a->backlog[d] < lim * a->horizon[d] && t[d] < best_t) {
 						best_t = t[d];
 						pick = (int)d;
 					}
@@ -315,17 +332,17 @@ hp_adaptive_decide(struct hp_adaptive *a, const struct hp_sched *s,
 				}
 				/* a class planned wholly for the CPUs waits
 				 * for them: a few of its packets would cost
-				 * the accelerator a batch launch each */
-				if (c->x >= 1.0) {
-					a->held++;
-					return -1;
-				}
+				 * the accelerator a batch launch each (not a
+				 * packet with a deadline: that one goes on) */
+				if (c->x >= 1.0 && p->deadline == 0)
+					return hold(a, s, f);
 			}
 		}
 		if (open[cheapest])
 			return take(a, s, p, cheapest);
-		a->held++;
-		return -1;
+		if (p->deadline == 0)
+			return hold(a, s, f);
+		/* a deadline another device meets: step 4 */
 	}
 	/* 4. the earliest predicted completion */
 	for (d = 0; d < s->n_dev; d++)
@@ -333,10 +350,8 @@ hp_adaptive_decide(struct hp_adaptive *a, const struct hp_sched *s,
 			best_t = t[d];
 			pick = (int)d;
 		}
-	if (pick < 0) {
-		a->held++;
-		return -1;
-	}
+	if (pick < 0)
+		return hold(a, s, f);
 	return take(a, s, p, pick);
 }
 
@@ -353,6 +368,15 @@ hp_adaptive_done(struct hp_adaptive *a, const struct hp_sched *s,
 	w = amort(a, s, d, &q);
 	a->backlog[d] = a->backlog[d] > w ? a->backlog[d] - w : 0;
 	a->done_work[d] += w;
+	if (s->env->task_gran && step != HP_MAX_TASKS && step + 1u < a->nt) {
+		struct hp_sched_pkt nx = q;
+		struct hp_aclass *c;
+
+		nx.step = (uint8_t)(step + 1);
+		c = class_of(a, s, &nx);
+		c->n++;
+		c->n_free++;
+	}
 	f = flow_of(a, &q, s);
 	if (f != NULL && f->inflight > 0)
 		f->inflight--;
