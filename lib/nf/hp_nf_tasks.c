@@ -318,7 +318,7 @@ cbc_pad_pkt(struct rte_mbuf *m, struct hp_meta *md, const struct l3l4 *h,
 	return (int)plen;
 }
 
-/* Cost note (bench/nf, this machine): ipsec-mb VAES multi-buffer CBC
+/* Cost note (bench/tasks, this machine): ipsec-mb VAES multi-buffer CBC
  * runs ~10 GB/s per core at 1458 B in bursts of 32; per packet adds the
  * IV (one AES block, ~10 ns), the header fix-up and, when the UDP or TCP
  * checksum is in use, a checksum pass over the ciphertext. */
@@ -516,7 +516,7 @@ HP_APP_REGISTER(app_vpn)
 /* ================================================================ md5 */
 
 /* Below this many packets in a call, OpenSSL's scalar MD5 beats lanes
- * that would mostly hash the idle block (bench/nf: one message alone on
+ * that would mostly hash the idle block (bench/tasks: one message alone on
  * 16 lanes runs at ~0.8x OpenSSL; a batch of 32 at ~7-10x). */
 #define MD5_MB_MIN 4
 
@@ -891,7 +891,7 @@ dpi_ac_init(struct hp_task_ctx *ctx)
 	return dpi_init_engine(ctx, 1);
 }
 
-/* Cost note (bench/nf, 1458 B, 10k patterns, one core): Hyperscan per
+/* Cost note (bench/tasks, 1458 B, 10k patterns, one core): Hyperscan per
  * packet ~15 Gbit/s (~0.9 of its large-buffer speed), the own DFA with 8
  * packets interleaved ~3.4 Gbit/s. */
 static uint16_t

@@ -351,7 +351,7 @@ hp_nf_ac_build(const struct hp_nf_patset *ps, struct hp_nf_ac **out)
 	/* 4. Renumber the DFA states in BFS order (root, depth 1, depth 2,
 	 * ...), so the shallow states that traffic keeps visiting are one
 	 * contiguous block that stays in cache, and write the 16-byte walk
-	 * form. Measured at 1458 B (bench/nf): BFS order took the single
+	 * form. Measured at 1458 B (bench/tasks): BFS order took the single
 	 * stream from 0.65 to 0.83 Gbit/s; the 16-byte states with the
 	 * default row taken from the previous byte (no load of it) to 3.3.
 	 * The trie keeps its own ids. */
@@ -391,7 +391,7 @@ hp_nf_ac_mem(const struct hp_nf_ac *ac)
 /* One DFA step on byte b after byte a (a = 256 before the first byte),
  * branch-free: load the 16-byte state, compare b with its 12 keys (SSE2),
  * pick the entry index with cmovs, load the entry: two dependent loads
- * per byte; see bench/nf for the cost. */
+ * per byte; see bench/tasks for the cost. */
 static inline uint32_t
 step(const struct hp_nf_ac *ac, uint32_t s, uint32_t a, uint8_t b)
 {
@@ -457,7 +457,7 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 		return;
 	}
 	/* Longest first, so the lanes finish together instead of one long
-	 * packet walking alone at the end (bench/nf, IMIX: +16 %). */
+	 * packet walking alone at the end (bench/tasks, IMIX: +16 %). */
 	for (unsigned int j = 0; j < n; j++) {
 		unsigned int q = j;
 
@@ -511,7 +511,7 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 		/* m bytes on every lane without bound checks; idle lanes
 		 * re-read one byte and never report. The lanes' load chains
 		 * overlap, but the step is ~20 instructions, so this is
-		 * nearly instruction bound: bench/nf at 1458 B, 10k patterns:
+		 * nearly instruction bound: bench/tasks at 1458 B, 10k patterns:
 		 * 3.4 Gbit/s with 8 lanes, 3.2 with 4 or 16, 3.3 for one
 		 * stream; the gain is on small packets (64 B: 2.1 vs 1.6). */
 		for (uint32_t i = 0; i < m; i++) {

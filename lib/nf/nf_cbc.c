@@ -86,7 +86,7 @@ hp_nf_cbc_encrypt_burst(struct hp_nf_cbc *c, struct hp_nf_cbc_job *jobs,
 
 		/* Longest first: the lanes then drain together instead of one
 		 * long message running alone at the end of the burst
-		 * (bench/nf, IMIX: 49 -> 57 Gbit/s). */
+		 * (bench/tasks, IMIX: 49 -> 57 Gbit/s). */
 		for (unsigned int j = 0; j < k; j++) {
 			unsigned int q = j;
 

@@ -160,7 +160,7 @@ hp_nf_md5_mb(struct hp_nf_md5_job *jobs, unsigned int n)
 		return;
 	}
 	/* Longest first, so the lanes drain together at the end instead of
-	 * one long message hashing alone (bench/nf, IMIX: 27 -> 39 Gbit/s). */
+	 * one long message hashing alone (bench/tasks, IMIX: 27 -> 39 Gbit/s). */
 	for (unsigned int j = 0; j < n; j++) {
 		unsigned int q = j;
 
@@ -200,7 +200,7 @@ hp_nf_md5_mb(struct hp_nf_md5_job *jobs, unsigned int n)
 		c = c0 = VLOAD(st[2]);
 		d = d0 = VLOAD(st[3]);
 		/* 64 steps of ~6 instructions (AVX-512) for 16 blocks at
-		 * once; bench/nf measures ~44 Gbit/s per core at 1458 B in
+		 * once; bench/tasks measures ~44 Gbit/s per core at 1458 B in
 		 * batches of 32, 10x OpenSSL's scalar MD5. */
 		STEP(VF, a, b, c, d, 0, 0, 7);   STEP(VF, d, a, b, c, 1, 1, 12);
 		STEP(VF, c, d, a, b, 2, 2, 17);  STEP(VF, b, c, d, a, 3, 3, 22);

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""bench/nf for `make bench`: runs nf-bench (AES-128-CBC, MD5 and DPI per
+"""bench/tasks (issue 3) for `make bench`: runs nf-bench (AES-128-CBC, MD5 and DPI per
 core at 64/243/486/1458 B and IMIX, each beside its peer measured in the
 same run: OpenSSL EVP loops, Hyperscan) and, with --record, writes the
 table to bench/results/nf-<date>.md. Usage:
-  python3 bench/nf/run.py [--build build] [--seconds 1] [--record]"""
+  python3 bench/tasks/run.py [--build build] [--seconds 1] [--record]"""
 import argparse
 import datetime
 import os
@@ -22,7 +22,7 @@ def main():
     a = ap.parse_args()
     tool = os.path.join(a.build, "lib", "nf", "nf-bench")
     if not os.path.exists(tool):
-        sys.exit(f"bench/nf: {tool} not built (lib/nf skipped?)")
+        sys.exit(f"bench/tasks: {tool} not built (lib/nf skipped?)")
     cmd = [tool, "--seconds", a.seconds]
     if a.record:
         cmd += ["--out", os.path.join(ROOT, "bench", "results",
