@@ -226,7 +226,11 @@ hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 	e->stolen = (double)lost / (double)dt;
 	if (b->cpu_shared)
 		lost = 0;
-	e->load = (double)pk * sat / (double)(dt - lost);
+	/* Items never cost more at saturation than the loop spends on them
+	 * now (batches only get cheaper per item), so the work is at most
+	 * the busy time: this bounds a level misled by a loop whose items
+	 * are of different kinds (the traffic lcore generates and sinks). */
+	e->load = fmin((double)pk * sat, (double)busy) / (double)(dt - lost);
 	e->headroom = e->load < 1 ? 1 - e->load : 0;
 	return 0;
 }
