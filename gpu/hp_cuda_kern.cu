@@ -165,6 +165,7 @@ struct kargs {
 	const uint32_t *rk;
 	uint8_t *digest;
 	uint32_t *match;
+	uint8_t *aux;
 	const uint4 *dfa_st;
 	const uint32_t *dfa_tab;
 	const uint32_t *dfa_count;
@@ -427,6 +428,167 @@ md5_thread(const struct kargs *a, uint32_t i)
 	}
 }
 
+/* ---- LDPC ---- */
+
+#define LDPC_MAXDEG 32 /* HP_LDPC_MAXDEG */
+#define LDPC_RMAX 63   /* HP_LDPC_RMAX */
+
+struct lcode {
+	const uint32_t *row_start, *ent_col, *ent_shift;
+	uint32_t z, mb, nb, punct, nnz;
+};
+
+HD static inline int
+sat8(int x)
+{
+	return x > 127 ? 127 : x < -128 ? -128 : x;
+}
+
+HD static inline int
+scale(int m, const struct hpk_ldpc_cfg *g)
+{
+	int r;
+
+	if (g->oms) {
+		int mm = m < 127 ? m : 127;
+
+		r = mm > (int)g->oms_offset ? mm - (int)g->oms_offset : 0;
+	} else {
+		r = m - ((m + (1 << (g->nms_shift - 1))) >> g->nms_shift);
+	}
+	return r < LDPC_RMAX ? r : LDPC_RMAX;
+}
+
+/* Check node i of base row r: the scalar instance of lib/ldpc's layered
+ * min-sum (hp_ldpc_kern.h) written out for one codeword, so a GPU thread
+ * computes exactly what a CPU lane computes. Rows of one layer touch
+ * disjoint bits (one block per column per base row), so the z threads of
+ * a layer run in parallel and give the sequential result. */
+HD static inline void
+ldpc_row(const struct lcode *c, int8_t *L, int8_t *R, uint32_t r, uint32_t i, int first,
+	 const struct hpk_ldpc_cfg *g)
+{
+	const uint32_t e0 = c->row_start[r], d = c->row_start[r + 1] - e0, z = c->z;
+	int t[LDPC_MAXDEG], at[LDPC_MAXDEG];
+	uint32_t pos[LDPC_MAXDEG];
+	int mn1 = 128, mn2 = 128, sg = 0, s1, s2;
+
+	for (uint32_t e = 0; e < d; e++) {
+		uint32_t sh = c->ent_shift[e0 + e] + i;
+		int l, x, a;
+
+		pos[e] = c->ent_col[e0 + e] * z + (sh >= z ? sh - z : sh);
+		l = L[pos[e]];
+		x = first ? l : ((l < 0 ? -l : l) >= 127 ? l : sat8(l - R[(size_t)(e0 + e) * z + i]));
+		a = x < 0 ? -x : x;
+		t[e] = x;
+		at[e] = a;
+		mn2 = mn2 < (mn1 > a ? mn1 : a) ? mn2 : (mn1 > a ? mn1 : a);
+		mn1 = mn1 < a ? mn1 : a;
+		sg ^= x;
+	}
+	s1 = scale(mn1, g);
+	s2 = scale(mn2, g);
+	for (uint32_t e = 0; e < d; e++) {
+		int mag = at[e] == mn1 ? s2 : s1;
+		int rn = (sg ^ t[e]) < 0 ? -mag : mag;
+
+		R[(size_t)(e0 + e) * z + i] = (int8_t)rn;
+		L[pos[e]] = (int8_t)(at[e] >= 127 ? t[e] : sat8(t[e] + rn));
+	}
+}
+
+/* 1 when check node i of base row r is unsatisfied. */
+HD static inline int
+ldpc_check(const struct lcode *c, const int8_t *L, uint32_t r, uint32_t i)
+{
+	const uint32_t e0 = c->row_start[r], d = c->row_start[r + 1] - e0, z = c->z;
+	int par = 0;
+
+	for (uint32_t e = 0; e < d; e++) {
+		uint32_t sh = c->ent_shift[e0 + e] + i;
+
+		par ^= L[c->ent_col[e0 + e] * z + (sh >= z ? sh - z : sh)] < 0;
+	}
+	return par;
+}
+
+/* lib/ldpc's `ran` units (hp_ldpc.h): a received unit is the packed hard
+ * decisions of the n transmitted bits; a decoded unit is the k info bits
+ * packed, F, then F big-endian positions of the received bits the decoder
+ * flipped. The phases below are separated by barriers in the kernel; the
+ * emulation runs each phase for every thread in turn. */
+struct lunit {
+	uint32_t ulen, maxflip, k, ib, n, p, nf;
+	int llr;
+};
+
+HD static inline uint32_t
+rx_bit(const uint8_t *rx, uint32_t j)
+{
+	return (rx[j >> 3] >> (7 - (j & 7))) & 1;
+}
+
+/* Hard decision b -> LLR -+llr (bit 0 positive); punctured bits 0. */
+HD static inline void
+lu_load(const struct lunit *u, const uint8_t *rx, int8_t *L, uint32_t tid, uint32_t T)
+{
+	for (uint32_t j = tid; j < u->nf; j += T)
+		L[j] = (int8_t)(j < u->p ? 0 : rx_bit(rx, j - u->p) ? -u->llr : u->llr);
+}
+
+/* Received bits the decoder flipped in thread tid's chunk of [0, n). */
+HD static inline uint32_t
+lu_count(const struct lunit *u, const uint8_t *rx, const int8_t *L, uint32_t tid, uint32_t T)
+{
+	uint32_t chunk = (u->n + T - 1) / T, lo = tid * chunk, hi = lo + chunk, c = 0;
+
+	for (uint32_t j = lo; j < hi && j < u->n; j++)
+		c += (uint32_t)(L[u->p + j] < 0) != rx_bit(rx, j);
+	return c;
+}
+
+/* Info bits packed, F, zeros for the flip list (filled next phase). */
+HD static inline void
+lu_write_head(const struct lunit *u, const int8_t *L, uint32_t F, uint8_t *dst, uint32_t tid,
+	      uint32_t T)
+{
+	for (uint32_t b = tid; b < u->ulen; b += T) {
+		uint32_t v = 0;
+
+		if (b < u->ib) {
+			for (uint32_t x = 0; x < 8; x++)
+				if (8 * b + x < u->k && L[8 * b + x] < 0)
+					v |= 0x80u >> x;
+		} else if (b == u->ib) {
+			v = F;
+		}
+		dst[b] = (uint8_t)v;
+	}
+}
+
+/* Thread tid's flip positions, from list index pre on (ascending). */
+HD static inline void
+lu_write_flips(const struct lunit *u, const uint8_t *rx, const int8_t *L, uint8_t *dst,
+	       uint32_t pre, uint32_t tid, uint32_t T)
+{
+	uint32_t chunk = (u->n + T - 1) / T, lo = tid * chunk, hi = lo + chunk, f = pre;
+
+	for (uint32_t j = lo; j < hi && j < u->n; j++)
+		if ((uint32_t)(L[u->p + j] < 0) != rx_bit(rx, j)) {
+			dst[u->ib + 1 + 2 * f] = (uint8_t)(j >> 8);
+			dst[u->ib + 2 + 2 * f] = (uint8_t)j;
+			f++;
+		}
+}
+
+/* Threads of a units block: a multiple of 32 covering z. */
+static inline unsigned int
+ldpc_threads(uint32_t z)
+{
+	return z <= 32 ? 32 : (z + 31) / 32 * 32;
+}
+
 /* ---- kernels ---- */
 
 __global__ void
@@ -473,6 +635,110 @@ k_md5(struct kargs a)
 		md5_thread(&a, i);
 }
 
+/* The layered iterations of one codeword whose LLRs are in L (shared)
+ * by a thread block, one thread per check node of a layer. Returns the
+ * iteration at which every check held (0: never within max_iter). */
+__device__ static uint32_t
+ldpc_decode_block(const struct lcode *c, const struct hpk_ldpc_cfg *g, int8_t *L, int8_t *R)
+{
+	const uint32_t tid = threadIdx.x;
+
+	for (uint32_t it = 1; it <= g->max_iter; it++) {
+		for (uint32_t r = 0; r < c->mb; r++) {
+			if (tid < c->z)
+				ldpc_row(c, L, R, r, tid, it == 1, g);
+			__syncthreads();
+		}
+		if (g->early || it == g->max_iter) {
+			int bad = 0;
+
+			if (tid < c->z)
+				for (uint32_t r = 0; r < c->mb; r++)
+					bad |= ldpc_check(c, L, r, tid);
+			if (!__syncthreads_or(bad))
+				return it;
+		}
+	}
+	return 0;
+}
+
+/* One thread block per codeword, one thread per check node of a layer;
+ * the codeword's LLRs live in shared memory (<= 26 KiB for NR BG1 Z=384),
+ * check-to-bit messages in global memory, coalesced across the layer. */
+__global__ void
+k_ldpc(struct lcode c, struct hpk_ldpc_cfg g, const int8_t *llr, int8_t *Rall, uint8_t *out,
+       uint32_t out_bits, uint8_t *ok, uint8_t *iters)
+{
+	extern __shared__ int8_t L[];
+	const uint32_t cw = blockIdx.x, nf = c.nb * c.z, n = nf - c.punct, tid = threadIdx.x;
+	uint32_t done_it;
+
+	for (uint32_t j = tid; j < nf; j += blockDim.x)
+		L[j] = j < c.punct ? 0 : llr[(size_t)cw * n + j - c.punct];
+	__syncthreads();
+	done_it = ldpc_decode_block(&c, &g, L, Rall + (size_t)cw * c.nnz * c.z);
+	for (uint32_t j = tid; j < out_bits; j += blockDim.x)
+		out[(size_t)cw * out_bits + j] = L[j] < 0;
+	if (tid == 0) {
+		ok[cw] = done_it != 0;
+		iters[cw] = (uint8_t)(done_it ? done_it : g.max_iter);
+	}
+}
+
+/* One thread block per unit of the batch: find its packet, decode, and
+ * write the decoded unit into aux when it decoded within maxflip flips;
+ * match[2p] counts the packet's good units (the host takes a packet's
+ * units only when all are good, as lib/ldpc does). */
+__global__ void
+k_ldpc_units(struct lcode c, struct hpk_ldpc_cfg g, struct lunit u, struct kargs a,
+	     int8_t *Rall)
+{
+	extern __shared__ int8_t L[];
+	__shared__ uint32_t cnt[1024];
+	__shared__ uint32_t tot;
+	const uint32_t T = blockDim.x, tid = threadIdx.x, ug = blockIdx.x + a.blk[a.p0];
+	uint32_t lo = a.p0, hi = a.p0 + a.np - 1, p;
+	const uint8_t *rx;
+	uint8_t *dst;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi + 1) / 2;
+
+		if (a.blk[mid] <= ug)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	p = lo;
+	rx = a.data + a.off[p] + (ug - a.blk[p]) * u.ulen;
+	dst = a.aux + a.off[p] + (ug - a.blk[p]) * u.ulen;
+	lu_load(&u, rx, L, tid, T);
+	__syncthreads();
+	if (ldpc_decode_block(&c, &g, L, Rall + (size_t)blockIdx.x * c.nnz * c.z) == 0)
+		return; /* the same answer in every thread: no barrier is left waiting */
+	cnt[tid] = lu_count(&u, rx, L, tid, T);
+	__syncthreads();
+	if (tid == 0) {
+		uint32_t sum = 0;
+
+		for (uint32_t t = 0; t < T; t++) {
+			uint32_t v = cnt[t];
+
+			cnt[t] = sum;
+			sum += v;
+		}
+		tot = sum;
+	}
+	__syncthreads();
+	if (tot > u.maxflip)
+		return;
+	lu_write_head(&u, L, tot, dst, tid, T);
+	__syncthreads();
+	lu_write_flips(&u, rx, L, dst, cnt[tid], tid, T);
+	if (tid == 0)
+		atomicAdd(&a.match[2 * p], 1u);
+}
+
 /* ---- host emulation ---- */
 
 static struct kargs
@@ -489,6 +755,7 @@ host_args(struct hpk_batch *b)
 	a.rk = b->rk;
 	a.digest = b->digest;
 	a.match = b->match;
+	a.aux = b->aux;
 	a.dfa_st = NULL;
 	a.dfa_tab = a.dfa_count = a.dfa_first = NULL;
 	a.p0 = 0;
@@ -526,6 +793,8 @@ hpk_emulate(enum hpk_op op, struct hpk_batch *b, const struct hpk_dfa *dfa)
 		for (uint32_t i = 0; i < b->n; i++)
 			md5_thread(&a, i);
 		break;
+	case HPK_LDPC_UNITS:
+		break; /* needs the code: hpk_ldpc_units_emulate */
 	}
 }
 
@@ -562,6 +831,8 @@ struct hpk_stream {
 	struct hpk_batch h;   /* pinned host */
 	struct hpk_batch d;   /* device mirrors */
 	enum hpk_op op;
+	int8_t *R;            /* LDPC check-to-bit messages */
+	size_t rcap;
 };
 
 struct hpk_ctx {
@@ -573,6 +844,13 @@ struct hpk_ctx {
 	struct hpk_stream *s;
 	int emul;             /* host emulation, no GPU */
 	struct hpk_dfa hdfa;  /* emulation: the host DFA */
+	/* LDPC units: the code (device copies; host ones for emulation) */
+	struct lcode lc;
+	struct hpk_ldpc_cfg lg;
+	struct lunit lu;
+	struct hpk_ldpc_code hcode;
+	struct hpk_ldpc_units hunits;
+	uint32_t *d_code;     /* row_start | ent_col | ent_shift */
 	/* DFA, uploaded once */
 	uint4 *d_dfa_st;
 	uint32_t *d_dfa_tab, *d_dfa_count, *d_dfa_first;
@@ -599,6 +877,7 @@ alloc_batch(struct hpk_batch *h, struct hpk_batch *d, uint32_t np, uint32_t nb,
 	CK(cudaHostAlloc((void **)&h->rk, 176ull * np, cudaHostAllocDefault));
 	CK(cudaHostAlloc((void **)&h->digest, 16ull * np, cudaHostAllocDefault));
 	CK(cudaHostAlloc((void **)&h->match, 8ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->aux, nb + 16, cudaHostAllocDefault));
 	CK(cudaMalloc((void **)&d->data, nb + 16));
 	CK(cudaMalloc((void **)&d->off, 4ull * np));
 	CK(cudaMalloc((void **)&d->len, 4ull * np));
@@ -608,6 +887,7 @@ alloc_batch(struct hpk_batch *h, struct hpk_batch *d, uint32_t np, uint32_t nb,
 	CK(cudaMalloc((void **)&d->rk, 176ull * np));
 	CK(cudaMalloc((void **)&d->digest, 16ull * np));
 	CK(cudaMalloc((void **)&d->match, 8ull * np));
+	CK(cudaMalloc((void **)&d->aux, nb + 16));
 	return 0;
 }
 
@@ -623,6 +903,7 @@ free_batch(struct hpk_batch *h, struct hpk_batch *d)
 	cudaFreeHost(h->rk);
 	cudaFreeHost(h->digest);
 	cudaFreeHost(h->match);
+	cudaFreeHost(h->aux);
 	cudaFree(d->data);
 	cudaFree(d->off);
 	cudaFree(d->len);
@@ -632,6 +913,7 @@ free_batch(struct hpk_batch *h, struct hpk_batch *d)
 	cudaFree(d->rk);
 	cudaFree(d->digest);
 	cudaFree(d->match);
+	cudaFree(d->aux);
 }
 
 extern "C" int
@@ -646,8 +928,9 @@ hpk_host_alloc(struct hpk_batch *h, uint32_t np, uint32_t nb)
 	h->rk = (uint32_t *)calloc(np, 176);
 	h->digest = (uint8_t *)calloc(np, 16);
 	h->match = (uint32_t *)calloc(np, 8);
+	h->aux = (uint8_t *)aligned_alloc(64, (nb + 16 + 63) / 64 * 64);
 	return h->data && h->off && h->len && h->blk && h->ctr && h->key_idx && h->rk &&
-	       h->digest && h->match ? 0 : -ENOMEM;
+	       h->digest && h->match && h->aux ? 0 : -ENOMEM;
 }
 
 extern "C" void
@@ -662,6 +945,7 @@ hpk_host_free(struct hpk_batch *h)
 	free(h->rk);
 	free(h->digest);
 	free(h->match);
+	free(h->aux);
 }
 
 extern "C" int
@@ -708,6 +992,7 @@ hpk_close(struct hpk_ctx *c)
 		if (c->s[i].st != NULL)
 			cudaStreamSynchronize(c->s[i].st);
 		free_batch(&c->s[i].h, &c->s[i].d);
+		cudaFree(c->s[i].R);
 		if (c->s[i].ev != NULL)
 			cudaEventDestroy(c->s[i].ev);
 		if (c->s[i].st != NULL)
@@ -718,6 +1003,7 @@ hpk_close(struct hpk_ctx *c)
 	cudaFree(c->d_dfa_tab);
 	cudaFree(c->d_dfa_count);
 	cudaFree(c->d_dfa_first);
+	cudaFree(c->d_code);
 	free(c->s);
 	free(c);
 }
@@ -813,15 +1099,25 @@ dev_args(struct hpk_ctx *c, struct hpk_stream *s, uint32_t p0, uint32_t np)
 
 /* H2D of packets [p0, p0+np) of stream s's batch: their payload range and
  * parameters. */
+/* Bytes [lo, hi) of the staging that packets [p0, p0+np) occupy. */
+static void
+span(const struct hpk_batch *h, uint32_t p0, uint32_t np, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t last = p0 + np - 1;
+
+	*lo = h->off[p0];
+	*hi = h->off[last] + (h->len[last] + 15) / 16 * 16;
+}
+
 static cudaError_t
 h2d(struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np, bool with_keys,
     cudaStream_t st)
 {
 	struct hpk_batch *h = &s->h, *d = &s->d;
-	uint32_t last = p0 + np - 1;
-	uint32_t lo = h->off[p0], hi = h->off[last] + 16 * (h->blk[last + 1] - h->blk[last]);
+	uint32_t lo, hi;
 	cudaError_t e;
 
+	span(h, p0, np, &lo, &hi);
 	e = cudaMemcpyAsync(d->data + lo, h->data + lo, hi - lo, cudaMemcpyHostToDevice, st);
 	if (e == cudaSuccess)
 		e = cudaMemcpyAsync(d->off + p0, h->off + p0, 4ull * np, cudaMemcpyHostToDevice, st);
@@ -839,6 +1135,8 @@ h2d(struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np, bool with_ke
 			e = cudaMemcpyAsync(d->rk, h->rk, 176ull * h->n_keys,
 					    cudaMemcpyHostToDevice, st);
 	}
+	if (e == cudaSuccess && op == HPK_LDPC_UNITS)
+		e = cudaMemsetAsync(d->match + 2 * p0, 0, 8ull * np, st);
 	return e;
 }
 
@@ -862,6 +1160,27 @@ kernel(struct hpk_ctx *c, struct hpk_stream *s, enum hpk_op op, uint32_t p0, uin
 		if (c->d_dfa_st == NULL)
 			return cudaErrorInvalidValue; /* no DFA uploaded */
 		k_dfa<<<(np + 127) / 128, 128, 0, st>>>(a);
+	} else if (op == HPK_LDPC_UNITS) {
+		uint32_t nu = s->h.blk[p0 + np] - s->h.blk[p0];
+		size_t need = (size_t)nu * c->lc.nnz * c->lc.z;
+		cudaError_t e;
+
+		if (c->lc.row_start == NULL)
+			return cudaErrorInvalidValue; /* no code set up */
+		if (nu == 0)
+			return cudaSuccess;
+		if (need > s->rcap) {
+			/* messages for the largest batch so far (grows rarely) */
+			cudaFree(s->R);
+			s->R = NULL;
+			s->rcap = 0;
+			e = cudaMalloc((void **)&s->R, need);
+			if (e != cudaSuccess)
+				return e;
+			s->rcap = need;
+		}
+		k_ldpc_units<<<nu, ldpc_threads(c->lc.z), c->lc.nb * c->lc.z, st>>>(
+			c->lc, c->lg, c->lu, a, s->R);
 	} else {
 		k_md5<<<(np + 127) / 128, 128, 0, st>>>(a);
 	}
@@ -874,16 +1193,27 @@ static cudaError_t
 d2h(struct hpk_stream *s, enum hpk_op op, uint32_t p0, uint32_t np, cudaStream_t st)
 {
 	struct hpk_batch *h = &s->h, *d = &s->d;
-	uint32_t last = p0 + np - 1;
 
 	if (op == HPK_AES_CTR || op == HPK_AES_CBC) {
-		uint32_t lo = h->off[p0], hi = h->off[last] + 16 * (h->blk[last + 1] - h->blk[last]);
+		uint32_t lo, hi;
 
+		span(h, p0, np, &lo, &hi);
 		return cudaMemcpyAsync(h->data + lo, d->data + lo, hi - lo, cudaMemcpyDeviceToHost, st);
 	}
 	if (op == HPK_DFA)
 		return cudaMemcpyAsync(h->match + 2 * p0, d->match + 2 * p0, 8ull * np,
 				       cudaMemcpyDeviceToHost, st);
+	if (op == HPK_LDPC_UNITS) {
+		uint32_t lo, hi;
+		cudaError_t e;
+
+		span(h, p0, np, &lo, &hi);
+		e = cudaMemcpyAsync(h->aux + lo, d->aux + lo, hi - lo, cudaMemcpyDeviceToHost, st);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(h->match + 2 * p0, d->match + 2 * p0, 8ull * np,
+					    cudaMemcpyDeviceToHost, st);
+		return e;
+	}
 	return cudaMemcpyAsync(h->digest + 16 * p0, d->digest + 16 * p0, 16ull * np,
 			       cudaMemcpyDeviceToHost, st);
 }
@@ -900,6 +1230,13 @@ hpk_launch(struct hpk_ctx *c, unsigned int si, enum hpk_op op, char *err, size_t
 		if (op == HPK_DFA && c->hdfa.st == NULL) {
 			snprintf(err, errlen, "no DFA uploaded");
 			return -EINVAL;
+		}
+		if (op == HPK_LDPC_UNITS) {
+			if (c->hcode.row_start == NULL) {
+				snprintf(err, errlen, "no LDPC code set up");
+				return -EINVAL;
+			}
+			return hpk_ldpc_units_emulate(&c->hcode, &c->lg, &c->hunits, &s->h);
 		}
 		hpk_emulate(op, &s->h, &c->hdfa);
 		return 0;
@@ -1051,132 +1388,6 @@ hpk_dfa_upload(struct hpk_ctx *c, const struct hpk_dfa *dfa, char *err, size_t e
 	return 0;
 }
 
-/* ---- LDPC ---- */
-
-#define LDPC_MAXDEG 32 /* HP_LDPC_MAXDEG */
-#define LDPC_RMAX 63   /* HP_LDPC_RMAX */
-
-struct lcode {
-	const uint32_t *row_start, *ent_col, *ent_shift;
-	uint32_t z, mb, nb, punct, nnz;
-};
-
-HD static inline int
-sat8(int x)
-{
-	return x > 127 ? 127 : x < -128 ? -128 : x;
-}
-
-HD static inline int
-scale(int m, const struct hpk_ldpc_cfg *g)
-{
-	int r;
-
-	if (g->oms) {
-		int mm = m < 127 ? m : 127;
-
-		r = mm > (int)g->oms_offset ? mm - (int)g->oms_offset : 0;
-	} else {
-		r = m - ((m + (1 << (g->nms_shift - 1))) >> g->nms_shift);
-	}
-	return r < LDPC_RMAX ? r : LDPC_RMAX;
-}
-
-/* Check node i of base row r: the scalar instance of lib/ldpc's layered
- * min-sum (hp_ldpc_kern.h) written out for one codeword, so a GPU thread
- * computes exactly what a CPU lane computes. Rows of one layer touch
- * disjoint bits (one block per column per base row), so the z threads of
- * a layer run in parallel and give the sequential result. */
-HD static inline void
-ldpc_row(const struct lcode *c, int8_t *L, int8_t *R, uint32_t r, uint32_t i, int first,
-	 const struct hpk_ldpc_cfg *g)
-{
-	const uint32_t e0 = c->row_start[r], d = c->row_start[r + 1] - e0, z = c->z;
-	int t[LDPC_MAXDEG], at[LDPC_MAXDEG];
-	uint32_t pos[LDPC_MAXDEG];
-	int mn1 = 128, mn2 = 128, sg = 0, s1, s2;
-
-	for (uint32_t e = 0; e < d; e++) {
-		uint32_t sh = c->ent_shift[e0 + e] + i;
-		int l, x, a;
-
-		pos[e] = c->ent_col[e0 + e] * z + (sh >= z ? sh - z : sh);
-		l = L[pos[e]];
-		x = first ? l : ((l < 0 ? -l : l) >= 127 ? l : sat8(l - R[(size_t)(e0 + e) * z + i]));
-		a = x < 0 ? -x : x;
-		t[e] = x;
-		at[e] = a;
-		mn2 = mn2 < (mn1 > a ? mn1 : a) ? mn2 : (mn1 > a ? mn1 : a);
-		mn1 = mn1 < a ? mn1 : a;
-		sg ^= x;
-	}
-	s1 = scale(mn1, g);
-	s2 = scale(mn2, g);
-	for (uint32_t e = 0; e < d; e++) {
-		int mag = at[e] == mn1 ? s2 : s1;
-		int rn = (sg ^ t[e]) < 0 ? -mag : mag;
-
-		R[(size_t)(e0 + e) * z + i] = (int8_t)rn;
-		L[pos[e]] = (int8_t)(at[e] >= 127 ? t[e] : sat8(t[e] + rn));
-	}
-}
-
-/* 1 when check node i of base row r is unsatisfied. */
-HD static inline int
-ldpc_check(const struct lcode *c, const int8_t *L, uint32_t r, uint32_t i)
-{
-	const uint32_t e0 = c->row_start[r], d = c->row_start[r + 1] - e0, z = c->z;
-	int par = 0;
-
-	for (uint32_t e = 0; e < d; e++) {
-		uint32_t sh = c->ent_shift[e0 + e] + i;
-
-		par ^= L[c->ent_col[e0 + e] * z + (sh >= z ? sh - z : sh)] < 0;
-	}
-	return par;
-}
-
-/* One thread block per codeword, one thread per check node of a layer;
- * the codeword's LLRs live in shared memory (<= 26 KiB for NR BG1 Z=384),
- * check-to-bit messages in global memory, coalesced across the layer. */
-__global__ void
-k_ldpc(struct lcode c, struct hpk_ldpc_cfg g, const int8_t *llr, int8_t *Rall, uint8_t *out,
-       uint32_t out_bits, uint8_t *ok, uint8_t *iters)
-{
-	extern __shared__ int8_t L[];
-	const uint32_t cw = blockIdx.x, nf = c.nb * c.z, n = nf - c.punct, tid = threadIdx.x;
-	int8_t *R = Rall + (size_t)cw * c.nnz * c.z;
-	uint32_t it, done_it = 0;
-
-	for (uint32_t j = tid; j < nf; j += blockDim.x)
-		L[j] = j < c.punct ? 0 : llr[(size_t)cw * n + j - c.punct];
-	__syncthreads();
-	for (it = 1; it <= g.max_iter; it++) {
-		for (uint32_t r = 0; r < c.mb; r++) {
-			if (tid < c.z)
-				ldpc_row(&c, L, R, r, tid, it == 1, &g);
-			__syncthreads();
-		}
-		if (g.early || it == g.max_iter) {
-			int bad = 0;
-
-			if (tid < c.z)
-				for (uint32_t r = 0; r < c.mb; r++)
-					bad |= ldpc_check(&c, L, r, tid);
-			if (!__syncthreads_or(bad)) {
-				done_it = it;
-				break;
-			}
-		}
-	}
-	for (uint32_t j = tid; j < out_bits; j += blockDim.x)
-		out[(size_t)cw * out_bits + j] = L[j] < 0;
-	if (tid == 0) {
-		ok[cw] = done_it != 0;
-		iters[cw] = (uint8_t)(done_it ? done_it : g.max_iter);
-	}
-}
-
 static struct lcode
 lcode_of(const struct hpk_ldpc_code *c)
 {
@@ -1191,6 +1402,95 @@ lcode_of(const struct hpk_ldpc_code *c)
 	l.punct = c->punct;
 	l.nnz = c->nnz;
 	return l;
+}
+
+/* ldpc_decode_block on the CPU: each layer's rows one after another. */
+static uint32_t
+emul_decode(const struct lcode *c, const struct hpk_ldpc_cfg *g, int8_t *L, int8_t *R)
+{
+	for (uint32_t it = 1; it <= g->max_iter; it++) {
+		for (uint32_t r = 0; r < c->mb; r++)
+			for (uint32_t i = 0; i < c->z; i++)
+				ldpc_row(c, L, R, r, i, it == 1, g);
+		if (g->early || it == g->max_iter) {
+			int bad = 0;
+
+			for (uint32_t r = 0; r < c->mb && !bad; r++)
+				for (uint32_t i = 0; i < c->z && !bad; i++)
+					bad |= ldpc_check(c, L, r, i);
+			if (!bad)
+				return it;
+		}
+	}
+	return 0;
+}
+
+static struct lunit
+lunit_of(const struct lcode *c, const struct hpk_ldpc_units *uu)
+{
+	struct lunit u;
+
+	u.ulen = uu->ulen;
+	u.maxflip = uu->maxflip;
+	u.llr = uu->llr;
+	u.nf = c->nb * c->z;
+	u.p = c->punct;
+	u.n = u.nf - u.p;
+	u.k = (c->nb - c->mb) * c->z;
+	u.ib = (u.k + 7) / 8;
+	return u;
+}
+
+static struct lcode lcode_of(const struct hpk_ldpc_code *c);
+
+/* k_ldpc_units on the CPU: per unit, the kernel's phases for every
+ * thread in turn (the barriers' order). */
+extern "C" int
+hpk_ldpc_units_emulate(const struct hpk_ldpc_code *hc, const struct hpk_ldpc_cfg *g,
+		       const struct hpk_ldpc_units *uu, struct hpk_batch *b)
+{
+	struct lcode c = lcode_of(hc);
+	struct lunit u = lunit_of(&c, uu);
+	const uint32_t T = ldpc_threads(c.z);
+	int8_t *L = (int8_t *)malloc(u.nf), *R = (int8_t *)malloc((size_t)c.nnz * c.z);
+	uint32_t *cnt = (uint32_t *)malloc(4ull * T);
+
+	if (L == NULL || R == NULL || cnt == NULL) {
+		free(L);
+		free(R);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (uint32_t p = 0; p < b->n; p++) {
+		b->match[2 * p] = 0;
+		for (uint32_t ug = b->blk[p]; ug < b->blk[p + 1]; ug++) {
+			const uint8_t *rx = b->data + b->off[p] + (ug - b->blk[p]) * u.ulen;
+			uint8_t *dst = b->aux + b->off[p] + (ug - b->blk[p]) * u.ulen;
+			uint32_t sum = 0;
+
+			for (uint32_t t = 0; t < T; t++)
+				lu_load(&u, rx, L, t, T);
+			if (emul_decode(&c, g, L, R) == 0)
+				continue;
+			for (uint32_t t = 0; t < T; t++) {
+				uint32_t v = lu_count(&u, rx, L, t, T);
+
+				cnt[t] = sum;
+				sum += v;
+			}
+			if (sum > u.maxflip)
+				continue;
+			for (uint32_t t = 0; t < T; t++)
+				lu_write_head(&u, L, sum, dst, t, T);
+			for (uint32_t t = 0; t < T; t++)
+				lu_write_flips(&u, rx, L, dst, cnt[t], t, T);
+			b->match[2 * p]++;
+		}
+	}
+	free(L);
+	free(R);
+	free(cnt);
+	return 0;
 }
 
 extern "C" int
@@ -1209,24 +1509,11 @@ hpk_ldpc_emulate(const struct hpk_ldpc_code *hc, const struct hpk_ldpc_cfg *g,
 		return -ENOMEM;
 	}
 	for (uint32_t cw = 0; cw < n_cw; cw++) {
-		uint32_t done_it = 0;
+		uint32_t done_it;
 
 		for (uint32_t j = 0; j < nf; j++)
 			L[j] = j < c.punct ? 0 : llr[(size_t)cw * n + j - c.punct];
-		for (uint32_t it = 1; it <= g->max_iter && !done_it; it++) {
-			for (uint32_t r = 0; r < c.mb; r++)
-				for (uint32_t i = 0; i < c.z; i++)
-					ldpc_row(&c, L, R, r, i, it == 1, g);
-			if (g->early || it == g->max_iter) {
-				int bad = 0;
-
-				for (uint32_t r = 0; r < c.mb && !bad; r++)
-					for (uint32_t i = 0; i < c.z && !bad; i++)
-						bad |= ldpc_check(&c, L, r, i);
-				if (!bad)
-					done_it = it;
-			}
-		}
+		done_it = emul_decode(&c, g, L, R);
 		for (uint32_t j = 0; j < out_bits; j++)
 			out[(size_t)cw * out_bits + j] = L[j] < 0;
 		if (ok)
@@ -1308,4 +1595,33 @@ out:
 	cudaFree(d_ok);
 	cudaFree(d_it);
 	return ret;
+}
+
+extern "C" int
+hpk_ldpc_setup(struct hpk_ctx *c, const struct hpk_ldpc_code *hc, const struct hpk_ldpc_cfg *g,
+	       const struct hpk_ldpc_units *u, char *err, size_t errlen)
+{
+	uint32_t words = hc->mb + 1 + 2 * hc->nnz;
+
+	if (ldpc_threads(hc->z) > 1024 || hc->row_start[hc->mb] != hc->nnz) {
+		snprintf(err, errlen, "LDPC code with z=%u does not fit the units kernel", hc->z);
+		return -EINVAL;
+	}
+	c->hcode = *hc;  /* the caller keeps the arrays alive */
+	c->lg = *g;
+	c->hunits = *u;
+	c->lc = lcode_of(hc);
+	c->lu = lunit_of(&c->lc, u);
+	if (c->emul)
+		return 0;
+	CK(cudaSetDevice(c->dev));
+	CK(cudaMalloc((void **)&c->d_code, 4ull * words));
+	CK(cudaMemcpy(c->d_code, hc->row_start, 4ull * (hc->mb + 1), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(c->d_code + hc->mb + 1, hc->ent_col, 4ull * hc->nnz, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(c->d_code + hc->mb + 1 + hc->nnz, hc->ent_shift, 4ull * hc->nnz,
+		      cudaMemcpyHostToDevice));
+	c->lc.row_start = c->d_code;
+	c->lc.ent_col = c->d_code + hc->mb + 1;
+	c->lc.ent_shift = c->d_code + hc->mb + 1 + hc->nnz;
+	return 0;
 }

@@ -22,6 +22,8 @@ enum hpk_op {
 	HPK_MD5 = 2,     /* digest out, payload not copied back */
 	HPK_AES_CBC = 3, /* in place (lengths multiple of 16), copied back */
 	HPK_DFA = 4,     /* Aho-Corasick DFA walk: match count and first id out */
+	HPK_LDPC_UNITS = 5, /* lib/ldpc units: decoded units into aux, count
+			     * of units decoded into match[2p] */
 };
 
 /* The compact DFA of lib/nf (hp_nf.h, struct hp_nf_ac_dfa) in the form
@@ -52,6 +54,7 @@ struct hpk_batch {
 	uint32_t *rk;        /* 44 round-key words per key, cap_pkts keys */
 	uint8_t *digest;     /* 16 bytes per packet */
 	uint32_t *match;     /* DFA: count, first id per packet */
+	uint8_t *aux;        /* LDPC: decoded units, same offsets as data */
 };
 
 struct hpk_ctx;
@@ -104,7 +107,7 @@ int hpk_dfa_upload(struct hpk_ctx *ctx, const struct hpk_dfa *dfa, char *err,
 		   size_t errlen);
 
 /* Runs the kernels' per-thread code on the CPU over a host batch (dfa
- * only for HPK_DFA). */
+ * only for HPK_DFA). HPK_LDPC_UNITS needs hpk_ldpc_units_emulate. */
 void hpk_emulate(enum hpk_op op, struct hpk_batch *b, const struct hpk_dfa *dfa);
 
 /* ---- LDPC: layered min-sum, one thread block per codeword ---- */
@@ -133,6 +136,23 @@ struct hpk_ldpc_cfg {
 int hpk_ldpc_emulate(const struct hpk_ldpc_code *c, const struct hpk_ldpc_cfg *cfg,
 		     const int8_t *llr, uint32_t n_cw, uint8_t *out, uint32_t out_bits,
 		     uint8_t *ok, uint8_t *iters);
+/* Units (lib/ldpc's `ran` format) of a batch: blk[] counts units, not
+ * 16-byte blocks; each packet's len is a whole number of ulen-byte
+ * units. Decoded units go to aux at the same offsets and match[2p] gets
+ * the number of the packet's units that decoded within maxflip flips. */
+struct hpk_ldpc_units {
+	uint32_t ulen, maxflip;
+	int llr;
+};
+/* Uploads the code and settings once (HPK_LDPC_UNITS launches use them).
+ * 0 or -errno. */
+int hpk_ldpc_setup(struct hpk_ctx *ctx, const struct hpk_ldpc_code *c,
+		   const struct hpk_ldpc_cfg *cfg, const struct hpk_ldpc_units *u,
+		   char *err, size_t errlen);
+/* CPU run of the units kernel's per-thread code over a host batch. */
+int hpk_ldpc_units_emulate(const struct hpk_ldpc_code *c, const struct hpk_ldpc_cfg *cfg,
+			   const struct hpk_ldpc_units *u, struct hpk_batch *b);
+
 /* The same on the GPU, synchronous (copies in, decodes, copies out);
  * *secs gets the kernel time. Returns codewords ok or -errno. */
 int hpk_ldpc_gpu(struct hpk_ctx *ctx, const struct hpk_ldpc_code *c,

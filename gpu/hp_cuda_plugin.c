@@ -2,15 +2,18 @@
  * The `cuda` accelerator backend, built as a plugin (libhp_cuda.so) that
  * hplane loads at run time, so the core builds and runs without CUDA.
  *
- * It runs any one-task app whose task offers an offload (hp_task.h):
- * aes_ctr (crypto), aes_cbc (vpn), md5 (dedup), dpi / dpi_ac (ids,
- * ids_ac). Per batch: the task's offload_prep writes each packet's kernel
- * input into the pinned staging of a free stream and gives key and IV;
- * the plugin expands keys once per distinct key, launches H2D + kernel +
- * D2H on that stream (hp_cuda_kern.cu) and later polls the stream's event
- * without blocking; on completion the task's offload_done puts the result
- * into each packet. prep never changes a packet, so a batch that fails on
- * the GPU is redone from scratch by the CPU task, nothing twice.
+ * It runs any app whose every task offers an offload (hp_task.h): aes_ctr
+ * (crypto), aes_cbc (vpn), md5 (dedup), dpi / dpi_ac (ids, ids_ac), and
+ * ldpc then aes_ctr (ran). A batch goes through the chain stage by stage
+ * (a stage per task, all on the batch's stream): the task's offload_prep
+ * writes each packet's kernel input into the stream's pinned staging and
+ * gives key and IV; the plugin expands keys once per distinct key and
+ * launches H2D + kernel + D2H (hp_cuda_kern.cu); the device lcore polls
+ * the stream's event without blocking; when a stage completes, the task's
+ * offload_done puts the result into each packet, whose step moves past
+ * that task, and the next stage starts. prep never changes a packet, so
+ * when the GPU fails the CPU chain redoes each packet from its step:
+ * nothing is done twice.
  *
  * `--gpu cuda:emul` runs the same plugin with the kernels' per-thread code
  * executed on the device lcore (no GPU): the whole path around the
@@ -29,6 +32,9 @@
 #ifdef HP_HAVE_NF
 #include "hp_nf.h"
 #endif
+#ifdef HP_HAVE_LDPC
+#include "hp_ldpc.h"
+#endif
 
 #define NSTREAMS 4
 #define CAP_PKTS HP_BATCH_MAX
@@ -45,15 +51,18 @@ struct keyent {
 
 struct cuda_priv {
 	struct hpk_ctx *k;
-	enum hpk_op op;
+	enum hpk_op op[HP_MAX_TASKS];     /* the kernel of each task */
 	int emul;
 	char info[256];
 	struct hp_batch_job *q[NSTREAMS]; /* in flight, by stream */
+	unsigned int stage[NSTREAMS];     /* task the stream's job is at */
 	unsigned int head, n;             /* FIFO over streams */
 	struct hp_offload *o[NSTREAMS];   /* per packet kernel arguments */
 	int8_t *state[NSTREAMS];          /* 0 on the GPU, 1 nothing to do, <0 error */
 	struct keyent *keys;
 	uint32_t stamp;
+	struct hpk_ldpc_code lcode;       /* its arrays are owned here */
+	uint32_t ulen;                    /* LDPC unit bytes */
 	/* service model learned online (cycles) */
 	double fixed_cyc, per_byte_cyc;
 };
@@ -66,6 +75,9 @@ kernel_of(enum hp_offload_kind k)
 	case HP_OFFLOAD_AES_CBC: return HPK_AES_CBC;
 	case HP_OFFLOAD_MD5: return HPK_MD5;
 	case HP_OFFLOAD_DFA: return HPK_DFA;
+#ifdef HP_HAVE_LDPC
+	case HP_OFFLOAD_LDPC: return HPK_LDPC_UNITS;
+#endif
 	default: return (enum hpk_op)0;
 	}
 }
@@ -81,55 +93,112 @@ priv_free(struct cuda_priv *p)
 		free(p->state[s]);
 	}
 	free(p->keys);
+	free((void *)p->lcode.row_start);
+	free((void *)p->lcode.ent_col);
+	free((void *)p->lcode.ent_shift);
 	free(p);
 }
 
+#ifdef HP_HAVE_LDPC
+/* The ldpc task's code and decoder settings, for the units kernel. */
+static int
+setup_ldpc(struct cuda_priv *p, const struct hp_ldpc_offload *lo, char *err, size_t errlen)
+{
+	const struct hp_ldpc_code *c = lo->code;
+	uint32_t nnz = hp_ldpc_code_nnz(c), mb = hp_ldpc_code_rows(c);
+	uint32_t *rs = calloc(mb + 1, 4), *col = calloc(nnz, 4), *sh = calloc(nnz, 4);
+	struct hpk_ldpc_cfg g = {
+		.max_iter = lo->cfg.max_iter,
+		.oms = lo->cfg.alg == HP_LDPC_OMS,
+		.nms_shift = lo->cfg.nms_shift,
+		.oms_offset = lo->cfg.oms_offset,
+		.early = !lo->cfg.no_early_stop,
+	};
+	struct hpk_ldpc_units u = { .ulen = lo->ulen, .maxflip = lo->maxflip, .llr = lo->llr };
+
+	p->lcode = (struct hpk_ldpc_code){ .row_start = rs, .ent_col = col, .ent_shift = sh };
+	if (rs == NULL || col == NULL || sh == NULL) {
+		snprintf(err, errlen, "device cuda: out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < nnz; i++) {
+		unsigned int r, cc, sft;
+
+		hp_ldpc_code_entry(c, i, &r, &cc, &sft);
+		rs[r + 1]++;
+		col[i] = cc;
+		sh[i] = sft;
+	}
+	for (uint32_t r = 0; r < mb; r++)
+		rs[r + 1] += rs[r];
+	p->lcode.z = hp_ldpc_code_z(c);
+	p->lcode.mb = mb;
+	p->lcode.nb = hp_ldpc_code_cols(c);
+	p->lcode.punct = hp_ldpc_code_punct(c);
+	p->lcode.nnz = nnz;
+	p->ulen = lo->ulen;
+	return hpk_ldpc_setup(p->k, &p->lcode, &g, &u, err, errlen);
+}
+#endif
+
+/* Tables the chain's kernels read, uploaded once: the DFA, the LDPC code. */
 static int
 upload_tables(struct hp_device *dev, struct cuda_priv *p, char *err, size_t errlen)
 {
-	const struct hp_task_ops *t = dev->ctx[0].ops;
+	for (unsigned int k = 0; k < dev->n_tasks; k++) {
+		const struct hp_task_ops *t = dev->ctx[k].ops;
+		const void *d = t->offload_data ? t->offload_data(&dev->ctx[k]) : NULL;
+		int ret = 0;
 
-	if (p->op != HPK_DFA)
-		return 0;
-#ifdef HP_HAVE_NF
-	{
-		const struct hp_nf_ac_dfa *d = t->offload_data ? t->offload_data(&dev->ctx[0]) : NULL;
-		struct hpk_dfa kd;
-
+		if (p->op[k] != HPK_DFA && p->op[k] != HPK_LDPC_UNITS)
+			continue;
 		if (d == NULL) {
-			snprintf(err, errlen, "device cuda: task %s has no DFA to upload", t->name);
+			snprintf(err, errlen, "device cuda: task %s has no table to upload", t->name);
 			return -EINVAL;
 		}
-		kd = (struct hpk_dfa){ .n_states = d->n_states, .tab_len = d->tab_len, .st = d->st,
-				       .tab = d->tab, .out_count = d->out_count,
-				       .out_first = d->out_first };
-		return hpk_dfa_upload(p->k, &kd, err, errlen);
-	}
-#else
-	snprintf(err, errlen, "device cuda: built without lib/nf, no DFA kernel tables");
-	return -ENOTSUP;
+#ifdef HP_HAVE_NF
+		if (p->op[k] == HPK_DFA) {
+			const struct hp_nf_ac_dfa *a = d;
+			struct hpk_dfa kd = { .n_states = a->n_states, .tab_len = a->tab_len,
+					      .st = a->st, .tab = a->tab, .out_count = a->out_count,
+					      .out_first = a->out_first };
+
+			ret = hpk_dfa_upload(p->k, &kd, err, errlen);
+		}
 #endif
+#ifdef HP_HAVE_LDPC
+		if (p->op[k] == HPK_LDPC_UNITS)
+			ret = setup_ldpc(p, d, err, errlen);
+#endif
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 static int
 cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 {
-	const struct hp_task_ops *t = dev->ctx[0].ops;
 	struct cuda_priv *p;
-	unsigned int s;
+	unsigned int s, k;
 	int gpu = 0, ret;
 
-	if (dev->n_tasks != 1 || t->offload == HP_OFFLOAD_NONE || t->offload_prep == NULL ||
-	    t->offload_done == NULL || kernel_of(t->offload) == 0) {
-		snprintf(err, errlen,
-			 "device cuda runs one-task apps whose task has a GPU kernel (crypto, vpn, dedup, ids, ids_ac); app %s is not one",
-			 dev->env->app->name);
-		return -ENOTSUP;
+	for (k = 0; k < dev->n_tasks; k++) {
+		const struct hp_task_ops *t = dev->ctx[k].ops;
+
+		if (t->offload == HP_OFFLOAD_NONE || t->offload_prep == NULL ||
+		    t->offload_done == NULL || kernel_of(t->offload) == 0) {
+			snprintf(err, errlen,
+				 "device cuda runs apps whose every task has a GPU kernel (crypto, vpn, dedup, ids, ids_ac, ran); app %s's task %s has none",
+				 dev->env->app->name, t->name);
+			return -ENOTSUP;
+		}
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
-	p->op = kernel_of(t->offload);
+	for (k = 0; k < dev->n_tasks; k++)
+		p->op[k] = kernel_of(dev->ctx[k].ops->offload);
 	if (arg != NULL && strcmp(arg, "emul") == 0) {
 		p->emul = 1;
 		ret = hpk_open_emul(&p->k, NSTREAMS, CAP_PKTS, CAP_BYTES, p->info, sizeof(p->info));
@@ -232,36 +301,67 @@ be32_at(const uint8_t *x)
 	return ((uint32_t)x[0] << 24) | ((uint32_t)x[1] << 16) | ((uint32_t)x[2] << 8) | x[3];
 }
 
-static int
-cuda_submit(struct hp_device *dev, struct hp_batch_job *job)
+/* Puts stage k's results into the packets and moves their step past k. */
+static void
+stage_finish(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
+	     struct hp_batch_job *job, unsigned int k)
 {
-	struct cuda_priv *p = dev->accel->priv;
-	struct hp_task_ctx *tc = &dev->ctx[0];
-	unsigned int s = (p->head + p->n) % NSTREAMS;
-	struct hp_offload *o;
-	struct hpk_batch *b;
-	uint32_t i, off = 0, blocks = 0, on_gpu = 0;
-	int8_t *st;
+	struct hp_task_ctx *tc = &dev->ctx[k];
+	struct hpk_batch *b = hpk_host(p->k, s);
+	enum hpk_op op = p->op[k];
+	uint32_t i;
+
+	for (i = 0; i < job->n; i++) {
+		struct hp_meta *md = hp_meta(job->pkts[i]);
+		const uint8_t *out;
+
+		if (md->step > k)
+			continue;
+		md->step = (uint8_t)(k + 1);
+		if (p->state[s][i] != 0)
+			continue;
+		if (op == HPK_LDPC_UNITS) {
+			/* done() reads the count of good units after them */
+			memcpy(b->aux + b->off[i] + b->len[i], &b->match[2 * i], 4);
+			out = b->aux + b->off[i];
+		} else {
+			out = op == HPK_MD5 ? b->digest + 16 * i :
+			      op == HPK_DFA ? (const uint8_t *)(b->match + 2 * i) :
+			      b->data + b->off[i];
+		}
+		tc->ops->offload_done(tc, job->pkts[i], &p->o[s][i], out);
+	}
+}
+
+/* Lays out and launches task k for the job's packets that have not run
+ * it yet (step <= k). 1: some went to the GPU; 0: none needed it;
+ * -errno: a CUDA error. */
+static int
+stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
+	     struct hp_batch_job *job, unsigned int k)
+{
+	struct hp_task_ctx *tc = &dev->ctx[k];
+	enum hpk_op op = p->op[k];
+	struct hpk_batch *b = hpk_host(p->k, s);
+	struct hp_offload *o = p->o[s];
+	int8_t *st = p->state[s];
+	uint32_t i, off = 0, count = 0, on_gpu = 0;
 	char err[256];
 	int ret;
 
-	if (p->n == NSTREAMS)
-		return -EBUSY;
-	b = hpk_host(p->k, s);
-	o = p->o[s];
-	st = p->state[s];
 	p->stamp++;
 	b->n_keys = 0;
 	for (i = 0; i < job->n; i++) {
 		uint32_t len = 0;
 
-		ret = tc->ops->offload_prep(tc, job->pkts[i], &o[i], b->data + off,
+		ret = hp_meta(job->pkts[i])->step > k ? 1 :
+		      tc->ops->offload_prep(tc, job->pkts[i], &o[i], b->data + off,
 					    CAP_BYTES - off);
 		st[i] = (int8_t)(ret > 0 ? 1 : ret < 0 ? -1 : 0);
 		if (ret == 0) {
 			len = o[i].in_len;
 			on_gpu++;
-			if (p->op == HPK_AES_CTR || p->op == HPK_AES_CBC) {
+			if (op == HPK_AES_CTR || op == HPK_AES_CBC) {
 				b->key_idx[i] = key_slot(p, b, o[i].key);
 				b->ctr[4 * i] = be32_at(o[i].iv);
 				b->ctr[4 * i + 1] = be32_at(o[i].iv + 4);
@@ -271,20 +371,64 @@ cuda_submit(struct hp_device *dev, struct hp_batch_job *job)
 		}
 		b->off[i] = off;
 		b->len[i] = len;
-		b->blk[i] = blocks;
-		blocks += (len + 15) / 16;
-		off += 16 * ((len + 15) / 16);
-	}
-	b->blk[job->n] = blocks;
-	b->n = job->n;
-	b->data_bytes = off;
-	if (on_gpu > 0) {
-		ret = hpk_launch(p->k, s, p->op, err, sizeof(err));
-		if (ret < 0) {
-			HP_LOG(ERR, "cuda: %s", err);
-			return ret;
+		b->blk[i] = count;
+		/* blk counts what one thread (LDPC: one block) takes: units,
+		 * else 16-byte blocks; LDPC keeps 4 bytes after a packet for
+		 * its count of good units. */
+		if (op == HPK_LDPC_UNITS) {
+			count += len / p->ulen;
+			off += 16 * ((len + 4 + 15) / 16);
+		} else {
+			count += (len + 15) / 16;
+			off += 16 * ((len + 15) / 16);
 		}
 	}
+	b->blk[job->n] = count;
+	b->n = job->n;
+	b->data_bytes = off;
+	p->stage[s] = k;
+	if (on_gpu == 0)
+		return 0;
+	ret = hpk_launch(p->k, s, op, err, sizeof(err));
+	if (ret < 0) {
+		HP_LOG(ERR, "cuda: %s", err);
+		return ret;
+	}
+	return 1;
+}
+
+/* Runs the chain from task k on: launches the first stage some packet
+ * needs on the GPU (returns 1), or finishes them all at once (0). */
+static int
+stages_from(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
+	    struct hp_batch_job *job, unsigned int k)
+{
+	for (; k < dev->n_tasks; k++) {
+		int r = stage_launch(dev, p, s, job, k);
+
+		if (r != 0)
+			return r;
+		stage_finish(dev, p, s, job, k);
+	}
+	p->stage[s] = dev->n_tasks;
+	return 0;
+}
+
+static int
+cuda_submit(struct hp_device *dev, struct hp_batch_job *job)
+{
+	struct cuda_priv *p = dev->accel->priv;
+	unsigned int s = (p->head + p->n) % NSTREAMS, k = dev->n_tasks;
+	uint32_t i;
+	int ret;
+
+	if (p->n == NSTREAMS)
+		return -EBUSY;
+	for (i = 0; i < job->n; i++)
+		k = RTE_MIN(k, (unsigned int)hp_meta(job->pkts[i])->step);
+	ret = stages_from(dev, p, s, job, k);
+	if (ret < 0)
+		return ret;
 	job->slot = (int)s;
 	p->q[s] = job;
 	p->n++;
@@ -295,12 +439,9 @@ static struct hp_batch_job *
 cuda_poll(struct hp_device *dev, int *errp)
 {
 	struct cuda_priv *p = dev->accel->priv;
-	struct hp_task_ctx *tc = &dev->ctx[0];
 	struct hp_batch_job *job;
-	struct hpk_batch *b;
 	unsigned int s;
 	char err[256];
-	uint32_t i;
 	int r;
 
 	*errp = 0;
@@ -308,24 +449,22 @@ cuda_poll(struct hp_device *dev, int *errp)
 		return NULL;
 	job = p->q[p->head];
 	s = (unsigned int)job->slot;
-	b = hpk_host(p->k, s);
-	r = hpk_query(p->k, s, err, sizeof(err));
-	if (r < 0) {
-		HP_LOG(ERR, "cuda: %s", err);
-		*errp = r;
-		return NULL;
-	}
-	if (r == 0)
-		return NULL;
-	for (i = 0; i < job->n; i++) {
-		const uint8_t *out;
-
-		if (p->state[s][i] != 0)
-			continue;
-		out = p->op == HPK_MD5 ? b->digest + 16 * i :
-		      p->op == HPK_DFA ? (const uint8_t *)(b->match + 2 * i) :
-		      b->data + b->off[i];
-		tc->ops->offload_done(tc, job->pkts[i], &p->o[s][i], out);
+	if (p->stage[s] < dev->n_tasks) {
+		r = hpk_query(p->k, s, err, sizeof(err));
+		if (r < 0) {
+			HP_LOG(ERR, "cuda: %s", err);
+			*errp = r;
+			return NULL;
+		}
+		if (r == 0)
+			return NULL;
+		stage_finish(dev, p, s, job, p->stage[s]);
+		/* the chain's next task, on the same stream */
+		r = stages_from(dev, p, s, job, p->stage[s] + 1);
+		if (r != 0) {
+			*errp = r < 0 ? r : 0;
+			return NULL;
+		}
 	}
 	{
 		/* learn the service time: EWMA over batches, split into a

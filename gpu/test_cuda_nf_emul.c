@@ -235,6 +235,75 @@ test_ldpc_code(const char *spec, uint32_t n_cw, double db, int oms, int early)
 	free(res);
 }
 
+/* The units kernel (the `ran` app's LDPC offload) against lib/ldpc's
+ * hp_ldpc_units_decode: packets of 1, 2 and 6 units with 0..maxflip+8
+ * bit errors, so some units fail; a packet is taken only when all its
+ * units decode, and then its bytes must be lib/ldpc's. */
+static void
+test_ldpc_units(const char *spec)
+{
+	struct hp_ldpc_code *c;
+	struct hp_ldpc_dec *dec;
+	struct hp_ldpc_dec_cfg cfg;
+	struct hpk_ldpc_code kc;
+	struct hpk_ldpc_cfg kg;
+	struct hpk_ldpc_units ku;
+	unsigned int ulen, maxflip, np = 60, nu_tot = 0;
+	uint32_t lens[60], bad = 0, taken = 0;
+	uint8_t *cpu, *bodies_ok;
+	uint8_t *bodies[60];
+	void *scratch;
+
+	if (hp_ldpc_code_create(spec, &c) != 0 || hp_ldpc_unit_geom(c, &ulen, &maxflip) != 0) {
+		fprintf(stderr, "FAIL: units code %s\n", spec);
+		failures++;
+		return;
+	}
+	hpk_test_code(c, &kc);
+	hp_ldpc_dec_cfg_default(&cfg);
+	kg = (struct hpk_ldpc_cfg){ .max_iter = cfg.max_iter, .oms = 1, .nms_shift = cfg.nms_shift,
+				    .oms_offset = cfg.oms_offset, .early = 1 };
+	ku = (struct hpk_ldpc_units){ .ulen = ulen, .maxflip = maxflip, .llr = HP_LDPC_UNIT_LLR };
+	for (unsigned int i = 0; i < np; i++) {
+		lens[i] = ulen * (i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 6);
+		nu_tot += lens[i] / ulen;
+	}
+	hpk_layout(&b, lens, np, NPKT, CAP_BYTES);
+	for (unsigned int i = 0, at = 0; i < np; i++) {
+		b.blk[i] = at;
+		for (unsigned int u = 0; u < lens[i] / ulen; u++, at++)
+			hp_ldpc_unit_gen(c, b.data + b.off[i] + u * ulen, rnd(), rnd() % (maxflip + 9));
+	}
+	b.blk[np] = nu_tot;
+	cpu = malloc(b.data_bytes);
+	bodies_ok = calloc(np, 1);
+	memcpy(cpu, b.data, b.data_bytes);
+	for (unsigned int i = 0; i < np; i++)
+		bodies[i] = cpu + b.off[i];
+	hp_ldpc_dec_create(c, &cfg, &dec);
+	scratch = malloc(hp_ldpc_units_scratch(dec, nu_tot));
+	hp_ldpc_units_decode(dec, bodies, lens, np, bodies_ok, scratch);
+	hpk_ldpc_units_emulate(&kc, &kg, &ku, &b);
+	for (unsigned int i = 0; i < np; i++) {
+		int all = b.match[2 * i] == lens[i] / ulen;
+
+		taken += all;
+		bad += all != bodies_ok[i] ||
+		       (all && memcmp(b.aux + b.off[i], cpu + b.off[i], lens[i]) != 0);
+	}
+	CHECK(bad == 0, "LDPC units %s: %u of %u packets differ from lib/ldpc", spec, bad, np);
+	CHECK(taken > 0 && taken < np, "LDPC units %s: %u of %u decoded (want some of each)",
+	      spec, taken, np);
+	printf("ldpc units %s: %u packets (%u units), %u taken, identical to lib/ldpc\n", spec, np,
+	       nu_tot, taken);
+	free(scratch);
+	free(cpu);
+	free(bodies_ok);
+	hp_ldpc_dec_free(dec);
+	hpk_test_code_free(&kc);
+	hp_ldpc_code_free(c);
+}
+
 int
 main(void)
 {
@@ -248,6 +317,8 @@ main(void)
 	test_ldpc_code("wifi:648:5/6", 24, 3.5, 1, 1);
 	test_ldpc_code("nr:2:52", 12, 1.0, 1, 1);
 	test_ldpc_code("nr:1:384", 3, 1.0, 1, 1);
+	test_ldpc_units("wifi:1944:1/2");
+	test_ldpc_units("wifi:1296:2/3");
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

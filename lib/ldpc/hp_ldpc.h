@@ -191,6 +191,18 @@ int hp_ldpc_units_decode(struct hp_ldpc_dec *d, uint8_t *const *bodies,
 int hp_ldpc_units_restore(const struct hp_ldpc_code *c, uint8_t *body,
 			  uint32_t len);
 
+/* What an accelerator needs to decode units exactly as the ldpc task
+ * does on the CPU (task offload, hp_task.h HP_OFFLOAD_LDPC): the code,
+ * the decoder settings, the unit geometry, and the LLR magnitude a hard
+ * decision gets. */
+struct hp_ldpc_offload {
+	const struct hp_ldpc_code *code;
+	struct hp_ldpc_dec_cfg cfg;
+	unsigned int ulen;      /* unit bytes */
+	unsigned int maxflip;   /* most flips a decoded unit lists */
+	int llr;                /* HP_LDPC_UNIT_LLR */
+};
+
 #ifdef __cplusplus
 }
 #endif

@@ -50,6 +50,7 @@ struct ldpc_priv {
 	uint8_t *vbuf;           /* verify: the units as generated */
 	uint8_t *vinfo;          /* verify: their info bits, packed */
 	uint64_t v_pkts, v_units; /* verified generated packets, units */
+	struct hp_ldpc_offload off; /* for accelerators */
 };
 
 static int
@@ -187,6 +188,9 @@ ldpc_init(struct hp_task_ctx *ctx)
 	if (rc == 0)
 		rc = hp_ldpc_dec_create(p->code, &cfg, &p->dec);
 	if (rc == 0) {
+		p->off = (struct hp_ldpc_offload){ .code = p->code, .cfg = cfg,
+						   .ulen = p->ulen, .maxflip = p->maxflip,
+						   .llr = HP_LDPC_UNIT_LLR };
 		p->ib = (hp_ldpc_code_k(p->code) + 7) / 8;
 		p->scratch = rte_malloc_socket("hp_ldpc", hp_ldpc_units_scratch(p->dec,
 					       LDPC_TASK_UNITS), 64, ctx->cfg->socket);
@@ -265,6 +269,60 @@ ldpc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	}
 	flush(p, pk, bodies, lens, np);
 	return n;
+}
+
+/* Offload (hp_task.h): ldpc_process's checks; the units go to the
+ * accelerator as they are (packed hard decisions); done takes the decoded
+ * units only when every unit of the packet decoded, as flush() does. */
+static int
+ldpc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
+		  uint8_t *stage, uint32_t room)
+{
+	struct ldpc_priv *p = ctx->priv;
+	struct hp_meta *md = hp_meta(m);
+	unsigned int nu = md->data_len / p->ulen;
+
+	if (md->status != HP_ST_OK)
+		return 1;
+	if (nu == 0 || nu > LDPC_TASK_UNITS || nu * p->ulen > room) {
+		md->res32 = 0;
+		md->status = HP_ST_TASK_ERR;
+		md->task_err = EMSGSIZE;
+		return -EMSGSIZE;
+	}
+	o->in_len = nu * p->ulen;
+	o->aux = nu;
+	memcpy(stage, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), o->in_len);
+	return 0;
+}
+
+/* out: the decoded units (in_len bytes), then a u32 count of units that
+ * decoded within max_flip flips. */
+static void
+ldpc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
+		  const uint8_t *out)
+{
+	struct hp_meta *md = hp_meta(m);
+	uint32_t good;
+
+	RTE_SET_USED(ctx);
+	memcpy(&good, out + o->in_len, 4);
+	if (good != o->aux) {
+		md->res32 = 0;
+		md->status = HP_ST_TASK_ERR;
+		md->task_err = EBADMSG;
+		return;
+	}
+	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
+	md->res32 = o->aux;
+}
+
+static const void *
+ldpc_offload_data(struct hp_task_ctx *ctx)
+{
+	struct ldpc_priv *p = ctx->priv;
+
+	return &p->off;
 }
 
 /* Seed of unit u of packet gen_id (low 32 bits: what the header keeps). */
@@ -368,6 +426,10 @@ static const struct hp_task_ops task_ldpc = {
 	.gen_body = ldpc_gen_body,
 	.params = "code,iters,flips,seed,isa",
 	.param_check = ldpc_param_check,
+	.offload = HP_OFFLOAD_LDPC,
+	.offload_prep = ldpc_offload_prep,
+	.offload_done = ldpc_offload_done,
+	.offload_data = ldpc_offload_data,
 };
 HP_TASK_REGISTER(task_ldpc)
 

@@ -35,6 +35,8 @@ enum hp_offload_kind {
 	HP_OFFLOAD_AES_CBC,  /* in place, in_len a multiple of 16; key, iv */
 	HP_OFFLOAD_MD5,      /* result: 16-byte digest; input not changed */
 	HP_OFFLOAD_DFA,      /* result: u32 match count, u32 first id */
+	HP_OFFLOAD_LDPC,     /* in place: lib/ldpc units (received -> decoded,
+			      * hp_ldpc.h); result u32: units decoded */
 };
 
 /* One packet's kernel arguments, filled by offload_prep. */
@@ -107,7 +109,8 @@ struct hp_task_ops {
 	 * process() would. done: puts the kernel's output (the transformed
 	 * bytes, or the result record) into the packet as process() would
 	 * have. data: a kind-specific table the kernel needs, uploaded once
-	 * (HP_OFFLOAD_DFA: const struct hp_nf_ac_dfa *), else NULL. */
+	 * (HP_OFFLOAD_DFA: const struct hp_nf_ac_dfa *; HP_OFFLOAD_LDPC: const
+	 * struct hp_ldpc_offload *), else NULL. */
 	enum hp_offload_kind offload;
 	int (*offload_prep)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 			    struct hp_offload *o, uint8_t *stage, uint32_t room);
