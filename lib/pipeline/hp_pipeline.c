@@ -493,7 +493,7 @@ sched_main(void *arg)
 	const struct hp_run_cfg *cfg = r->cfg;
 	unsigned int burst = cfg->burst, nw = r->n_dev, idle_polls = 0;
 	unsigned int w, i;
-	uint64_t next_row = 0;
+	uint64_t next_row = 0, last_row = 0;
 	struct rte_mbuf *buf[HP_BURST], *emit[HP_STAGE_MAX];
 	bool rx_closed = false;
 	int epoch = LOAD(r->epoch);
@@ -638,13 +638,19 @@ sched_main(void *arg)
 		hp_load_poll(&sc->load, t0, now, work);
 		if (now >= sc->next_tick)
 			sched_tick(r, sc, now);
-		/* 6. one trace row per second */
+		/* 6. one trace row per second, on a fixed grid from t0: a row
+		 * that comes late does not push the later ones (rows must not
+		 * drift out of the steps of a ramp); dt is the real span. */
 		if (LOAD(r->t0) && (LOAD(r->gen_on) || cfg->src != HP_SRC_GEN)) {
-			if (next_row == 0)
+			if (next_row == 0) {
 				next_row = r->t0 + r->hz;
+				last_row = r->t0;
+			}
 			if (now >= next_row) {
-				sched_row(r, sc, now, 1.0 + (double)(now - next_row) / (double)r->hz);
-				next_row = now + r->hz;
+				sched_row(r, sc, now, (double)(now - last_row) / (double)r->hz);
+				last_row = now;
+				while (next_row <= now)
+					next_row += r->hz;
 			}
 		}
 		/* 7. end of run: everything is out, flush reorder windows */

@@ -103,8 +103,9 @@ def test_telemetry_command(hplane, tmp_path):
 
 def test_ramp_writes_csv_and_plot(hplane, tmp_path):
     out = tmp_path / "ramp"
+    # hold 3: two settled rows per step, so one late row cannot empty a step
     p = run_hplane(["ramp", "--app", "null", "--from", "0.2", "--to", "0.6", "--step", "0.2",
-                    "--hold", "2", "--quiet", "--burst", "16", "--ring-size", "512",
+                    "--hold", "3", "--quiet", "--burst", "16", "--ring-size", "512",
                     "--mbufs", "8191", "--out", str(out)] + FAST, timeout=120)
     assert_invariants(summary(out))
     assert "=== ramp" in p.stdout
