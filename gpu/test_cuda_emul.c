@@ -52,23 +52,14 @@ test_fips197_c1(void)
 static void
 test_sp800_38a_f51(void)
 {
-	uint8_t key[16], iv[16], pt[64], ct[64];
-	uint32_t len = 64;
-
-	hpk_hex("2b7e151628aed2a6abf7158809cf4f3c", key, 16);
-	hpk_hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff", iv, 16);
-	hpk_hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
-	    "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710", pt, 64);
-	hpk_hex("874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
-	    "5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee", ct, 64);
-	hpk_layout(&b, &len, 1, NPKT, CAP_BYTES);
-	hpk_aes128_expand(key, b.rk);
-	b.n_keys = 1;
-	b.key_idx[0] = 0;
-	hpk_test_set_iv(&b, 0, iv);
-	memcpy(b.data, pt, 64);
-	hpk_emulate(HPK_AES_CTR, &b, NULL);
-	CHECK(memcmp(b.data, ct, 64) == 0, "SP 800-38A F.5.1 CTR-AES128.Encrypt");
+	CHECK(hpk_test_vector64(&b, HPK_AES_CTR, "2b7e151628aed2a6abf7158809cf4f3c",
+				"f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff",
+				"6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+				"30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710",
+				"874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
+				"5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee",
+				NPKT, CAP_BYTES),
+	      "SP 800-38A F.5.1 CTR-AES128.Encrypt");
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;

@@ -47,23 +47,14 @@ alloc_batch(void)
 static void
 test_cbc_f21(void)
 {
-	uint8_t key[16], iv[16], pt[64], ct[64];
-	uint32_t len = 64;
-
-	hpk_hex("2b7e151628aed2a6abf7158809cf4f3c", key, 16);
-	hpk_hex("000102030405060708090a0b0c0d0e0f", iv, 16);
-	hpk_hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
-	    "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710", pt, 64);
-	hpk_hex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
-	    "73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7", ct, 64);
-	hpk_layout(&b, &len, 1, NPKT, CAP_BYTES);
-	hpk_aes128_expand(key, b.rk);
-	b.n_keys = 1;
-	b.key_idx[0] = 0;
-	hpk_test_set_iv(&b, 0, iv);
-	memcpy(b.data, pt, 64);
-	hpk_emulate(HPK_AES_CBC, &b, NULL);
-	CHECK(memcmp(b.data, ct, 64) == 0, "SP 800-38A F.2.1 CBC-AES128.Encrypt");
+	CHECK(hpk_test_vector64(&b, HPK_AES_CBC, "2b7e151628aed2a6abf7158809cf4f3c",
+				"000102030405060708090a0b0c0d0e0f",
+				"6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+				"30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710",
+				"7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
+				"73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7",
+				NPKT, CAP_BYTES),
+	      "SP 800-38A F.2.1 CBC-AES128.Encrypt");
 }
 
 static void
