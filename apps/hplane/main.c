@@ -444,9 +444,37 @@ validate_sched(struct hp_run_cfg *cfg)
 
 		if (cfg->qtable == NULL)
 			return fail(EXIT_USAGE, "scheduler qlearn needs --qtable FILE (hplane train writes one)");
+		const struct hp_app *app = hp_app_find(cfg->app);
+		unsigned int i, n_dev = cfg->workers + (cfg->gpu != NULL);
+		char roles[HP_MAX_DEV + 1];
+		bool ok;
+
 		if (hp_qtable_load(&t, cfg->qtable, err, sizeof(err)) < 0)
 			return fail(EXIT_USAGE, "%s", err);
+		for (i = 0; i < n_dev && i < HP_MAX_DEV; i++)
+			roles[i] = i < cfg->workers ? 'c' : 'a';
+		roles[i] = '\0';
+		/* the same check the policy makes, before EAL starts */
+		ok = t.task_gran == cfg->task_gran && t.n_dev == n_dev &&
+			t.n_types == cfg->types.n + 1 && app != NULL && t.n_tasks == app->n_tasks &&
+			strcmp(t.roles, roles) == 0;
+		if (!ok)
+			fail(EXIT_USAGE, "Q-table %s was trained for granularity %s, devices %s, %u packet types, %u tasks; this run has %s, %s, %u, %u",
+			     cfg->qtable, t.task_gran ? "task" : "chain", t.roles, t.n_types, t.n_tasks,
+			     cfg->task_gran ? "task" : "chain", roles, cfg->types.n + 1,
+			     app ? app->n_tasks : 0);
 		hp_qtable_free(&t);
+		if (!ok)
+			return EXIT_USAGE;
+	}
+	if (cfg->gpu != NULL && !strncmp(cfg->gpu, "model:", 6)) {
+		/* the modeled device's profile, before EAL starts */
+		const char *comma = strchr(cfg->gpu + 6, ',');
+		int nl = comma ? (int)(comma - cfg->gpu - 6) : (int)strlen(cfg->gpu + 6);
+
+		snprintf(spec, sizeof(spec), "%.*s", nl, cfg->gpu + 6);
+		if (hp_model_load(&m, spec, err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "device %s: %s", cfg->gpu, err);
 	}
 	if (cfg->train && cfg->qtable == NULL)
 		return fail(EXIT_USAGE, "train needs --qtable FILE to write");
@@ -656,6 +684,8 @@ main(int argc, char **argv)
 		return cmd_gen(&c);
 	if (!strcmp(cmd, "profile") && hp_profile_check(&c.prof, &c.cfg, err, sizeof(err)) < 0)
 		return fail(EXIT_USAGE, "%s", err);
+	c.prof.argc = argc;
+	c.prof.argv = argv;
 	if (!strcmp(cmd, "train")) {
 		/* qlearn's training run: random actions over the random
 		 * scenario (thesis §4.10.4) unless told otherwise */

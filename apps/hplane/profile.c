@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -211,6 +212,7 @@ time_once(struct hp_device *dev, unsigned int task, struct rte_mbuf **pkts,
 	}
 	job->task_n[task] = n;
 	job->task_bytes[task] = job->bytes;
+	job->t_ready = 0;
 	t0 = job->t_submit = rte_rdtsc();
 	if (dev->accel->ops->submit(dev, job) < 0)
 		return 0;
@@ -220,6 +222,10 @@ time_once(struct hp_device *dev, unsigned int task, struct rte_mbuf **pkts,
 		rte_pause();
 	}
 	t1 = rte_rdtsc();
+	/* A modeled device is done at its modeled completion; the CPU code
+	 * that makes its results runs after that and is no part of it. */
+	if (dev->caps.modeled && job->t_ready > t0 && job->t_ready < t1)
+		t1 = job->t_ready;
 	return t1 - t0;
 }
 
@@ -352,71 +358,141 @@ out:
 	return ret;
 }
 
-/* With the pipeline around it: the whole chain pinned to each device,
- * one IMIX size at a time, at the stress rate. */
+/* This binary, for the child runs. */
 static int
-profile_pipeline(struct hp_run_cfg *cfg, unsigned int d, json_t *jdev, const char *runs,
-		 char *err, size_t errlen)
+self_path(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	if (n <= 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Runs `hplane run` (the options the profile was given, then ours) and
+ * waits; 0 or -errno. A child process per run: one process runs the
+ * pipeline once (its ports and pools are named). */
+static int
+child_run(char *const *argv, const char *log)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		FILE *f = freopen(log, "w", stdout);
+
+		if (f != NULL)
+			dup2(fileno(stdout), 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+static double
+jnum(json_t *o, const char *a, const char *b)
+{
+	json_t *x = json_object_get(o, a);
+
+	if (b != NULL)
+		x = json_object_get(x, b);
+	return json_is_number(x) ? json_number_value(x) : 0;
+}
+
+/* With the pipeline around it: the whole chain pinned to each device,
+ * one IMIX size at a time, at the stress rate, as `hplane run` children
+ * given the profile's own options (less --out) and ours after them. */
+static int
+profile_pipeline(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, unsigned int d,
+		 json_t *jdev, char *err, size_t errlen)
 {
 	json_t *arr = json_array();
-	struct hp_run_cfg c = *cfg;
-	static struct hp_run_result res;
-	char param[32], dir[4200];
-	unsigned int si, i;
-	int ret = 0;
+	char self[4096], param[32], dir[4200], log[4300], size[16];
+	char **av = calloc((size_t)o->argc + 24, sizeof(*av));
+	unsigned int si;
+	int i, k, ret = 0;
 
 	json_object_set_new(jdev, "pipeline", arr);
-	snprintf(param, sizeof(param), "dev=%u", d);
-	c.sched = "pin";
-	c.sched_param = param;
-	c.task_gran = false;
-	c.quiet = true;
-	c.scenario = "stress";
-	c.trace_file = NULL;
-	for (si = 0; si < cfg->imix.n && ret == 0; si++) {
-		double mean, var = 0, acc = 0;
-		json_t *e;
-
-		c.imix.n = 1;
-		c.imix.size[0] = cfg->imix.size[si];
-		c.imix.share[0] = 1.0;
-		snprintf(dir, sizeof(dir), "%.4000s/dev%u-%u", runs, d, cfg->imix.size[si]);
-		mkdir(runs, 0755);
-		c.out_dir = dir;
-		ret = hp_run(&c, &res, err, errlen);
-		if (ret < 0)
-			break;
-		hp_write_outputs(&c, &res, dir, err, errlen);
-		/* std from the histogram's buckets (midpoints, within 3 %) */
-		mean = hp_hist_mean(&res.lat);
-		for (i = 0; i < HP_HIST_BUCKETS; i++) {
-			double mid = (double)hp_hist_bucket_low(i) +
-				(double)hp_hist_bucket_width(i) / 2;
-
-			if (res.lat.b[i] == 0)
-				continue;
-			var += (double)res.lat.b[i] * (mid - mean) * (mid - mean);
-			acc += (double)res.lat.b[i];
-		}
-		e = json_object();
-		json_object_set_new(e, "size", json_integer(cfg->imix.size[si]));
-		json_object_set_new(e, "latency_mean_ms", json_real(mean / 1e6));
-		json_object_set_new(e, "latency_median_ms",
-				    json_real((double)hp_hist_quantile(&res.lat, 0.5) / 1e6));
-		json_object_set_new(e, "latency_std_ms", json_real(acc > 1 ? sqrt(var / (acc - 1)) / 1e6 : 0));
-		json_object_set_new(e, "pps", json_real(res.duration_s > 0 ?
-							(double)res.delivered / res.duration_s : 0));
-		json_object_set_new(e, "mbps", json_real(res.duration_s > 0 ?
-							 (double)res.bytes_delivered * 8 / res.duration_s / 1e6 : 0));
-		json_object_set_new(e, "run", json_string(dir));
-		json_array_append_new(arr, e);
-		printf("  pipeline: device %u, %u B: %.0f pps, latency mean %.3f ms\n", d,
-		       cfg->imix.size[si], res.duration_s > 0 ? (double)res.delivered / res.duration_s : 0,
-		       mean / 1e6);
-		fflush(stdout);
-		free(res.rows);
-		res.rows = NULL;
+	if (av == NULL || self_path(self, sizeof(self)) < 0) {
+		free(av);
+		snprintf(err, errlen, "profile: cannot run the pipeline runs");
+		return -ENOMEM;
 	}
+	snprintf(param, sizeof(param), "dev=%u", d);
+	mkdir(cfg->out_dir, 0755);
+	for (si = 0; si < cfg->imix.n && ret == 0; si++) {
+		json_error_t je;
+		json_t *sum;
+		char path[4400];
+		int eal = -1;
+
+		snprintf(size, sizeof(size), "%u", cfg->imix.size[si]);
+		snprintf(dir, sizeof(dir), "%.4000s/dev%u-%u", cfg->out_dir, d, cfg->imix.size[si]);
+		snprintf(log, sizeof(log), "%s.log", dir);
+		k = 0;
+		av[k++] = self;
+		av[k++] = (char *)"run";
+		for (i = 2; i < o->argc; i++) {
+			if (!strcmp(o->argv[i], "--")) {
+				eal = i;
+				break;
+			}
+			if (!strcmp(o->argv[i], "--out")) {
+				i++;
+				continue;
+			}
+			av[k++] = o->argv[i];
+		}
+		av[k++] = (char *)"--sched";
+		av[k++] = (char *)"pin";
+		av[k++] = (char *)"--sched-param";
+		av[k++] = param;
+		av[k++] = (char *)"--granularity";
+		av[k++] = (char *)"chain";
+		av[k++] = (char *)"--imix-sizes";
+		av[k++] = size;
+		av[k++] = (char *)"--imix-shares";
+		av[k++] = (char *)"1";
+		av[k++] = (char *)"--scenario";
+		av[k++] = (char *)"stress";
+		av[k++] = (char *)"--quiet";
+		av[k++] = (char *)"--out";
+		av[k++] = dir;
+		for (i = eal; eal >= 0 && i < o->argc; i++)
+			av[k++] = o->argv[i];
+		av[k] = NULL;
+		ret = child_run(av, log);
+		snprintf(path, sizeof(path), "%s/summary.json", dir);
+		sum = ret == 0 ? json_load_file(path, 0, &je) : NULL;
+		if (sum == NULL) {
+			snprintf(err, errlen, "profile: the pipeline run on device %u failed, see %.300s", d, log);
+			ret = -EIO;
+			break;
+		}
+		{
+			json_t *e = json_object();
+			double pps = jnum(sum, "throughput_mpps", NULL) * 1e6;
+
+			json_object_set_new(e, "size", json_integer(cfg->imix.size[si]));
+			json_object_set_new(e, "latency_mean_ms", json_real(jnum(sum, "latency_us", "mean") / 1e3));
+			json_object_set_new(e, "latency_median_ms", json_real(jnum(sum, "latency_us", "p50") / 1e3));
+			json_object_set_new(e, "latency_std_ms", json_real(jnum(sum, "latency_us", "std") / 1e3));
+			json_object_set_new(e, "pps", json_real(pps));
+			json_object_set_new(e, "mbps", json_real(jnum(sum, "throughput_gbps", NULL) * 1e3));
+			json_object_set_new(e, "run", json_string(dir));
+			json_array_append_new(arr, e);
+			printf("  pipeline: device %u, %u B: %.0f pps, latency mean %.3f ms\n", d,
+			       cfg->imix.size[si], pps, jnum(sum, "latency_us", "mean") / 1e3);
+			fflush(stdout);
+		}
+		json_decref(sum);
+	}
+	free(av);
 	return ret;
 }
 
@@ -501,9 +577,8 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 	rte_mempool_free(mp);
 	mp = NULL;
 	for (i = 0; i < n_dev && ret == 0; i++)
-		ret = profile_pipeline(cfg, i == 0 ? 0 : cfg->workers,
-				       json_object_get(devs, i == 0 ? "cpu" : "gpu"), runs, err,
-				       errlen);
+		ret = profile_pipeline(o, cfg, i == 0 ? 0 : cfg->workers,
+				       json_object_get(devs, i == 0 ? "cpu" : "gpu"), err, errlen);
 	if (ret < 0)
 		goto out;
 	uname(&un);

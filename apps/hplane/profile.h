@@ -17,6 +17,8 @@ struct hp_profile_opts {
 	unsigned int reps;     /* repetitions per point */
 	unsigned int n_batch;
 	unsigned int batch[16];
+	int argc;              /* the command line, for the pipeline runs */
+	char **argv;
 };
 
 /* Checks the options before EAL starts (--out FILE.json becomes o->out;

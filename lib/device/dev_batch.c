@@ -348,6 +348,33 @@ fallback_step(struct hp_device *dev)
 	return n;
 }
 
+/* The i-th open batch by age of its oldest packet: with one batch per
+ * task, a free slot of the backend goes to the batch that waited longest,
+ * so a rarely used task's batch is not starved by a busy one's. */
+static unsigned int
+oldest_open(const struct batch_priv *p, unsigned int i)
+{
+	unsigned int order[HP_MAX_TASKS], n = p->n_open, a, b;
+
+	for (a = 0; a < n; a++)
+		order[a] = a;
+	for (a = 0; a < n; a++)           /* n <= 4: a few compares */
+		for (b = a + 1; b < n; b++) {
+			uint64_t ta = p->open[order[a]] && p->open[order[a]]->n ?
+				p->b[order[a]].t_first : UINT64_MAX;
+			uint64_t tb = p->open[order[b]] && p->open[order[b]]->n ?
+				p->b[order[b]].t_first : UINT64_MAX;
+
+			if (tb < ta) {
+				unsigned int t = order[a];
+
+				order[a] = order[b];
+				order[b] = t;
+			}
+		}
+	return order[i];
+}
+
 static bool
 open_empty(const struct batch_priv *p)
 {
@@ -418,7 +445,8 @@ batch_main(struct hp_device *dev)
 			}
 			now = rte_rdtsc();
 			work += intake(dev, p, now);
-			for (unsigned int k = 0; k < p->n_open; k++) {
+			for (unsigned int i = 0; i < p->n_open; i++) {
+				unsigned int k = oldest_open(p, i);
 				struct hp_batch_job *o = p->open[k];
 				enum hp_flush_reason why;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Log-linear histogram queries (percentiles, merge).
  */
+#include <math.h>
 #include <string.h>
 
 #include "hp_hist.h"
@@ -69,6 +70,25 @@ double
 hp_hist_mean(const struct hp_hist *h)
 {
 	return h->count ? (double)h->sum / (double)h->count : 0.0;
+}
+
+double
+hp_hist_std(const struct hp_hist *h)
+{
+	double mean = hp_hist_mean(h), var = 0;
+	unsigned int i;
+
+	if (h->count < 2)
+		return 0.0;
+	for (i = 0; i < HP_HIST_BUCKETS; i++) {
+		double mid;
+
+		if (h->b[i] == 0)
+			continue;
+		mid = (double)hp_hist_bucket_low(i) + (double)hp_hist_bucket_width(i) / 2;
+		var += (double)h->b[i] * (mid - mean) * (mid - mean);
+	}
+	return sqrt(var / (double)(h->count - 1));
 }
 
 void

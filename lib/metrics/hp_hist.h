@@ -54,6 +54,9 @@ uint64_t hp_hist_bucket_width(unsigned int idx);
  * 0 for an empty histogram. */
 uint64_t hp_hist_quantile(const struct hp_hist *h, double q);
 double hp_hist_mean(const struct hp_hist *h);
+/* Standard deviation from the buckets' midpoints (within the 3 % bucket
+ * width of the exact figure). */
+double hp_hist_std(const struct hp_hist *h);
 /* dst += src */
 void hp_hist_merge(struct hp_hist *dst, const struct hp_hist *src);
 

@@ -202,8 +202,8 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 	fprintf(f, "  \"mbufs_leaked\": %" PRIu64 ",\n  \"mbufs_total\": %" PRIu64 ",\n",
 		r->mbufs_leaked, r->mbufs_total);
 	fprintf(f, "  \"throughput_gbps\": %.6f,\n  \"throughput_mpps\": %.6f,\n", gbps(r), mpps(r));
-	fprintf(f, "  \"latency_us\": {\"mean\": %.3f, \"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"min\": %.3f, \"max\": %.3f, \"count\": %" PRIu64 "},\n",
-		hp_hist_mean(&r->lat) / 1e3, q_us(&r->lat, 0.5), q_us(&r->lat, 0.9),
+	fprintf(f, "  \"latency_us\": {\"mean\": %.3f, \"std\": %.3f, \"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"min\": %.3f, \"max\": %.3f, \"count\": %" PRIu64 "},\n",
+		hp_hist_mean(&r->lat) / 1e3, hp_hist_std(&r->lat) / 1e3, q_us(&r->lat, 0.5), q_us(&r->lat, 0.9),
 		q_us(&r->lat, 0.99), q_us(&r->lat, 0.999),
 		(double)(r->lat.count ? r->lat.min : 0) / 1e3,
 		(double)(r->lat.count ? r->lat.max : 0) / 1e3, r->lat.count);

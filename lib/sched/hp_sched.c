@@ -87,25 +87,6 @@ hp_sched_cost_update(const struct hp_sched *s, struct hp_sched_cost *c)
 	return n_known;
 }
 
-const char *
-hp_sched_param(const char *param, const char *key, char *buf, size_t len)
-{
-	size_t kl = strlen(key);
-	const char *p = param;
-
-	while (p != NULL && *p != '\0') {
-		const char *end = strchr(p, ',');
-		size_t l = end ? (size_t)(end - p) : strlen(p);
-
-		if (l > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
-			snprintf(buf, len, "%.*s", (int)(l - kl - 1), p + kl + 1);
-			return buf;
-		}
-		p = end ? end + 1 : NULL;
-	}
-	return NULL;
-}
-
 static int
 rr_pick(struct hp_sched *s, struct rte_mbuf *m)
 {

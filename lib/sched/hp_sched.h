@@ -179,9 +179,6 @@ hp_sched_cost_am(const struct hp_sched_cost *c, unsigned int d, unsigned int k,
 	return c->am_a[d][k] + c->am_b[d][k] * len;
 }
 
-/* Value of "key=" in a comma-separated parameter string, or NULL. */
-const char *hp_sched_param(const char *param, const char *key, char *buf,
-			   size_t len);
 
 #define HP_SCHED_REGISTER(ops) \
 	RTE_INIT(hp_sched_reg_ ## ops) { hp_sched_register(&(ops)); }

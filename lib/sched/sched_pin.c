@@ -9,12 +9,14 @@
 #include <stdlib.h>
 
 #include "hp_sched.h"
+#include "hp_task.h"
 
 static int
 pin_init(struct hp_sched *s)
 {
 	char buf[32];
-	const char *v = s->env ? hp_sched_param(s->env->param, "dev", buf, sizeof(buf)) : NULL;
+	const char *v = s->env && hp_task_opt_get(s->env->param, "dev", buf, sizeof(buf)) > 0 ?
+		buf : NULL;
 	unsigned int d;
 	char *end;
 

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "hp_sched_policy.h"
+#include "hp_task.h"
 
 #define SIZE_RATIO_SPREAD 1.5
 #define HEAVY_PER_CPU 4.0
@@ -116,7 +117,7 @@ hp_static_derive(struct hp_static *st, const struct hp_sched *s, char *err,
 		return -EINVAL;
 	}
 	st->util = 0.5;
-	if (hp_sched_param(env->param, "util", buf, sizeof(buf)) != NULL) {
+	if (hp_task_opt_get(env->param, "util", buf, sizeof(buf)) > 0) {
 		char *end;
 
 		st->util = strtod(buf, &end);

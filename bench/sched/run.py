@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The scheduler comparison (docs/scheduling.md): `hplane compare` on the
+modeled Jetson platform, every scenario x scheduler x granularity, ~17 min
+on a 2-core machine. --record writes bench/results/sched-DATE.md and its
+plots (bench/results/sched-DATE-<scenario>-latency.png, -share.png)."""
+import argparse
+import datetime
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+ap.add_argument("--record", action="store_true")
+ap.add_argument("--out", help="keep the runs here [a temporary directory]")
+ap.add_argument("--quick", action="store_true", help="3-second runs (a smoke test)")
+a, rest = ap.parse_known_args()
+hplane = os.path.join(a.build, "apps/hplane/hplane")
+if not os.path.exists(hplane):
+    print(f"bench/sched: {hplane} not built", file=sys.stderr)
+    sys.exit(1)
+out = a.out or tempfile.mkdtemp(prefix="hp-sched-")
+cmd = [hplane, "compare", "--out", out] + (["--quick"] if a.quick else []) + rest
+if a.record:
+    date = datetime.date.today().isoformat()
+    cmd += ["--record", os.path.join(ROOT, "bench/results", f"sched-{date}.md")]
+print(" ".join(cmd), flush=True)
+sys.exit(subprocess.run(cmd).returncode)

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Scheduling through hplane (docs/scheduling.md): every policy at both
+granularities on the modeled Jetson platform (no loss, every packet
+verified, where each task ran), qlearn training and its Q-table, a profile
+written by `hplane profile` that reproduces the transcribed thesis figures
+when it measures a modeled device and that the modeled device can read
+back, power in the summary, `hplane compare` end to end, and bad input
+(one line, exit 2)."""
+import json
+import re
+
+import pytest
+
+from conftest import assert_invariants, run_hplane, summary
+
+RAN_TYPES = "0,330,1,1,{dl}\n0,330,0,0,0\n331,1100,0,0,0\n331,1100,1,0,0\n1101,65535,0,0,0\n"
+F = 4  # modeled time x4: short runs, little real work
+
+
+def jetson(tmp_path, extra, dl_us=400000):
+    types = tmp_path / "types.txt"
+    types.write_text(RAN_TYPES.format(dl=dl_us))
+    return ["--app", "ran", "--workers", "2", "--cpu-model", f"jetson-thesis,scale={F}",
+            "--gpu", f"model:jetson-thesis,scale={F},inflight=2,timeout_us=20000",
+            "--types", str(types), "--ring-size", "128", "--capacity", "4000",
+            "--verify-every", "2", "--idle", "sleep", "--quiet"] + list(extra)
+
+
+def one_line(stderr):
+    # one line from hplane (DPDK may print its own before it)
+    return len([x for x in stderr.splitlines() if x.startswith("hplane")]) == 1
+
+
+def share(s, task, accel=True):
+    return sum(v for k, v in s["task_share"][task].items() if k.startswith("cpu") != accel)
+
+
+@pytest.mark.parametrize("sched,gran", [("rr", "task"), ("static", "chain"),
+                                        ("static", "task"), ("adaptive", "chain"),
+                                        ("adaptive", "task")])
+def test_policies_no_loss(hplane, tmp_path, sched, gran):
+    out = tmp_path / f"{sched}-{gran}"
+    run_hplane(["run"] + jetson(tmp_path, ["--sched", sched, "--granularity", gran,
+                                            "--scenario", "stress", "--duration", "2",
+                                            "--out", str(out)]), timeout=120)
+    s = summary(out)
+    assert_invariants(s)
+    assert s["granularity"] == gran and s["scheduler"] == sched
+    assert s["verified"] > 100 and s["task_errors"] == 0
+    assert len(s["task_share"]) == 2
+    for t in s["task_share"]:
+        assert abs(sum(t.values()) - 100) < 0.01, s["task_share"]
+    assert all(d["modeled"] for d in s["devices"])
+    if sched == "static" and gran == "task":
+        # Algorithm 2: every LDPC step on the accelerator
+        assert share(s, 0) == 100.0, s["task_share"]
+        # at 2x the capacity (> max rate) most AES goes to the CPUs (line 2/4)
+        assert share(s, 1, accel=False) > 50, s["task_share"]
+    if sched == "adaptive":
+        # flows that need order stay on one device while in flight
+        assert s["reorder"]["late"] == 0 and s["reorder"]["window_drains"] == 0, s["reorder"]
+    # power: every modeled device has a modeled figure between idle and busy
+    p = s["power"]
+    assert len([x for x in p["sources"] if x["modeled"]]) == 3
+    for x in p["sources"]:
+        if x["modeled"]:
+            assert 0.9 <= x["mean_w"] <= 1.8 + 1e-9 and x["joules"] > 0, x
+    assert p["measured"] or p["unavailable"].startswith("unavailable")
+    rows = (out / "trace.csv").read_text().splitlines()
+    assert "mean_us" in rows[0] and "power_w:" in rows[0] and "_share_pct" in rows[0]
+
+
+def test_task_granularity_fallback(hplane, tmp_path):
+    # the accelerator fails mid-run with packets between tasks: nothing lost
+    out = tmp_path / "fail"
+    args = jetson(tmp_path, ["--sched", "adaptive", "--granularity", "task",
+                             "--scenario", "medium", "--duration", "2.5", "--out", str(out)])
+    i = args.index("--gpu")
+    args[i + 1] += ",fail_after=800"
+    run_hplane(["run"] + args, timeout=120)
+    s = summary(out)
+    assert_invariants(s)
+    gpu = [d for d in s["devices"] if not d["name"].startswith("cpu")][0]
+    assert gpu["failed"] and gpu["fallback_packets"] > 0
+    assert s["verified"] > 100
+
+
+def test_train_then_qlearn(hplane, tmp_path):
+    qt = tmp_path / "q.json"
+    p = run_hplane(["train", "--qtable", str(qt), "--duration", "3",
+                    "--out", str(tmp_path / "train")] + jetson(tmp_path, []), timeout=120)
+    assert "qlearn: wrote" in p.stdout, p.stdout[-2000:]
+    t = json.loads(qt.read_text())
+    assert t["format"] == "heteroplane-qtable-1" and t["granularity"] == "chain"
+    assert t["roles"] == "cca" and t["actions"] == 2
+    assert len(t["q"]) == t["states"] * t["actions"] == 5 * 8 * 6 * 2
+    assert sum(t["visits"]) > 100 and any(q is not None for q in t["q"])
+    out = tmp_path / "ql"
+    run_hplane(["run", "--sched", "qlearn", "--qtable", str(qt), "--scenario", "medium",
+                "--duration", "1.5", "--out", str(out)] + jetson(tmp_path, []), timeout=120)
+    s = summary(out)
+    assert_invariants(s)
+    assert s["scheduler"] == "qlearn" and s["verified"] > 50
+    # a table trained for chain does not run with task granularity
+    p = run_hplane(["run", "--sched", "qlearn", "--qtable", str(qt), "--granularity", "task",
+                    "--duration", "1", "--out", str(tmp_path / "x")] + jetson(tmp_path, []),
+                   check=False)
+    assert p.returncode == 2, p.stderr
+    assert "trained for granularity chain" in p.stderr
+    assert one_line(p.stderr)
+
+
+def test_profile_reproduces_model(hplane, tmp_path):
+    # Profiling the modeled Jetson GPU must give back the thesis's lines
+    # (fitted by least squares from submit-to-completion times), and the
+    # file must load as a modeled device again.
+    out = tmp_path / "p.json"
+    p = run_hplane(["profile", "--app", "crypto", "--gpu", "model:jetson-thesis",
+                    "--batches", "1,16,128", "--reps", "3", "--imix-sizes", "243,1458",
+                    "--imix-shares", "1,1", "--duration", "1", "--calib", "0.3",
+                    "--out", str(out)], timeout=180)
+    assert "profile: wrote" in p.stdout, p.stdout[-2000:]
+    prof = json.loads(out.read_text())
+    assert prof["format"] == "heteroplane-profile-1" and prof["modeled"]
+    gpu, cpu = prof["devices"]["gpu"], prof["devices"]["cpu"]
+    rows = gpu["tasks"]["aes_ctr"]
+    assert [r["batch"] for r in rows] == [1, 16, 128]
+    r128 = rows[-1]
+    # thesis Table 4.4 line: 714.6 us a batch + 4.88 ns a byte
+    assert abs(r128["fixed_us"] + 128 * r128["per_pkt_us"] - 714.6) < 0.05 * 714.6, r128
+    assert abs(r128["per_byte_ns"] - 4.88) < 0.05 * 4.88, r128
+    m = [x for x in gpu["measurements"] if x["batch"] == 128 and x["size"] == 1458][0]
+    assert m["median_ms"] > 0 and m["std_ms"] >= 0 and m["pps"] > 0
+    assert abs(m["median_ms"] - (714.6 + 4.88e-3 * 128 * m["frame_bytes"]) / 1e3) < 0.1
+    # the CPU (real, this machine) has rows and measurements too
+    assert [r["batch"] for r in cpu["tasks"]["aes_ctr"]] == [1, 16]
+    assert len(cpu["measurements"]) == 4
+    # with the pipeline around it: each device, each size
+    assert len(gpu["pipeline"]) == 2 and all(x["pps"] > 0 for x in gpu["pipeline"])
+    # the modeled device reads the measured file
+    run_hplane(["run", "--app", "crypto", "--gpu", f"model:{out}", "--scenario", "low",
+                "--duration", "1", "--calib", "0.3", "--quiet", "--out", str(tmp_path / "r")])
+    assert_invariants(summary(tmp_path / "r"))
+
+
+def test_compare_quick(hplane, tmp_path):
+    out = tmp_path / "cmp"
+    p = run_hplane(["compare", "--quick", "--scenarios", "stress", "--scheds", "static,adaptive",
+                    "--granularities", "task", "--out", str(out)], timeout=240)
+    rep = (out / "report.md").read_text()
+    assert "(modeled)" in rep and "| C2 Static |" in rep and "| C2 Adaptive |" in rep
+    assert "The issue's bar for adaptive" in rep
+    assert (out / "stress-latency.png").stat().st_size > 1000
+    assert (out / "stress-share.png").stat().st_size > 1000
+    assert summary(out / "stress-static-task")["granularity"] == "task"
+    assert "compare: report" in p.stdout
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["run", "--granularity", "stage"], "bad value 'stage' for --granularity"),
+    (["run", "--cpu-model", "no-such-profile"], "--cpu-model: profile"),
+    (["run", "--sched", "qlearn"], "needs --qtable FILE"),
+    (["run", "--sched", "qlearn", "--qtable", "/nonexistent/q.json"], "Q-table /nonexistent/q.json"),
+    (["run", "--profile", "/nonexistent/p.json"], "--profile: profile /nonexistent/p.json"),
+    (["train"], "train needs --qtable FILE"),
+    (["profile", "--out", "p.txt"], "profile needs --out FILE.json"),
+    (["profile", "--out", "p.json", "--batches", "4,2"], "--batches"),
+    (["run", "--power-interval", "0"], "bad value '0' for --power-interval"),
+])
+def test_bad_input(hplane, tmp_path, args, msg):
+    p = run_hplane(args, check=False)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert msg in p.stderr, p.stderr
+    assert one_line(p.stderr), p.stderr
+
+
+def test_malformed_files(hplane, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    for args in (["--sched", "qlearn", "--qtable", str(bad)], ["--profile", str(bad)],
+                 ["--gpu", f"model:{bad}"]):
+        p = run_hplane(["run", "--duration", "1", "--out", str(tmp_path / "o")] + args,
+                       check=False)
+        assert p.returncode == 2, (args, p.stderr)
+        assert re.search(r"(Q-table|profile) .*bad\.json", p.stderr), p.stderr
+        assert one_line(p.stderr), p.stderr
+    # static without any service-time model for the real CPU workers
+    p = run_hplane(["run", "--sched", "static", "--gpu", "model:jetson-thesis", "--duration", "1",
+                    "--calib", "0.3", "--out", str(tmp_path / "s")], check=False)
+    assert p.returncode == 2 and "service-time models" in p.stderr, p.stderr
