@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "hp_common.h"
 #include "hp_model.h"
 #include "hp_power.h"
 #include "hp_sched_policy.h"
@@ -444,10 +445,7 @@ static uint64_t rng = 88172645463325252ull;
 static double
 urand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return hp_rand_unit(&rng);
 }
 
 static void
