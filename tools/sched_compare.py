@@ -297,6 +297,19 @@ def main():
     hdr = 64 if a.app == "ran" else 0
     mean = 0.4 * 243 + 0.2 * 486 + 0.4 * 1458 + hdr
     cap, gpu_cap, cpu_cap = platform_capacity(prof, tasks, a.workers, mean)
+    if a.gpu:
+        # real devices: what each did with the pipeline around it (the
+        # profile's pipeline runs), IMIX-weighted, not the bare kernels
+        def piped(dev):
+            pl = {p["size"]: p["pps"] for p in prof["devices"][dev].get("pipeline", [])}
+            sh = {243: 0.4, 486: 0.2, 1458: 0.4}
+            if not all(pl.get(z, 0) > 0 for z in sh):
+                return None
+            return 1 / sum(w / pl[z] for z, w in sh.items())
+        pg, pc = piped("gpu"), piped("cpu")
+        if pg and pc:
+            gpu_cap, cpu_cap = pg, pc
+            cap = pg + a.workers * pc
     g = prof["devices"]["gpu"]
     fixed_us = sum(predict_us(g, t, 1, 0) for t in tasks)
     dl_us = a.deadline_ms * 1e3 * F
@@ -417,7 +430,8 @@ def report(a, prof, scenarios, names, res, cap, gpu_cap, cpu_cap, fixed_us, fail
             argv.append(x)
     cmd = " ".join(["hplane compare"] + argv)
     if a.gpu:
-        L = [f"# Scheduler comparison on real devices: {a.workers} CPU workers + `{a.gpu}`", "",
+        L = [f"# Scheduler comparison on {a.workers} CPU workers + `{a.gpu}`"
+             + (" (modeled accelerator)" if a.gpu.startswith("model:") else ""), "",
              f"Date: {now}. Machine: {platform.node()}, {os.cpu_count()} CPUs. Command: `hplane compare "
              f"{' '.join(sys.argv[3:])}`. Devices measured by `hplane profile` first "
              f"({a.profile}); the policies read that profile. Platform capacity {cap:.0f} "
