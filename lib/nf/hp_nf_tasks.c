@@ -92,11 +92,12 @@ task_fail(struct hp_meta *md, int err)
 /* Offload prep of tasks that read the data region as it is (md5, dpi):
  * process()'s checks, then the region into the staging. */
 static int
-offload_copy_in(struct rte_mbuf *m, struct hp_offload *o, uint8_t *stage,
-		uint32_t room)
+offload_copy_in(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
+		uint8_t *stage, uint32_t room)
 {
 	struct hp_meta *md = hp_meta(m);
 
+	RTE_SET_USED(ctx);
 	if (md->status != HP_ST_OK)
 		return 1;
 	if (m->nb_segs != 1 || md->data_len > room ||
@@ -600,14 +601,6 @@ md5_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	return memcmp(d, hp_meta(m)->digest, 16) == 0 ? 0 : -EBADMSG;
 }
 
-static int
-md5_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
-		 uint8_t *stage, uint32_t room)
-{
-	RTE_SET_USED(ctx);
-	return offload_copy_in(m, o, stage, room);
-}
-
 static void
 md5_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
 		 const uint8_t *out)
@@ -625,7 +618,7 @@ static const struct hp_task_ops task_md5 = {
 	.process = md5_process,
 	.verify = md5_verify,
 	.offload = HP_OFFLOAD_MD5,
-	.offload_prep = md5_offload_prep,
+	.offload_prep = offload_copy_in,
 	.offload_done = md5_offload_done,
 	.params = "impl",
 	.param_check = md5_param_check,
@@ -1003,14 +996,6 @@ dpi_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 
 /* Offload: the accelerator walks the own DFA (the same results as
  * Hyperscan by definition, which dpi_verify checks). */
-static int
-dpi_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
-		 uint8_t *stage, uint32_t room)
-{
-	RTE_SET_USED(ctx);
-	return offload_copy_in(m, o, stage, room);
-}
-
 static void
 dpi_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
 		 const uint8_t *out)
@@ -1030,21 +1015,26 @@ dpi_offload_data(struct hp_task_ctx *ctx)
 	return dpi_ac != NULL ? hp_nf_ac_dfa(dpi_ac) : NULL;
 }
 
-static const struct hp_task_ops task_dpi = {
-	.name = "dpi",
-	.desc = "multi-pattern DPI, 10k Snort-like strings (Hyperscan or own AC DFA; --param engine=hs|ac,patterns=FILE|gen=N,seed=S,plant=P)",
-	.ctx_init = dpi_init,
-	.ctx_free = dpi_free,
-	.process = dpi_process,
-	.verify = dpi_verify,
-	.gen_body = dpi_gen_body,
-	.params = "engine,patterns,gen,seed,plant",
-	.param_check = dpi_param_check,
-	.offload = HP_OFFLOAD_DFA,
-	.offload_prep = dpi_offload_prep,
-	.offload_done = dpi_offload_done,
-	.offload_data = dpi_offload_data,
-};
+/* dpi and dpi_ac differ only in name, text and the engine ctx_init picks. */
+#define DPI_TASK_OPS(nm, text, init) {				\
+	.name = nm,						\
+	.desc = text,						\
+	.ctx_init = init,					\
+	.ctx_free = dpi_free,					\
+	.process = dpi_process,					\
+	.verify = dpi_verify,					\
+	.gen_body = dpi_gen_body,				\
+	.params = "engine,patterns,gen,seed,plant",		\
+	.param_check = dpi_param_check,				\
+	.offload = HP_OFFLOAD_DFA,				\
+	.offload_prep = offload_copy_in,			\
+	.offload_done = dpi_offload_done,			\
+	.offload_data = dpi_offload_data,			\
+}
+
+static const struct hp_task_ops task_dpi = DPI_TASK_OPS("dpi",
+	"multi-pattern DPI, 10k Snort-like strings (Hyperscan or own AC DFA; --param engine=hs|ac,patterns=FILE|gen=N,seed=S,plant=P)",
+	dpi_init);
 HP_TASK_REGISTER(task_dpi)
 
 static const struct hp_app app_ids = {
@@ -1057,21 +1047,9 @@ HP_APP_REGISTER(app_ids)
 
 /* The same task pinned to the own Aho-Corasick DFA (the GPU issue's
  * reference), so it runs end to end without a task option. */
-static const struct hp_task_ops task_dpi_ac = {
-	.name = "dpi_ac",
-	.desc = "dpi with the own Aho-Corasick DFA (8 packets interleaved); Hyperscan verifies",
-	.ctx_init = dpi_ac_init,
-	.ctx_free = dpi_free,
-	.process = dpi_process,
-	.verify = dpi_verify,
-	.gen_body = dpi_gen_body,
-	.params = "engine,patterns,gen,seed,plant",
-	.param_check = dpi_param_check,
-	.offload = HP_OFFLOAD_DFA,
-	.offload_prep = dpi_offload_prep,
-	.offload_done = dpi_offload_done,
-	.offload_data = dpi_offload_data,
-};
+static const struct hp_task_ops task_dpi_ac = DPI_TASK_OPS("dpi_ac",
+	"dpi with the own Aho-Corasick DFA (8 packets interleaved); Hyperscan verifies",
+	dpi_ac_init);
 HP_TASK_REGISTER(task_dpi_ac)
 
 static const struct hp_app app_ids_ac = {
