@@ -373,6 +373,64 @@ int smpp_backend_register(enum smpp_mode mode, smpp_backend_fn fn);
 int smpp_frame_batch(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 		     struct smpp_batch *out);
 
+/* ---- compact records: the batch result in 64 octets per PDU ------------- */
+
+/*
+ * What struct smpp_pdu says, in one cache line: offsets relative to the
+ * batch input and the PDU, field views as lengths (a field starts where the
+ * one before it ends, plus its NUL for C-strings: smpp_rec_field), TLVs as
+ * the count and the area they lie in (smpp_rec_tlv walks it).  For large
+ * batches the 224-octet struct smpp_pdu is more than the PDU itself (~103
+ * octets for the thesis mix) and decoding became a memory stream; this
+ * form writes 64.  Inputs below 4 GiB; smpp_rec_expand gives the full
+ * struct back.
+ */
+struct smpp_rec {
+	uint32_t pdu_off;         /* PDU's first octet, from the input start */
+	uint32_t len;             /* octets framed as this PDU */
+	uint32_t command_id, command_status, sequence_number;
+	uint32_t error_off;       /* fault, from the PDU's first octet */
+	uint16_t error;           /* ESME_R* status; ESME_ROK when good */
+	uint16_t corr_len;        /* 0 in plain framing */
+	uint16_t elem_back;       /* pdu_off - element (correlation id) offset */
+	uint16_t ntlv;            /* TLVs (all of them) */
+	uint16_t tlv_area_off;    /* optional part, from the PDU start; 0: not reached */
+	uint16_t list_len;        /* octets of the list field (submit_multi[_resp]) */
+	uint32_t nul_mask;        /* bit k: field k is a C-string (NUL after it) */
+	uint8_t flen[SMPP_MAX_FIELDS]; /* field lengths (the list field: 0) */
+	uint8_t nfields;          /* mandatory fields decoded */
+	uint8_t list_idx;         /* index of the list field, 0xff: none */
+	uint8_t rsv[4];
+};
+
+struct smpp_rbatch {
+	struct smpp_rec *recs;    /* grown by the decoder as needed */
+	size_t n, cap;
+	size_t nerr;
+	enum smpp_mode mode_used;
+};
+void smpp_rbatch_init(struct smpp_rbatch *b);
+void smpp_rbatch_free(struct smpp_rbatch *b);
+
+/*
+ * smpp_decode_batch with compact records: the same PDUs, statuses, fault
+ * offsets and views.  Returns 0, -EINVAL, -ENOMEM, -ENOTSUP (GPU mode
+ * without backend) or -E2BIG (len of 4 GiB or more).  The GPU modes decode
+ * through smpp_decode_batch and pack its records.
+ */
+int smpp_decode_batch_rec(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
+			  enum smpp_mode mode, struct smpp_rbatch *out);
+/* One PDU of exactly len octets into r (all but the framing fields pdu_off,
+ * corr_len, elem_back, which it leaves alone); returns its status. */
+int smpp_decode_pdu_rec(const uint8_t *pdu, uint32_t len, unsigned flags,
+			struct smpp_rec *r);
+/* Field k's view (offset from the PDU start, length); 0, or -ENOENT when k
+ * is not a decoded field. */
+int smpp_rec_field(const struct smpp_rec *r, unsigned k, struct smpp_view *v);
+/* The full struct smpp_pdu of a record decoded from input in. */
+void smpp_rec_expand(const struct smpp_rec *r, const uint8_t *in,
+		     struct smpp_pdu *p);
+
 /* Append one element in ctx's framing to buf: returns new length or -ENOSPC. */
 int smpp_element_append(const struct smpp_config *cfg, uint8_t *buf, size_t cap,
 			size_t len, const uint8_t *corr, const uint8_t *pdu,

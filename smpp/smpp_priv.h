@@ -24,4 +24,9 @@ smpp_tlv_lookup(uint16_t tag)
 	return tag < SMPP_TLV_IDX_SIZE ? smpp_tlv_idx[tag] : 0;
 }
 
+/* Record of a decoded PDU, its framing fields (pdu_off, corr_len,
+ * elem_back) aside; base: the PDU's input offset used for p->error_off. */
+void smpp_rec_pack(const struct smpp_pdu *p, uint64_t base, struct smpp_rec *r)
+	__attribute__((visibility("hidden")));
+
 #endif /* SMPP_PRIV_H */

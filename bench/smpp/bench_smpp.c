@@ -3,7 +3,9 @@
  * bench_smpp: throughput of the SMPP batch decoder on the thesis's SUBMIT_SM
  * mix (Weerasinghe 4.1: distinct addresses, 20-character messages, 5 TLVs),
  * for batch sizes and thread counts side by side, both input forms, plus the
- * bare per-PDU decoder on one core.  Prints one table row per configuration:
+ * bare per-PDU decoder on one core, and each batch as struct smpp_pdu
+ * records (plain, element) and as 64-octet compact ones (rec, rec-el).
+ * Prints one table row per configuration:
  * PDUs/s and MB/s of the median call (a shared machine's preemptions drag
  * the mean, printed beside it, down), the median and the fastest call.
  *
@@ -116,14 +118,37 @@ times_median(struct times *t)
 	return t->v[t->n / 2];
 }
 
+/* One batch call: struct smpp_pdu records, or compact ones (rec). */
+static int
+decode_call(struct smpp_ctx *ctx, const uint8_t *s, size_t len, int rec,
+	    struct smpp_batch *b, struct smpp_rbatch *rb, size_t *n, size_t *nerr)
+{
+	int rc;
+
+	if (rec) {
+		rc = smpp_decode_batch_rec(ctx, s, len, SMPP_MODE_CPU, rb);
+		*n = rb->n;
+		*nerr = rb->nerr;
+	} else {
+		rc = smpp_decode_batch(ctx, s, len, SMPP_MODE_CPU, b);
+		*n = b->n;
+		*nerr = b->nerr;
+	}
+	return rc;
+}
+
 /* Batch decode of one configuration, repeated for at least secs. */
 static int
-run_batch(enum smpp_framing form, uint32_t batch, unsigned threads, double secs)
+run_batch(enum smpp_framing form, int rec, uint32_t batch, unsigned threads,
+	  double secs)
 {
+	static const char *const names[2][2] = { { "plain", "element" },
+						 { "rec", "rec-el" } };
 	struct smpp_config cfg;
 	struct smpp_ctx *ctx = NULL;
 	struct smpp_batch b;
-	size_t len;
+	struct smpp_rbatch rb;
+	size_t len, n, nerr;
 	uint8_t *s;
 	double t0, t, best = 1e30, med;
 	struct times tm = { 0 };
@@ -141,17 +166,18 @@ run_batch(enum smpp_framing form, uint32_t batch, unsigned threads, double secs)
 	if (rc < 0)
 		goto out;
 	smpp_batch_init(&b);
-	rc = smpp_decode_batch(ctx, s, len, SMPP_MODE_CPU, &b);  /* warm-up */
-	if (rc < 0 || b.n != batch || b.nerr != 0) {
+	smpp_rbatch_init(&rb);
+	rc = decode_call(ctx, s, len, rec, &b, &rb, &n, &nerr);  /* warm-up */
+	if (rc < 0 || n != batch || nerr != 0) {
 		fprintf(stderr, "bench_smpp: decode check failed (%d, %zu/%u, %zu errors)\n",
-			rc, b.n, batch, b.nerr);
+			rc, n, batch, nerr);
 		rc = rc < 0 ? rc : -EIO;
 		goto out_b;
 	}
 	t0 = now();
 	do {
 		double a = now();
-		smpp_decode_batch(ctx, s, len, SMPP_MODE_CPU, &b);
+		decode_call(ctx, s, len, rec, &b, &rb, &n, &nerr);
 		t = now() - a;
 		if (t < best)
 			best = t;
@@ -162,11 +188,12 @@ run_batch(enum smpp_framing form, uint32_t batch, unsigned threads, double secs)
 	med = times_median(&tm);
 	free(tm.v);
 	printf("| %-7s | %8u | %7u | %12.0f | %8.1f | %12.0f | %10.3f | %10.3f |\n",
-	       form == SMPP_FRAME_PLAIN ? "plain" : "element", batch, threads,
+	       names[rec][form == SMPP_FRAME_ELEMENT], batch, threads,
 	       batch / med, len / med / 1e6, batch / t, med * 1e3, best * 1e3);
 	fflush(stdout);
 out_b:
 	smpp_batch_free(&b);
+	smpp_rbatch_free(&rb);
 out:
 	smpp_ctx_free(ctx);
 	free(s);
@@ -250,11 +277,12 @@ main(int argc, char **argv)
 	printf("|---------|---------:|--------:|-------------:|-----------:|--------------:|---------------:|--------:|\n");
 	if (run_bare(100000, secs) < 0)
 		return 1;
-	for (unsigned f = 0; f < 2; f++)
+	/* struct smpp_pdu records (plain, element), then compact ones */
+	for (unsigned f = 0; f < 4; f++)
 		for (unsigned i = 0; i < nsizes; i++)
 			for (unsigned t = 1; t <= maxt; t++)
-				if (run_batch(f ? SMPP_FRAME_ELEMENT : SMPP_FRAME_PLAIN,
-					      sizes[i], t, secs) < 0)
+				if (run_batch(f & 1 ? SMPP_FRAME_ELEMENT : SMPP_FRAME_PLAIN,
+					      f >> 1, sizes[i], t, secs) < 0)
 					return 1;
 	return 0;
 }

@@ -7,8 +7,9 @@
  *
  * Every input is decoded in plain and element framing, with one and two
  * threads, and checked: views stay inside their PDU, the two thread counts
- * agree, and every PDU that decodes cleanly re-encodes byte-identically from
- * its fields.  With -e, a file of "NAME STATUS" lines gives the status the
+ * agree, every PDU that decodes cleanly re-encodes byte-identically from
+ * its fields, and the compact records (smpp_decode_batch_rec, lenient and
+ * strict) expand to exactly the full decode.  With -e, a file of "NAME STATUS" lines gives the status the
  * first PDU of corpus file NAME must get (plain framing).
  */
 #include <dirent.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "smpp.h"
+#include "smpp_gpu_cmp.h"   /* gpu/: field-for-field batch comparison */
 
 #define CHECK(c) do { if (!(c)) { \
 	fprintf(stderr, "fuzz_decode: check failed: %s (line %d)\n", #c, __LINE__); \
@@ -48,6 +50,28 @@ check_pdu(const struct smpp_pdu *p, const uint8_t *in, size_t len)
 	CHECK(smpp_msg_from_pdu(p, &m, tlv, 16384) == 0);
 	CHECK(smpp_encode(&m, re, sizeof(re)) == (int)p->len);
 	CHECK(memcmp(re, p->pdu, p->len) == 0);
+}
+
+/* The compact records of ctx, expanded, equal the full decode want. */
+static void
+check_rec(struct smpp_ctx *ctx, const uint8_t *data, size_t size,
+	  const struct smpp_batch *want)
+{
+	static struct smpp_rbatch rb;
+	static struct smpp_batch x;
+
+	CHECK(smpp_decode_batch_rec(ctx, data, size, SMPP_MODE_CPU, &rb) == 0);
+	if (x.cap < rb.n + 1) {
+		free(x.pdus);
+		x.cap = rb.n + 1;
+		x.pdus = calloc(x.cap, sizeof(*x.pdus));
+		CHECK(x.pdus != NULL);
+	}
+	x.n = rb.n;
+	x.nerr = rb.nerr;
+	for (size_t i = 0; i < rb.n; i++)
+		smpp_rec_expand(&rb.recs[i], data, &x.pdus[i]);
+	CHECK(smpp_gpu_cmp_batch("compact records", want, &x) == 0);
 }
 
 static void
@@ -81,6 +105,15 @@ run_one(const uint8_t *data, size_t size, enum smpp_framing fr, FILE *sink)
 			smpp_pdu_print_json(sink, &b1.pdus[i], data);
 	}
 	CHECK(smpp_decode_batch(c1, data, size, SMPP_MODE_GPU, &b1) == -ENOTSUP);
+	/* compact records: 1 and 2 threads, lenient; then strict */
+	check_rec(c1, data, size, &b1);
+	check_rec(c2, data, size, &b1);
+	smpp_ctx_free(c1);
+	cfg.threads = 1;
+	cfg.flags = SMPP_F_STRICT;
+	CHECK(smpp_ctx_create(&cfg, &c1) == 0);
+	CHECK(smpp_decode_batch(c1, data, size, SMPP_MODE_CPU, &b1) == 0);
+	check_rec(c1, data, size, &b1);
 	smpp_batch_free(&b1);
 	smpp_batch_free(&b2);
 	smpp_ctx_free(c1);

@@ -4,10 +4,11 @@
  *
  * One call per batch crosses the boundary (Weerasinghe 2017, 5.2 future
  * work 1): Java hands a direct ByteBuffer over, the C batch decoder fills
- * its struct smpp_pdu array, and Java reads that array in place through a
- * direct ByteBuffer view of it (field offsets come from layout()).  No Java
- * object is created per PDU or per field on the native side, and nothing is
- * copied: decoded fields stay (offset, length) views into the input buffer.
+ * its array of 64-octet compact records (struct smpp_rec), and Java reads
+ * that array in place through a direct ByteBuffer view of it (field offsets
+ * come from layout()).  No Java object is created per PDU or per field on
+ * the native side, and nothing is copied: decoded fields stay (offset,
+ * length) views into the input buffer.
  */
 #include <errno.h>
 #include <jni.h>
@@ -22,17 +23,16 @@
  * (SmppDecoder.decode is synchronized), as struct smpp_ctx requires. */
 struct jdec {
 	struct smpp_ctx *ctx;
-	struct smpp_batch b;
-	const void *view_base;    /* b.pdus when the Java view was made */
+	struct smpp_rbatch b;
+	const void *view_base;    /* b.recs when the Java view was made */
 	size_t view_cap;
 };
 
 /* Indexes of layout(); Native.java reads them by the same order. */
 enum {
-	L_SIZE, L_PDU, L_OFF, L_LEN, L_CORR_OFF, L_CORR_LEN, L_ERROR,
-	L_ERROR_OFF, L_CMD_LEN, L_CMD_ID, L_CMD_STATUS, L_SEQ, L_NFIELDS,
-	L_NTLV, L_TLV_AREA_OFF, L_TLV_AREA_LEN, L_F, L_TLV, L_MAX_FIELDS,
-	L_TLV_INLINE, L_VIEW_SIZE, L_TLVREC_SIZE, L_COUNT
+	L_SIZE, L_PDU_OFF, L_LEN, L_CMD_ID, L_CMD_STATUS, L_SEQ, L_ERROR_OFF,
+	L_ERROR, L_CORR_LEN, L_ELEM_BACK, L_NTLV, L_TLV_AREA_OFF, L_LIST_LEN,
+	L_NUL_MASK, L_FLEN, L_NFIELDS, L_LIST_IDX, L_MAX_FIELDS, L_COUNT
 };
 
 static void
@@ -66,28 +66,24 @@ JNIEXPORT jintArray JNICALL
 Java_org_heteroplane_smpp_Native_layout(JNIEnv *env, jclass cls)
 {
 	jint v[L_COUNT] = {
-		[L_SIZE] = sizeof(struct smpp_pdu),
-		[L_PDU] = offsetof(struct smpp_pdu, pdu),
-		[L_OFF] = offsetof(struct smpp_pdu, off),
-		[L_LEN] = offsetof(struct smpp_pdu, len),
-		[L_CORR_OFF] = offsetof(struct smpp_pdu, corr_off),
-		[L_CORR_LEN] = offsetof(struct smpp_pdu, corr_len),
-		[L_ERROR] = offsetof(struct smpp_pdu, error),
-		[L_ERROR_OFF] = offsetof(struct smpp_pdu, error_off),
-		[L_CMD_LEN] = offsetof(struct smpp_pdu, command_length),
-		[L_CMD_ID] = offsetof(struct smpp_pdu, command_id),
-		[L_CMD_STATUS] = offsetof(struct smpp_pdu, command_status),
-		[L_SEQ] = offsetof(struct smpp_pdu, sequence_number),
-		[L_NFIELDS] = offsetof(struct smpp_pdu, nfields),
-		[L_NTLV] = offsetof(struct smpp_pdu, ntlv),
-		[L_TLV_AREA_OFF] = offsetof(struct smpp_pdu, tlv_area_off),
-		[L_TLV_AREA_LEN] = offsetof(struct smpp_pdu, tlv_area_len),
-		[L_F] = offsetof(struct smpp_pdu, f),
-		[L_TLV] = offsetof(struct smpp_pdu, tlv),
+		[L_SIZE] = sizeof(struct smpp_rec),
+		[L_PDU_OFF] = offsetof(struct smpp_rec, pdu_off),
+		[L_LEN] = offsetof(struct smpp_rec, len),
+		[L_CMD_ID] = offsetof(struct smpp_rec, command_id),
+		[L_CMD_STATUS] = offsetof(struct smpp_rec, command_status),
+		[L_SEQ] = offsetof(struct smpp_rec, sequence_number),
+		[L_ERROR_OFF] = offsetof(struct smpp_rec, error_off),
+		[L_ERROR] = offsetof(struct smpp_rec, error),
+		[L_CORR_LEN] = offsetof(struct smpp_rec, corr_len),
+		[L_ELEM_BACK] = offsetof(struct smpp_rec, elem_back),
+		[L_NTLV] = offsetof(struct smpp_rec, ntlv),
+		[L_TLV_AREA_OFF] = offsetof(struct smpp_rec, tlv_area_off),
+		[L_LIST_LEN] = offsetof(struct smpp_rec, list_len),
+		[L_NUL_MASK] = offsetof(struct smpp_rec, nul_mask),
+		[L_FLEN] = offsetof(struct smpp_rec, flen),
+		[L_NFIELDS] = offsetof(struct smpp_rec, nfields),
+		[L_LIST_IDX] = offsetof(struct smpp_rec, list_idx),
 		[L_MAX_FIELDS] = SMPP_MAX_FIELDS,
-		[L_TLV_INLINE] = SMPP_TLV_INLINE,
-		[L_VIEW_SIZE] = sizeof(struct smpp_view),
-		[L_TLVREC_SIZE] = sizeof(struct smpp_tlv),
 	};
 	return int_array(env, v, L_COUNT);
 }
@@ -224,7 +220,7 @@ Java_org_heteroplane_smpp_Native_create(JNIEnv *env, jclass cls, jint threads,
 			    "smpp_ctx_create" : "smpp_ctx_create");
 		return 0;
 	}
-	smpp_batch_init(&d->b);
+	smpp_rbatch_init(&d->b);
 	return (jlong)(uintptr_t)d;
 }
 
@@ -235,7 +231,7 @@ Java_org_heteroplane_smpp_Native_free(JNIEnv *env, jclass cls, jlong h)
 
 	if (d == NULL)
 		return;
-	smpp_batch_free(&d->b);
+	smpp_rbatch_free(&d->b);
 	smpp_ctx_free(d->ctx);
 	free(d);
 }
@@ -265,11 +261,10 @@ direct_range(JNIEnv *env, jobject buf, jint off, jint len)
 }
 
 /*
- * Decode in[off, off + len).  stats gets { n, nerr, mode_used, address of
- * in + off } (the last one lets Java turn struct smpp_pdu.pdu pointers into
- * buffer offsets).  Returns a direct ByteBuffer over the result array when
- * the array moved or grew since the last call, else NULL (Java keeps its
- * view): one JNI call and at most one Java object per batch.
+ * Decode in[off, off + len).  stats gets { n, nerr, mode_used }; record
+ * offsets are relative to in + off.  Returns a direct ByteBuffer over the
+ * record array when the array moved or grew since the last call, else NULL
+ * (Java keeps its view): one JNI call and at most one Java object per batch.
  */
 JNIEXPORT jobject JNICALL
 Java_org_heteroplane_smpp_Native_decode(JNIEnv *env, jclass cls, jlong h,
@@ -278,10 +273,10 @@ Java_org_heteroplane_smpp_Native_decode(JNIEnv *env, jclass cls, jlong h,
 {
 	struct jdec *d = (struct jdec *)(uintptr_t)h;
 	const uint8_t *in;
-	jlong st[4];
+	jlong st[3];
 	int rc;
 
-	if (d == NULL || stats == NULL || (*env)->GetArrayLength(env, stats) < 4 ||
+	if (d == NULL || stats == NULL || (*env)->GetArrayLength(env, stats) < 3 ||
 	    mode < 0 || mode >= SMPP_MODE_COUNT) {
 		throw_errno(env, EINVAL, "bad decode arguments");
 		return NULL;
@@ -289,24 +284,23 @@ Java_org_heteroplane_smpp_Native_decode(JNIEnv *env, jclass cls, jlong h,
 	in = direct_range(env, buf, off, len);
 	if (in == NULL)
 		return NULL;
-	rc = smpp_decode_batch(d->ctx, in, (size_t)len, (enum smpp_mode)mode, &d->b);
+	rc = smpp_decode_batch_rec(d->ctx, in, (size_t)len, (enum smpp_mode)mode, &d->b);
 	if (rc < 0) {
 		throw_errno(env, -rc, rc == -ENOTSUP ? "decode mode not available "
 			    "in this build (no GPU backend registered)" :
-			    "smpp_decode_batch");
+			    "smpp_decode_batch_rec");
 		return NULL;
 	}
 	st[0] = (jlong)d->b.n;
 	st[1] = (jlong)d->b.nerr;
 	st[2] = (jlong)d->b.mode_used;
-	st[3] = (jlong)(uintptr_t)in;
-	(*env)->SetLongArrayRegion(env, stats, 0, 4, st);
-	if (d->b.pdus == d->view_base && d->b.cap == d->view_cap)
+	(*env)->SetLongArrayRegion(env, stats, 0, 3, st);
+	if (d->b.recs == d->view_base && d->b.cap == d->view_cap)
 		return NULL;
-	d->view_base = d->b.pdus;
+	d->view_base = d->b.recs;
 	d->view_cap = d->b.cap;
-	return (*env)->NewDirectByteBuffer(env, d->b.pdus,
-					   (jlong)(d->b.cap * sizeof(struct smpp_pdu)));
+	return (*env)->NewDirectByteBuffer(env, d->b.recs,
+					   (jlong)(d->b.cap * sizeof(struct smpp_rec)));
 }
 
 /* The workload generator (thesis 4.1 mix) into out[off...]: returns the

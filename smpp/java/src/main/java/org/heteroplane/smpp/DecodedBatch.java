@@ -2,8 +2,9 @@
 /*
  * The result of one SmppDecoder.decode: per PDU its framing, header, status
  * and every mandatory field and TLV as an (offset, length) view into the
- * input buffer.  Reads the C decoder's struct smpp_pdu records in place;
- * nothing is materialised until a caller asks (string(), bytes(), pdu()).
+ * input buffer.  Reads the C decoder's 64-octet struct smpp_rec records in
+ * place; nothing is materialised until a caller asks (string(), bytes(),
+ * pdu()).
  *
  * All offsets returned are indexes into the input ByteBuffer (absolute, not
  * relative to the decoded range).  Valid until the next decode on the same
@@ -12,6 +13,7 @@
 package org.heteroplane.smpp;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,16 +23,15 @@ import java.util.Map;
 public final class DecodedBatch {
     private static final int[] L = Smpp.LAYOUT;
     private static final int REC = L[Native.L_SIZE];
-    private static final int O_PDU = L[Native.L_PDU], O_OFF = L[Native.L_OFF],
-            O_LEN = L[Native.L_LEN], O_CORR_OFF = L[Native.L_CORR_OFF],
-            O_CORR_LEN = L[Native.L_CORR_LEN], O_ERROR = L[Native.L_ERROR],
-            O_ERROR_OFF = L[Native.L_ERROR_OFF], O_CMD_LEN = L[Native.L_CMD_LEN],
+    private static final int O_PDU_OFF = L[Native.L_PDU_OFF], O_LEN = L[Native.L_LEN],
             O_CMD_ID = L[Native.L_CMD_ID], O_CMD_STATUS = L[Native.L_CMD_STATUS],
-            O_SEQ = L[Native.L_SEQ], O_NFIELDS = L[Native.L_NFIELDS],
-            O_NTLV = L[Native.L_NTLV], O_TLV_AREA_OFF = L[Native.L_TLV_AREA_OFF],
-            O_TLV_AREA_LEN = L[Native.L_TLV_AREA_LEN], O_F = L[Native.L_F],
-            O_TLV = L[Native.L_TLV], TLV_INLINE = L[Native.L_TLV_INLINE],
-            VIEW = L[Native.L_VIEW_SIZE], TLVREC = L[Native.L_TLVREC_SIZE];
+            O_SEQ = L[Native.L_SEQ], O_ERROR_OFF = L[Native.L_ERROR_OFF],
+            O_ERROR = L[Native.L_ERROR], O_CORR_LEN = L[Native.L_CORR_LEN],
+            O_ELEM_BACK = L[Native.L_ELEM_BACK], O_NTLV = L[Native.L_NTLV],
+            O_TLV_AREA_OFF = L[Native.L_TLV_AREA_OFF], O_LIST_LEN = L[Native.L_LIST_LEN],
+            O_NUL_MASK = L[Native.L_NUL_MASK], O_FLEN = L[Native.L_FLEN],
+            O_NFIELDS = L[Native.L_NFIELDS], O_LIST_IDX = L[Native.L_LIST_IDX];
+    private static final boolean LE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private final SmppDecoder dec;
     private final int gen;
@@ -40,10 +41,9 @@ public final class DecodedBatch {
     private final int n;
     private final int nerr;
     private final Mode modeUsed;
-    private final long base;
 
     DecodedBatch(SmppDecoder dec, ByteBuffer in, int inOff, ByteBuffer rec, int n,
-                 int nerr, Mode modeUsed, long base) {
+                 int nerr, Mode modeUsed) {
         this.dec = dec;
         this.gen = dec.generation;
         this.in = in;
@@ -52,7 +52,6 @@ public final class DecodedBatch {
         this.n = n;
         this.nerr = nerr;
         this.modeUsed = modeUsed;
-        this.base = base;
     }
 
     /** Record start of PDU i, after checking that the batch is still live. */
@@ -64,6 +63,15 @@ public final class DecodedBatch {
             throw new IndexOutOfBoundsException("PDU " + i + " of " + n);
         }
         return i * REC;
+    }
+
+    /* Input octets, big endian whatever the buffer's order. */
+    private int be16(int p) {
+        return (in.get(p) & 0xff) << 8 | (in.get(p + 1) & 0xff);
+    }
+
+    private int be32(int p) {
+        return be16(p) << 16 | be16(p + 2);
     }
 
     /** PDUs (good and bad) in the batch. */
@@ -92,17 +100,24 @@ public final class DecodedBatch {
 
     /** Input index of the fault (when error(i) != 0). */
     public long errorOffset(int i) {
-        return rec.getLong(r(i) + O_ERROR_OFF) + inOff;
+        int b = r(i);
+        if ((rec.getShort(b + O_ERROR) & 0xffff) == 0) {
+            return inOff;
+        }
+        return (rec.getInt(b + O_PDU_OFF) & 0xffffffffL) + (rec.getInt(b + O_ERROR_OFF) & 0xffffffffL)
+                + inOff;
     }
 
     /** Input index of element i (its correlation id in element framing). */
     public long offset(int i) {
-        return rec.getLong(r(i) + O_OFF) + inOff;
+        int b = r(i);
+        return (rec.getInt(b + O_PDU_OFF) & 0xffffffffL) - (rec.getShort(b + O_ELEM_BACK) & 0xffff)
+                + inOff;
     }
 
     /** Input index of the PDU's first octet. */
     public int pduOffset(int i) {
-        return (int) (rec.getLong(r(i) + O_PDU) - base) + inOff;
+        return rec.getInt(r(i) + O_PDU_OFF) + inOff;
     }
 
     /** Octets framed as PDU i (its command_length when framing was sound). */
@@ -111,7 +126,7 @@ public final class DecodedBatch {
     }
 
     public long correlationOffset(int i) {
-        return rec.getLong(r(i) + O_CORR_OFF) + inOff;
+        return offset(i);
     }
 
     /** 0 in plain framing. */
@@ -129,8 +144,9 @@ public final class DecodedBatch {
         return v;
     }
 
+    /** The PDU's command_length octets (0 when fewer than 4 were framed). */
     public int commandLength(int i) {
-        return rec.getInt(r(i) + O_CMD_LEN);
+        return length(i) >= 4 ? be32(pduOffset(i)) : 0;
     }
 
     public int commandId(int i) {
@@ -147,25 +163,60 @@ public final class DecodedBatch {
 
     /** Mandatory fields decoded (all of the PDU type's when error(i) == 0). */
     public int fieldCount(int i) {
-        return rec.getShort(r(i) + O_NFIELDS) & 0xffff;
+        return rec.get(r(i) + O_NFIELDS) & 0xff;
     }
 
     /** Input index of mandatory field k of PDU i. */
     public int fieldOffset(int i, int k) {
-        return pduOffset(i) + (rec.getShort(fieldRec(i, k)) & 0xffff);
+        int b = fieldRec(i, k);
+        return rec.getInt(b + O_PDU_OFF) + inOff + fieldRel(b, k);
     }
 
     /** Length of mandatory field k (C-strings without their NUL). */
     public int fieldLength(int i, int k) {
-        return rec.getShort(fieldRec(i, k) + 2) & 0xffff;
+        int b = fieldRec(i, k);
+        if ((rec.get(b + O_LIST_IDX) & 0xff) == k) {
+            return rec.getShort(b + O_LIST_LEN) & 0xffff;
+        }
+        return rec.get(b + O_FLEN + k) & 0xff;
     }
 
     private int fieldRec(int i, int k) {
         int b = r(i);
-        if (k < 0 || k >= (rec.getShort(b + O_NFIELDS) & 0xffff)) {
+        if (k < 0 || k >= (rec.get(b + O_NFIELDS) & 0xff)) {
             throw new IndexOutOfBoundsException("field " + k + " of PDU " + i);
         }
-        return b + O_F + k * VIEW;
+        return b;
+    }
+
+    /* Sum of the 8 octets of w (each < 256): pairs into 16-bit lanes, then
+     * the lanes by one multiply. */
+    private static int octetSum(long w) {
+        long x = (w & 0x00FF00FF00FF00FFL) + ((w >>> 8) & 0x00FF00FF00FF00FFL);
+        return (int) ((x * 0x0001000100010001L) >>> 48);
+    }
+
+    /* Field k's offset from the PDU start: each field starts where the one
+     * before it ends, after its NUL for C-strings (struct smpp_rec). */
+    private int fieldRel(int b, int k) {
+        int off = 16 + Integer.bitCount(rec.getInt(b + O_NUL_MASK) & ((1 << k) - 1));
+        if ((rec.get(b + O_LIST_IDX) & 0xff) < k) {
+            off += rec.getShort(b + O_LIST_LEN) & 0xffff;
+        }
+        int o = b + O_FLEN;
+        if (!LE) {
+            for (int j = 0; j < k; j++) {
+                off += rec.get(o + j) & 0xff;
+            }
+            return off;
+        }
+        for (; k >= 8; k -= 8, o += 8) {
+            off += octetSum(rec.getLong(o));
+        }
+        if (k > 0) {
+            off += octetSum(rec.getLong(o) & ((1L << (8 * k)) - 1));
+        }
+        return off;
     }
 
     /** Integer field k (FT_U8 / FT_SMLEN). */
@@ -195,31 +246,28 @@ public final class DecodedBatch {
         return rec.getShort(r(i) + O_NTLV) & 0xffff;
     }
 
-    /* Input index of TLV k's header: inline records for the first ones, a
-     * walk of the TLV area beyond them. */
+    /* Input index of TLV k's header: a walk of the TLV area, which the
+     * decoder validated as far as ntlv.  No cursor is kept between calls,
+     * so a batch stays safe to read from several threads. */
     private int tlvHeader(int i, int k) {
         int b = r(i);
         int nt = rec.getShort(b + O_NTLV) & 0xffff;
         if (k < 0 || k >= nt) {
             throw new IndexOutOfBoundsException("TLV " + k + " of PDU " + i);
         }
-        int pdu = pduOffset(i);
-        if (k < TLV_INLINE) {
-            return pdu + rec.getInt(b + O_TLV + k * TLVREC + 4) - 4;
-        }
-        int p = pdu + rec.getInt(b + O_TLV + (TLV_INLINE - 1) * TLVREC + 4) - 4;
-        for (int j = TLV_INLINE - 1; j < k; j++) {
-            p += 4 + (in.getShort(p + 2) & 0xffff);
+        int p = rec.getInt(b + O_PDU_OFF) + inOff + (rec.getShort(b + O_TLV_AREA_OFF) & 0xffff);
+        for (int j = 0; j < k; j++) {
+            p += 4 + be16(p + 2);
         }
         return p;
     }
 
     public int tlvTag(int i, int k) {
-        return in.getShort(tlvHeader(i, k)) & 0xffff;
+        return be16(tlvHeader(i, k));
     }
 
     public int tlvLength(int i, int k) {
-        return in.getShort(tlvHeader(i, k) + 2) & 0xffff;
+        return be16(tlvHeader(i, k) + 2);
     }
 
     /** Input index of TLV k's value. */
@@ -229,9 +277,9 @@ public final class DecodedBatch {
 
     public byte[] tlvValue(int i, int k) {
         int h = tlvHeader(i, k);
-        byte[] b = new byte[in.getShort(h + 2) & 0xffff];
-        in.get(h + 4, b);
-        return b;
+        byte[] v = new byte[be16(h + 2)];
+        in.get(h + 4, v);
+        return v;
     }
 
     /** Index of the first TLV with this tag in PDU i, or -1. */
@@ -247,11 +295,13 @@ public final class DecodedBatch {
 
     /** Offset of the optional part from the PDU start, and its length. */
     public int tlvAreaOffset(int i) {
-        return pduOffset(i) + rec.getInt(r(i) + O_TLV_AREA_OFF);
+        return pduOffset(i) + (rec.getShort(r(i) + O_TLV_AREA_OFF) & 0xffff);
     }
 
     public int tlvAreaLength(int i) {
-        return rec.getInt(r(i) + O_TLV_AREA_LEN);
+        int b = r(i);
+        int a = rec.getShort(b + O_TLV_AREA_OFF) & 0xffff;
+        return a == 0 ? 0 : rec.getInt(b + O_LEN) - a;
     }
 
     /** One submit_multi dest_address / unsuccess_sme entry. */
@@ -284,7 +334,7 @@ public final class DecodedBatch {
             in.get(p, a);
             p = z + 1;
             if (type == Smpp.FT_UNSUCC) {
-                st = in.getInt(p);
+                st = be32(p);
                 p += 4;
             }
             out.add(new Dest(flag, ton, npi, new String(a, StandardCharsets.ISO_8859_1), st));

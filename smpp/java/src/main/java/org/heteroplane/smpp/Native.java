@@ -11,11 +11,10 @@ import java.nio.ByteBuffer;
 
 final class Native {
     /* Indexes into layout(), in smpp_jni.c's order. */
-    static final int L_SIZE = 0, L_PDU = 1, L_OFF = 2, L_LEN = 3, L_CORR_OFF = 4,
-            L_CORR_LEN = 5, L_ERROR = 6, L_ERROR_OFF = 7, L_CMD_LEN = 8, L_CMD_ID = 9,
-            L_CMD_STATUS = 10, L_SEQ = 11, L_NFIELDS = 12, L_NTLV = 13,
-            L_TLV_AREA_OFF = 14, L_TLV_AREA_LEN = 15, L_F = 16, L_TLV = 17,
-            L_MAX_FIELDS = 18, L_TLV_INLINE = 19, L_VIEW_SIZE = 20, L_TLVREC_SIZE = 21;
+    static final int L_SIZE = 0, L_PDU_OFF = 1, L_LEN = 2, L_CMD_ID = 3, L_CMD_STATUS = 4,
+            L_SEQ = 5, L_ERROR_OFF = 6, L_ERROR = 7, L_CORR_LEN = 8, L_ELEM_BACK = 9,
+            L_NTLV = 10, L_TLV_AREA_OFF = 11, L_LIST_LEN = 12, L_NUL_MASK = 13, L_FLEN = 14,
+            L_NFIELDS = 15, L_LIST_IDX = 16, L_MAX_FIELDS = 17;
 
     static {
         String p = System.getProperty("hp.smpp.lib");

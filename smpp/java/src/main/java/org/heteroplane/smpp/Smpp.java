@@ -162,7 +162,7 @@ public final class Smpp {
         return Native.statusName(status);
     }
 
-    /** Width of the struct smpp_pdu records (for sizing and the docs). */
+    /** Width of the compact struct smpp_rec records (for sizing and the docs). */
     public static int recordSize() {
         return LAYOUT[Native.L_SIZE];
     }

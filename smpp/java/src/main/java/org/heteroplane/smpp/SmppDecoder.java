@@ -2,9 +2,10 @@
 /*
  * The SMPP batch decoder from Java: one JNI call per batch.  The input is a
  * direct ByteBuffer of PDUs in either batch form; the result is a
- * DecodedBatch that reads the C decoder's record array in place (a direct
- * ByteBuffer view, made once and kept while the array does not move), so
- * decoding creates no Java object per PDU or per field.
+ * DecodedBatch that reads the C decoder's compact records (64 octets per
+ * PDU) in place (a direct ByteBuffer view, made once and kept while the
+ * array does not move), so decoding creates no Java object per PDU or per
+ * field.
  *
  * Not thread-safe beyond its own lock: one batch decodes at a time per
  * decoder (struct smpp_ctx is single-caller); use one decoder per thread
@@ -39,7 +40,7 @@ public final class SmppDecoder implements AutoCloseable {
     private final Handle handle;
     private final Cleaner.Cleanable cleanable;
     private final SmppConfig config;
-    private final long[] stats = new long[4];
+    private final long[] stats = new long[3];
     private ByteBuffer view;
     /* Bumped by every decode and by close: a DecodedBatch of an older
      * generation refuses to read (its records were overwritten or freed). */
@@ -81,7 +82,7 @@ public final class SmppDecoder implements AutoCloseable {
             view = v.order(ByteOrder.nativeOrder());
         }
         return new DecodedBatch(this, in, off, view, (int) stats[0], (int) stats[1],
-                Mode.values()[(int) stats[2]], stats[3]);
+                Mode.values()[(int) stats[2]]);
     }
 
     @Override
