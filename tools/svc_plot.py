@@ -12,6 +12,9 @@ the per-run CSVs (deadline,start,delay,service,core in TSC cycles):
                             over time, for off / threshold / delay mode
   fig9_scale_down.png       active service lcores and delay over time,
                             scale-down off, on, and on without its delay guard
+  fig10_low_load.png        mean delay vs load per service at low load, off /
+                            consolidated / left to the guard, 10 and 1 us jobs
+                            (and, modeled, the poll floor: half a runner loop)
 
 Titles say whether the runs were measured (and where) or modeled
 (svc-bench --model: dedicated cores in virtual time).
@@ -200,6 +203,38 @@ def fig9(b, out):
     save(fig, out, "fig9_scale_down")
 
 
+MODEL_LOOP, MODEL_CALL = 47, 96	# the model's runner costs (svc-bench overhead)
+
+
+def fig10(b, out):
+    e = b["e5"]
+    hz = b["tsc_hz"]
+    fig, axs = plt.subplots(1, 2, figsize=(9.0, 4.0), sharey=True)
+    for ax, w in zip(axs, sorted({r["work_us"] for r in e["rows"]}, reverse=True)):
+        rows = sorted((r for r in e["rows"] if r["work_us"] == w), key=lambda r: r["load"])
+        x = [100 * r["load"] for r in rows]
+        for m, color, name in (("plain", "tab:gray", "off (2 cores)"),
+                               ("force", "tab:red", "forced onto 1 core"),
+                               ("scale", "tab:orange", "scale-down with the guard")):
+            y = [float(np.median([v["mean_us"] for v in r[m]])) for r in rows]
+            ax.plot(x, y, "o-", color=color, label=name)
+        if e.get("modeled"):
+            # half an idle loop, job-weighted (rates 1 : 1 : 1.5)
+            two = (2 * (MODEL_LOOP + 2 * MODEL_CALL) / 2 + 1.5 * (MODEL_LOOP + MODEL_CALL) / 2) / 3.5
+            one = (MODEL_LOOP + 3 * MODEL_CALL) / 2
+            ax.axhline(two / hz * 1e6, color="tab:gray", ls="--", lw=0.8, label="poll floor, 2 cores")
+            ax.axhline(one / hz * 1e6, color="tab:red", ls="--", lw=0.8, label="poll floor, 1 core")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("load per service S0, S1 (%; S2 1.5x)")
+        ax.set_title(f"jobs of {w:g} us", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+    axs[0].set_ylabel("mean delay (us)")
+    axs[0].legend(fontsize=7)
+    fig.suptitle("Consolidating 3 services at low load" + tag(b), fontsize=10)
+    save(fig, out, "fig10_low_load")
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -207,7 +242,7 @@ def main(argv):
     with open(argv[1]) as f:
         b = json.load(f)
     os.makedirs(argv[2], exist_ok=True)
-    for fn, key in ((fig6, "e1"), (fig7, "e2"), (fig8, "e3"), (fig9, "e4")):
+    for fn, key in ((fig6, "e1"), (fig7, "e2"), (fig8, "e3"), (fig9, "e4"), (fig10, "e5")):
         if key in b:
             fn(b, argv[2])
     return 0

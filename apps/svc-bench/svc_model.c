@@ -25,7 +25,7 @@
 #include "svc_bench.h"
 
 struct mcell {
-	uint64_t busy, jobs, delay_sum, delay_n;
+	uint64_t busy, jobs, delay_sum, delay_n, idle;
 };
 
 struct mstate {
@@ -48,7 +48,7 @@ core_run(struct mstate *ms, unsigned int c, uint64_t until)
 	uint64_t *t = &ms->t[c];
 
 	while (*t < until) {
-		uint64_t loop0 = *t, next = UINT64_MAX, len;
+		uint64_t loop0 = *t, next = UINT64_MAX, len, skip;
 		unsigned int s, n_on = 0;
 		bool worked = false;
 
@@ -73,6 +73,7 @@ core_run(struct mstate *ms, unsigned int c, uint64_t until)
 				worked = true;
 			} else {
 				*t += m->call_cycles;
+				ms->cell[s][c].idle++;
 			}
 			if (d->deadline < next)
 				next = d->deadline;
@@ -85,10 +86,11 @@ core_run(struct mstate *ms, unsigned int c, uint64_t until)
 		if (worked || next <= *t)
 			continue;
 		len = *t - loop0;
-		if (next >= until)
-			*t += (until - *t + len - 1) / len * len;
-		else
-			*t += (next - *t) / len * len;
+		skip = next >= until ? (until - *t + len - 1) / len : (next - *t) / len;
+		*t += skip * len;
+		for (s = 0; s < m->services; s++)	/* one idle call a loop each */
+			if ((ms->running[s] >> c) & 1u)
+				ms->cell[s][c].idle += skip;
 	}
 }
 
@@ -102,6 +104,8 @@ build_table(const struct mstate *ms, struct hp_svc_table *tb)
 	tb->n_lcores = m->cores;
 	tb->active = ms->active;
 	tb->interval_cycles = m->interval;
+	for (c = 0; c < m->cores; c++)
+		tb->loop_cycles[c] = (double)m->loop_cycles;
 	for (s = 0; s < m->services; s++) {
 		tb->present |= UINT64_C(1) << s;
 		tb->allowed[s] = m->cores == 32 ? UINT32_MAX : (1u << m->cores) - 1;
@@ -116,6 +120,8 @@ build_table(const struct mstate *ms, struct hp_svc_table *tb)
 			y->jobs = x->jobs;
 			y->delay_sum = (double)x->delay_sum;
 			y->delay_n = x->delay_n;
+			y->idle_calls = x->idle;
+			y->idle_cycles = (double)x->idle * (double)m->call_cycles;
 		}
 	}
 }

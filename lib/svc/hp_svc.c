@@ -105,6 +105,8 @@ static struct {
 	struct svc *svc[HP_SVC_MAX_SERVICES];
 	struct snap snap[HP_SVC_MAX_SERVICES][N_SLOTS];
 	uint64_t t_start, period_start, interval_start, next_period, next_interval;
+	uint64_t loops_at[HP_SVC_MAX_LCORES];	/* runner loops at the interval start */
+	uint64_t loops_iv[HP_SVC_MAX_LCORES];	/* ... during the last interval */
 	struct hp_svc_table table;
 	struct hp_svc_bstate bstate;
 	bool settle;		/* the interval after an action straddles it */
@@ -765,14 +767,23 @@ sample(uint64_t now, bool close_interval)
 		}
 	}
 	G.period_start = now;
-	if (close_interval)
-		G.interval_start = now;
+	if (!close_interval)
+		return;
+	G.interval_start = now;
+	for (l = 0; l < G.n_lcores; l++) {
+		uint64_t loops = hp_svc_lcore_loops(G.lcore_id[l]);
+
+		/* a parked runner does not loop; a restarted one counts on */
+		G.loops_iv[l] = loops >= G.loops_at[l] ? loops - G.loops_at[l] : 0;
+		G.loops_at[l] = loops;
+	}
 }
 
 static void
 build_table(void)
 {
 	struct hp_svc_table *t = &G.table;
+	uint64_t in_calls[HP_SVC_MAX_LCORES];
 	uint32_t id;
 	unsigned int l;
 
@@ -780,6 +791,8 @@ build_table(void)
 	t->n_lcores = G.n_lcores;
 	t->active = G.active;
 	t->present = G.present;
+	for (l = 0; l < G.n_lcores; l++)
+		in_calls[l] = 0;
 	for (id = 0; id < HP_SVC_MAX_SERVICES; id++) {
 		if (!managed(id))
 			continue;
@@ -799,8 +812,21 @@ build_table(void)
 			c->jobs = st->calls - st->idle_calls;
 			c->delay_sum = (double)st->delay_sum;
 			c->delay_n = st->delay_n;
+			/* adopted services: DPDK leaves idle calls out */
+			if (!G.svc[id]->foreign) {
+				c->idle_calls = st->idle_calls;
+				c->idle_cycles = (double)(st->call_cycles -
+							  st->busy_cycles);
+			}
+			in_calls[l] += st->call_cycles;
 		}
 	}
+	/* the runner's own cycles per loop: the interval less the calls */
+	for (l = 0; l < G.n_lcores; l++)
+		if (G.loops_iv[l] > 0 && ((t->active >> l) & 1u) &&
+		    t->interval_cycles > in_calls[l])
+			t->loop_cycles[l] = (double)(t->interval_cycles - in_calls[l]) /
+					    (double)G.loops_iv[l];
 }
 
 static int
@@ -877,6 +903,10 @@ hp_svc_start(void)
 			goto out;
 	}
 	now = rte_rdtsc();
+	for (i = 0; i < G.n_lcores; i++) {
+		G.loops_at[i] = hp_svc_lcore_loops(G.lcore_id[i]);
+		G.loops_iv[i] = 0;
+	}
 	for (id = 0; id < HP_SVC_MAX_SERVICES; id++) {
 		if (!managed(id))
 			continue;

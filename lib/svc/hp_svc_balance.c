@@ -110,6 +110,13 @@ hp_svc_predict_wait(const double *rho, const double *work, unsigned int n)
 	return res / (1.0 - r);
 }
 
+double
+hp_svc_predict_delay(const double *rho, const double *work, unsigned int n,
+		     double loop)
+{
+	return hp_svc_predict_wait(rho, work, n) + (loop > 0.0 ? loop / 2.0 : 0.0);
+}
+
 /* ---- working view of a table: one entry per running instance ---- */
 
 struct inst {
@@ -118,6 +125,7 @@ struct inst {
 	double load;
 	double work;		/* cycles per useful call */
 	double rate;		/* useful calls per cycle */
+	double poll;		/* cycles of one idle call (0: unknown) */
 };
 
 #define NOWHERE UINT32_MAX	/* an instance a plan drops */
@@ -128,7 +136,7 @@ struct view {
 	uint32_t n_on[HP_SVC_MAX_LCORES];	/* services mapped per lcore */
 	struct inst in[HP_SVC_MAX_SERVICES * HP_SVC_MAX_LCORES];
 	unsigned int n_in;
-	double meas_delay;		/* sum of reported delays, cycles */
+	double runner;			/* runner cycles per loop where unknown */
 	uint32_t at[HP_SVC_MAX_SERVICES * HP_SVC_MAX_LCORES]; /* a plan's lcores */
 };
 
@@ -141,6 +149,7 @@ bit32(uint32_t m, uint32_t i)
 static int
 view_build(struct view *v, const struct hp_svc_table *t)
 {
+	unsigned int known = 0;
 	uint32_t s, l;
 
 	if (t->n_lcores == 0 || t->n_lcores > HP_SVC_MAX_LCORES)
@@ -149,7 +158,6 @@ view_build(struct view *v, const struct hp_svc_table *t)
 	memset(v->n_on, 0, sizeof(v->n_on));
 	v->t = t;
 	v->n_in = 0;
-	v->meas_delay = 0.0;
 	for (l = 0; l < t->n_lcores; l++)
 		v->load[l] = hp_svc_table_lcore_load(t, l);
 	for (s = 0; s < HP_SVC_MAX_SERVICES; s++) {
@@ -160,9 +168,9 @@ view_build(struct view *v, const struct hp_svc_table *t)
 		for (l = 0; l < t->n_lcores; l++) {
 			const struct hp_svc_cell *c = &t->cell[s][l];
 
-			if (!(c->load >= 0.0) || c->load > 1.5)
+			if (!(c->load >= 0.0) || c->load > 1.5 ||
+			    !(c->idle_cycles >= 0.0) || isinf(c->idle_cycles))
 				return -EINVAL;
-			v->meas_delay += c->delay_sum;
 			if (!bit32(t->running[s], l))
 				continue;
 			v->n_on[l]++;
@@ -172,10 +180,32 @@ view_build(struct view *v, const struct hp_svc_table *t)
 						  (double)c->jobs : 0.0,
 				.rate = t->interval_cycles ?
 					(double)c->jobs / (double)t->interval_cycles : 0.0,
+				.poll = c->idle_calls ?
+					c->idle_cycles / (double)c->idle_calls : 0.0,
 			};
 		}
 	}
+	/* a parked lcore's runner cost is not measured: take the mean of
+	 * the measured ones (the same runner code on the same machine)
+	 */
+	v->runner = 0.0;
+	for (l = 0; l < t->n_lcores; l++) {
+		if (!(t->loop_cycles[l] >= 0.0) || isinf(t->loop_cycles[l]))
+			return -EINVAL;
+		if (t->loop_cycles[l] > 0.0) {
+			v->runner += t->loop_cycles[l];
+			known++;
+		}
+	}
+	if (known > 0)
+		v->runner /= (double)known;
 	return 0;
+}
+
+static double
+runner_cycles(const struct view *v, uint32_t l)
+{
+	return v->t->loop_cycles[l] > 0.0 ? v->t->loop_cycles[l] : v->runner;
 }
 
 /* Delay cost of lcore l (jobs per cycle times predicted wait) with instance
@@ -186,7 +216,7 @@ lcore_cost(const struct view *v, uint32_t l, const struct inst *minus,
 	   const struct inst *plus)
 {
 	double rho[HP_SVC_MAX_SERVICES + 1], work[HP_SVC_MAX_SERVICES + 1];
-	double rate = 0.0;
+	double rate = 0.0, loop = runner_cycles(v, l);
 	unsigned int i, n = 0;
 
 	for (i = 0; i < v->n_in; i++) {
@@ -197,13 +227,15 @@ lcore_cost(const struct view *v, uint32_t l, const struct inst *minus,
 		rho[n] = x->load;
 		work[n++] = x->work;
 		rate += x->rate;
+		loop += x->poll;
 	}
 	if (plus != NULL) {
 		rho[n] = plus->load;
 		work[n++] = plus->work;
 		rate += plus->rate;
+		loop += plus->poll;
 	}
-	return n ? rate * hp_svc_predict_wait(rho, work, n) : 0.0;
+	return n ? rate * hp_svc_predict_delay(rho, work, n, loop) : 0.0;
 }
 
 /* Delay cost of lcore l when instance i sits on at[i] (a plan). */
@@ -211,7 +243,7 @@ static double
 lcore_cost_at(const struct view *v, uint32_t l, const uint32_t *at)
 {
 	double rho[HP_SVC_MAX_SERVICES], work[HP_SVC_MAX_SERVICES];
-	double rate = 0.0;
+	double rate = 0.0, loop = runner_cycles(v, l);
 	unsigned int i, n = 0;
 
 	for (i = 0; i < v->n_in && n < HP_SVC_MAX_SERVICES; i++) {
@@ -220,8 +252,9 @@ lcore_cost_at(const struct view *v, uint32_t l, const uint32_t *at)
 		rho[n] = v->in[i].load;
 		work[n++] = v->in[i].work;
 		rate += v->in[i].rate;
+		loop += v->in[i].poll;
 	}
-	return n ? rate * hp_svc_predict_wait(rho, work, n) : 0.0;
+	return n ? rate * hp_svc_predict_delay(rho, work, n, loop) : 0.0;
 }
 
 static double
@@ -451,11 +484,36 @@ try_delay(const struct hp_svc_policy *p, const struct view *v,
 	return 1;
 }
 
+/* Job rates and loads of the instances over the cold spell (a service's
+ * split evenly over its instances), in place of the last interval's.
+ */
+static void
+spell_rates(struct view *v, const struct hp_svc_bstate *st)
+{
+	unsigned int i;
+
+	if (st->sd_cycles == 0)
+		return;
+	for (i = 0; i < v->n_in; i++) {
+		struct inst *x = &v->in[i];
+		int n = __builtin_popcount(v->t->running[x->s]);
+
+		x->rate = (double)st->sd_jobs[x->s] / (double)st->sd_cycles /
+			  (double)(n > 0 ? n : 1);
+		x->load = st->sd_busy[x->s] / (double)st->sd_cycles /
+			  (double)(n > 0 ? n : 1);
+		x->work = st->sd_jobs[x->s] ?
+			  st->sd_busy[x->s] / (double)st->sd_jobs[x->s] : 0.0;
+	}
+}
+
 /* Scale-down: empty the coldest core whose every instance can go elsewhere
  * (first fit, heaviest first, each receiver staying under the threshold),
  * one step per interval; park it once empty. The delay guard prices the
- * whole plan (the queueing prediction of every lcore after it against
- * before it) when the plan starts; a plan under way (*victim) is carried
+ * whole plan (the delay prediction of every lcore after it against before
+ * it: queueing, and the round-robin loop that the receivers' runners now
+ * take longer to come round, which is all a job waits for at low load)
+ * when the plan starts; a plan under way (*victim) is carried
  * on without pricing it again, so it cannot stop half-way because the
  * first step changed the measurements.
  */
@@ -474,6 +532,7 @@ try_scale_down(const struct hp_svc_policy *p, struct view *v,
 		n_active += bit32(t->active, l);
 	if (n_active < 2)
 		return 0;
+	spell_rates(v, st);
 	for (;;) {
 		const struct inst *on[HP_SVC_MAX_SERVICES];
 		double load[HP_SVC_MAX_LCORES], before, after;
@@ -559,23 +618,57 @@ try_scale_down(const struct hp_svc_policy *p, struct view *v,
 		}
 		if (!ok)
 			continue;
-		/* The delay guard: the plan's predicted extra delay (cycles per
-		 * cycle, like meas_delay / interval) within the budget of the
-		 * measured one.
+		/* The delay guard: the plan's predicted extra delay (cycles of
+		 * delay per cycle, summed over jobs) within the budget of the
+		 * delay measured over the cold spell, or of the predicted one
+		 * when no service reports delays. Job rates come from the whole
+		 * spell: at low load an interval may hold no job at all, and a
+		 * guard that needs one would wave every plan through.
 		 */
-		if (!committed && p->scale_down_max_delay >= 0.0 &&
-		    v->meas_delay > 0.0 && t->interval_cycles > 0) {
+		if (!committed && p->scale_down_max_delay >= 0.0) {
+			double ref;
+
 			before = total_cost(v);
 			after = 0.0;
 			for (l = 0; l < t->n_lcores; l++)
 				after += lcore_cost_at(v, l, v->at);
-			if ((after - before) * (double)t->interval_cycles >
-			    p->scale_down_max_delay * v->meas_delay)
+			ref = st->sd_delay_n > 0 && st->sd_cycles > 0 ?
+			      st->sd_delay_sum / (double)st->sd_cycles : before;
+			if (after - before > p->scale_down_max_delay * ref)
 				continue;
 		}
 		*d = first;
 		*victim_out = victim;
 		return 1;
+	}
+}
+
+/* Accumulate this interval into the cold spell, or start a fresh one. */
+static void
+spell_note(struct hp_svc_bstate *st, const struct hp_svc_table *t)
+{
+	uint32_t s, l;
+
+	if (st->cold <= 1) {
+		memset(st->sd_jobs, 0, sizeof(st->sd_jobs));
+		memset(st->sd_busy, 0, sizeof(st->sd_busy));
+		st->sd_cycles = 0;
+		st->sd_delay_sum = 0.0;
+		st->sd_delay_n = 0;
+	}
+	if (st->cold == 0)
+		return;
+	st->sd_cycles += t->interval_cycles;
+	for (s = 0; s < HP_SVC_MAX_SERVICES; s++) {
+		if (!(t->present & (UINT64_C(1) << s)))
+			continue;
+		for (l = 0; l < t->n_lcores; l++) {
+			st->sd_jobs[s] += t->cell[s][l].jobs;
+			st->sd_busy[s] += t->cell[s][l].load *
+					  (double)t->interval_cycles;
+			st->sd_delay_sum += t->cell[s][l].delay_sum;
+			st->sd_delay_n += t->cell[s][l].delay_n;
+		}
 	}
 }
 
@@ -627,6 +720,7 @@ hp_svc_decide(const struct hp_svc_policy *p, const struct hp_svc_table *t,
 		st->hot[l] = hot ? st->hot[l] + 1 : 0;
 	}
 	st->cold = (all_cold && n_active >= 2) ? st->cold + 1 : 0;
+	spell_note(st, t);
 
 	if (p->mode == HP_SVC_MODE_DELAY)
 		ret = try_delay(p, v, st, d);

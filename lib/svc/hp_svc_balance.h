@@ -37,8 +37,9 @@ struct hp_svc_policy {
 	double scale_down_threshold; /* every active core under this (0.20) */
 	uint32_t scale_down_sustain; /* for this many intervals */
 	double scale_down_max_delay; /* predicted extra delay allowed, as a
-				      * fraction of the measured delay (0.10);
-				      * < 0: no delay guard */
+				      * fraction of the delay measured over the
+				      * cold spell, or predicted when no service
+				      * reports delays (0.10); < 0: no guard */
 };
 
 /* What one service did on one lcore during the last balancing interval. */
@@ -47,12 +48,21 @@ struct hp_svc_cell {
 	uint64_t jobs;		/* calls that did useful work */
 	double delay_sum;	/* cycles, as reported by the service */
 	uint64_t delay_n;	/* jobs that reported a delay */
+	uint64_t idle_calls;	/* calls that found nothing (-EAGAIN) */
+	double idle_cycles;	/* cycles those calls took (0: unknown) */
 };
 
 struct hp_svc_table {
 	uint32_t n_lcores;	/* managed lcores, indices 0 .. n_lcores-1 */
 	uint32_t active;	/* lcores running (the others are parked) */
 	uint64_t interval_cycles; /* length of the interval the cells cover */
+	/* The runner's own cycles per loop on each lcore, outside the service
+	 * calls (0: unknown). With the cells' idle-call cycles it gives the
+	 * length of an lcore's idle round-robin loop: a job that arrives on an
+	 * idle lcore waits half of it on average, and consolidation makes it
+	 * longer (the poll term of the delay prediction, docs/svc.md).
+	 */
+	double loop_cycles[HP_SVC_MAX_LCORES];
 	uint64_t present;	/* services under management */
 	uint64_t mt_safe;	/* services that may run as several instances */
 	uint32_t allowed[HP_SVC_MAX_SERVICES]; /* where a service may run */
@@ -90,6 +100,14 @@ struct hp_svc_bstate {
 	int32_t sd_victim;			/* lcore a scale-down plan empties */
 	int32_t dcand_s, dcand_from, dcand_to;	/* delay mode's best move ... */
 	uint32_t dcand_n;			/* ... found this many times in a row */
+	/* The current cold spell (scale-down's guard prices a plan on it: at
+	 * low load one interval holds a handful of jobs, or none)
+	 */
+	uint64_t sd_jobs[HP_SVC_MAX_SERVICES];	/* useful calls per service */
+	double sd_busy[HP_SVC_MAX_SERVICES];	/* their cycles */
+	uint64_t sd_cycles;			/* cycles the spell lasted */
+	double sd_delay_sum;			/* reported delays, cycles */
+	uint64_t sd_delay_n;
 };
 
 /* Thesis defaults, plus the anti-thrashing knobs (documented in docs/svc.md). */
@@ -106,6 +124,14 @@ double hp_svc_table_lcore_load(const struct hp_svc_table *t, uint32_t l);
  * rho capped at 0.99 so an overloaded core predicts a large, finite wait.
  */
 double hp_svc_predict_wait(const double *rho, const double *work, unsigned int n);
+
+/* Predicted mean delay (cycles) of a job on such an lcore whose idle
+ * round-robin loop lasts loop cycles (the runner's own cycles plus one idle
+ * call of each service on it): the queueing wait above plus the wait for
+ * the runner to come round to the job's service, loop / 2.
+ */
+double hp_svc_predict_delay(const double *rho, const double *work, unsigned int n,
+			    double loop);
 
 /* One decision per interval. Updates *st (hot counters, cooldowns) as if
  * the decision is applied. Returns 1 when *d holds an action, 0 for none,

@@ -581,6 +581,8 @@ test_scale_down(void **state)
 
 	p.scale_down = true;
 	p.scale_down_sustain = 5;
+	/* the plan's mechanics; the delay guard has its own tests below */
+	p.scale_down_max_delay = -1.0;
 	hp_svc_bstate_init(&st);
 	assert_int_equal(decide_n(&p, t, &st, &d, 4), 0);
 	assert_int_equal(hp_svc_decide(&p, t, &st, &d), 1);
@@ -659,6 +661,75 @@ test_scale_down_delay_guard(void **state)
 	set_delay(t, 0, 0, 200000);
 	set_delay(t, 1, 1, 200000);
 	assert_int_equal(decide_n(&p, t, &st, &d, 3), 1);
+	free(t);
+}
+
+/* Genuinely low load: one service per lcore, a job every ~200 intervals.
+ * A job's delay is then the wait for its lcore's round-robin runner to
+ * come round (half an idle loop: runner 47 + idle call 96 cycles), and
+ * consolidation makes that loop 47 + 2 x 96: +67 %. The guard must see it
+ * although queueing is nil and most intervals hold no job at all.
+ */
+static void
+poll_table(struct hp_svc_table *t, bool with_job, bool poll_known)
+{
+	uint32_t s;
+
+	for (s = 0; s < 2; s++) {
+		struct hp_svc_cell *c = &t->cell[s][s];
+
+		t->present |= UINT64_C(1) << s;
+		t->running[s] = 1u << s;
+		t->loop_cycles[s] = poll_known ? 47.0 : 0.0;
+		c->jobs = with_job ? 1 : 0;
+		c->load = with_job ? 1000.0 / (double)IV : 0.0;
+		c->delay_n = c->jobs;
+		c->delay_sum = with_job ? (47.0 + 96.0) / 2.0 : 0.0;
+		c->idle_calls = IV / 143;
+		c->idle_cycles = poll_known ? 96.0 * (double)c->idle_calls : 0.0;
+	}
+}
+
+static void
+test_scale_down_guard_poll(void **state)
+{
+	struct hp_svc_table *t = table_new(2);
+	struct hp_svc_policy p;
+	struct hp_svc_bstate st;
+	struct hp_svc_decision d;
+	int i, moved = 0;
+
+	(void)state;
+	hp_svc_policy_default(&p);
+	p.scale_down = true;
+	p.scale_down_sustain = 20;
+	hp_svc_bstate_init(&st);
+	/* the spell has a few jobs; the deciding intervals mostly none */
+	for (i = 0; i < 200; i++) {
+		poll_table(t, i % 16 == 3, true);
+		moved += hp_svc_decide(&p, t, &st, &d);
+	}
+	assert_int_equal(moved, 0);
+	/* the runner's loop unknown (services that do not say when they idle):
+	 * queueing alone is nil and the same plan goes through
+	 */
+	hp_svc_bstate_init(&st);
+	for (i = 0; i < 20 && !moved; i++) {
+		poll_table(t, i % 16 == 3, false);
+		moved += hp_svc_decide(&p, t, &st, &d);
+	}
+	assert_int_equal(moved, 1);
+	assert_int_equal(d.action, HP_SVC_ACT_MOVE);
+	/* measured delays that dwarf the loop (a shared CPU): it fits in 10 % */
+	hp_svc_bstate_init(&st);
+	moved = 0;
+	for (i = 0; i < 20 && !moved; i++) {
+		poll_table(t, i % 16 == 3, true);
+		t->cell[0][0].delay_sum *= 1000.0;
+		t->cell[1][1].delay_sum *= 1000.0;
+		moved += hp_svc_decide(&p, t, &st, &d);
+	}
+	assert_int_equal(moved, 1);
 	free(t);
 }
 
@@ -788,6 +859,7 @@ main(void)
 		cmocka_unit_test(test_delay_mode),
 		cmocka_unit_test(test_scale_down),
 		cmocka_unit_test(test_scale_down_delay_guard),
+		cmocka_unit_test(test_scale_down_guard_poll),
 		cmocka_unit_test(test_scale_down_plan),
 		cmocka_unit_test(test_scale_up),
 	};
