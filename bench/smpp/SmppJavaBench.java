@@ -14,9 +14,12 @@
  *   jni-objects   end to end with what Cloudhopper hands its user: copy,
  *                 decode, then per PDU Strings for the five C-string fields,
  *                 byte[] for short_message and each TLV value (T threads).
+ *   jni-views-heap  end to end from the byte[] Cloudhopper reads too, without
+ *                 the copy: SmppDecoder.decode(byte[]) pins the array for the
+ *                 call; then the same views as jni-views.
  *
- * Timing: per batch size and thread count, the four are run in rounds
- * (A B C D A B C D ...) so that load changes on a shared machine hit all of
+ * Timing: per batch size and thread count, the five are run in rounds
+ * (A B C D E A B C D E ...) so that load changes on a shared machine hit all of
  * them; a warm-up of --warm seconds first, then at least --reps rounds and
  * --secs seconds.  Reported: median and best PDUs/s over the rounds, and
  * the median over rounds of (this path / Cloudhopper in the same round),
@@ -50,7 +53,8 @@ import org.jboss.netty.buffer.ChannelBuffer;
 import org.jboss.netty.buffer.ChannelBuffers;
 
 public final class SmppJavaBench {
-    static final String[] IMPLS = {"cloudhopper", "jni-decode", "jni-views", "jni-objects"};
+    static final String[] IMPLS = {"cloudhopper", "jni-decode", "jni-views", "jni-objects",
+        "jni-views-heap"};
     static volatile long sink;
 
     final int n;
@@ -167,12 +171,24 @@ public final class SmppJavaBench {
         direct.put(0, heap);
         DecodedBatch b = dec.decode(direct, 0, direct.capacity(), Mode.CPU);
         check(b);
+        return views(b);
+    }
+
+    /* per PDU: status, command id, sequence, destination and message views,
+     * TLV count (no objects) */
+    long views(DecodedBatch b) {
         long c = 0;
         for (int i = 0; i < n; i++) {
             c += b.error(i) + b.commandId(i) + b.sequenceNumber(i) + b.fieldOffset(i, K_DST)
                     + b.fieldLength(i, K_DST) + b.fieldLength(i, K_MSG) + b.tlvCount(i);
         }
         return c;
+    }
+
+    long jniViewsHeap() {
+        DecodedBatch b = dec.decode(heap, 0, heap.length, Mode.CPU);
+        check(b);
+        return views(b);
     }
 
     /** What the objects path hands on per PDU: the values Cloudhopper's
@@ -211,7 +227,8 @@ public final class SmppJavaBench {
             case 0: return cloudhopper();
             case 1: return jniDecode();
             case 2: return jniViews();
-            default: return jniObjects();
+            case 3: return jniObjects();
+            default: return jniViewsHeap();
         }
     }
 

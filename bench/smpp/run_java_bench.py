@@ -7,7 +7,8 @@ SUBMIT_SM mix, Weerasinghe 4.1):
   sizes x threads);
 * in one JVM (SmppJavaBench.java): Cloudhopper's own decoder
   (com.cloudhopper:ch-smpp 5.0.9), and our JNI path: the JNI call alone,
-  end to end with views, end to end with the Java objects Cloudhopper makes.
+  end to end with views (from a direct buffer filled by a copy, and from
+  the byte[] itself), end to end with the Java objects Cloudhopper makes.
 
 Reports the issue's ratios: C per core / Cloudhopper per core (goal >= 5x)
 and JNI end to end / Cloudhopper (goal >= 3x), per batch size and threads.
@@ -78,7 +79,7 @@ def parse_c(text):
     out = {}
     for line in text.splitlines():
         c = [x.strip() for x in line.split("|")]
-        if len(c) > 5 and c[1] in ("bare", "plain", "element") and c[2].isdigit():
+        if len(c) > 5 and c[1] in ("bare", "plain", "element", "rec", "rec-el") and c[2].isdigit():
             out[(c[1], int(c[2]), int(c[3]))] = float(c[4])
     return out
 
@@ -116,18 +117,22 @@ def main():
     sizes = sorted({r["batch"] for r in rows})
     thr = sorted({r["threads"] for r in rows})
 
-    t1 = ["| batch | threads | Cloudhopper | C batch (bench_smpp) | JNI decode call | "
-          "JNI end to end, views | JNI end to end, objects | C decode call / CH | "
-          "JNI views / CH | JNI objects / CH |",
-          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    t1 = ["| batch | threads | Cloudhopper | C batch, compact records (bench_smpp) | "
+          "JNI decode call | JNI end to end, views | JNI end to end from byte[], views | "
+          "JNI end to end, objects | C decode call / CH | JNI views / CH | "
+          "JNI views from byte[] / CH | JNI objects / CH |",
+          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in sizes:
         for t in thr:
             ch = by[("cloudhopper", s, t)]["med"]
-            cb = c.get(("plain", s, t))
-            jd, jv, jo = (by[(k, s, t)] for k in ("jni-decode", "jni-views", "jni-objects"))
-            t1.append("| %d | %d | %.2f M | %s | %.2f M | %.2f M | %.2f M | %.1fx | %.1fx | %.1fx |" % (
-                s, t, ch / 1e6, "%.2f M" % (cb / 1e6) if cb else "-", jd["med"] / 1e6,
-                jv["med"] / 1e6, jo["med"] / 1e6, jd["ratio"], jv["ratio"], jo["ratio"]))
+            cb = c.get(("rec", s, t))
+            jd, jv, jh, jo = (by[(k, s, t)] for k in ("jni-decode", "jni-views",
+                                                       "jni-views-heap", "jni-objects"))
+            t1.append("| %d | %d | %.2f M | %s | %.2f M | %.2f M | %.2f M | %.2f M | %.1fx | "
+                      "%.1fx | %.1fx | %.1fx |" % (
+                          s, t, ch / 1e6, "%.2f M" % (cb / 1e6) if cb else "-",
+                          jd["med"] / 1e6, jv["med"] / 1e6, jh["med"] / 1e6, jo["med"] / 1e6,
+                          jd["ratio"], jv["ratio"], jh["ratio"], jo["ratio"]))
     detail = ["| impl | batch | threads | rounds | median PDUs/s | best PDUs/s | median MB/s | "
               "median ratio to CH in the same round |",
               "|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -138,8 +143,8 @@ def main():
     goals = []
     if 1 in thr:
         d1 = [by[("jni-decode", s, 1)]["ratio"] for s in sizes]
-        c1 = [c[("plain", s, 1)] / by[("cloudhopper", s, 1)]["med"] for s in sizes
-              if ("plain", s, 1) in c]
+        c1 = [c[("rec", s, 1)] / by[("cloudhopper", s, 1)]["med"] for s in sizes
+              if ("rec", s, 1) in c]
         line = ("- C decoder vs Cloudhopper's decoder, one core each (goal >= 5x): the C batch "
                 "decoder behind one JNI call, paired with Cloudhopper round by round, "
                 "**%.1fx-%.1fx** over batches %s" % (min(d1), max(d1), ",".join(map(str, sizes))))
@@ -147,11 +152,17 @@ def main():
             line += ("; bench_smpp's median over Cloudhopper's median at the same batch "
                      "(separate processes, not paired) %.1fx-%.1fx" % (min(c1), max(c1)))
         goals.append(line + ".")
-    jv_r = [by[("jni-views", s, t)]["ratio"] for s in sizes for t in thr]
-    jo_r = [by[("jni-objects", s, t)]["ratio"] for s in sizes for t in thr]
-    goals.append("- JNI end to end in Java vs Cloudhopper, same batch and threads, paired by "
-                 "round (goal >= 3x): with views **%.1fx-%.1fx**, materialising Cloudhopper's "
-                 "objects %.1fx-%.1fx." % (min(jv_r), max(jv_r), min(jo_r), max(jo_r)))
+    for t in thr:
+        jv_r = [by[("jni-views", s, t)]["ratio"] for s in sizes]
+        jh_r = [by[("jni-views-heap", s, t)]["ratio"] for s in sizes]
+        jo_r = [by[("jni-objects", s, t)]["ratio"] for s in sizes]
+        goals.append("- JNI end to end in Java vs Cloudhopper, %d thread(s), paired by round "
+                     "(goal >= 3x), batches %s: views after copying into a direct buffer "
+                     "**%s**; views decoding the byte[] in place **%s**; materialising "
+                     "Cloudhopper's objects %s." % (
+                         t, ",".join(map(str, sizes)), ", ".join("%.1fx" % x for x in jv_r),
+                         ", ".join("%.1fx" % x for x in jh_r),
+                         ", ".join("%.1fx" % x for x in jo_r)))
     now = datetime.datetime.now(datetime.timezone.utc)
     try:
         load = " ".join(open("/proc/loadavg").read().split()[:3])
@@ -169,8 +180,8 @@ def main():
                                             a.secs, a.warm, a.reps),
         "- workload: SUBMIT_SM, distinct addresses, 20-octet message, 5 TLVs (Weerasinghe "
         "4.1), ~103 octets per PDU, the same bytes for every decoder (C generator)",
-        "- Java timing: per batch and thread count, the four Java paths run in rounds "
-        "(A B C D A B C D ...), %s s warm-up, then >= %s rounds and >= %s s; median of the "
+        "- Java timing: per batch and thread count, the five Java paths run in rounds "
+        "(A B C D E A B C D E ...), %s s warm-up, then >= %s rounds and >= %s s; median of the "
         "rounds (best in the detail table). C side: `%s`, median call over %s s."
         % (a.warm, a.reps, a.secs, " ".join([os.path.relpath(bench, ROOT)] + c_cmd[1:]),
            a.secs),
@@ -183,6 +194,8 @@ def main():
         "pthreads behind one JNI call).",
         "- JNI end to end, views: copy the batch from `byte[]` into the direct buffer, decode, "
         "read status, command id, sequence, destination and message views per PDU.",
+        "- JNI end to end from byte[], views: `SmppDecoder.decode(byte[])` on the same "
+        "`byte[]` Cloudhopper reads (pinned for the call, no copy), then the same views.",
         "- JNI end to end, objects: copy, decode, then per PDU the Java objects Cloudhopper "
         "hands its user (5 Strings, short_message `byte[]`, each TLV value `byte[]`), on T "
         "Java threads.",

@@ -261,30 +261,17 @@ direct_range(JNIEnv *env, jobject buf, jint off, jint len)
 }
 
 /*
- * Decode in[off, off + len).  stats gets { n, nerr, mode_used }; record
- * offsets are relative to in + off.  Returns a direct ByteBuffer over the
- * record array when the array moved or grew since the last call, else NULL
- * (Java keeps its view): one JNI call and at most one Java object per batch.
+ * After smpp_decode_batch_rec: stats gets { n, nerr, mode_used } (record
+ * offsets are relative to the decoded range's start); returns a direct
+ * ByteBuffer over the record array when the array moved or grew since the
+ * last call, else NULL (Java keeps its view): one JNI call and at most one
+ * Java object per batch.
  */
-JNIEXPORT jobject JNICALL
-Java_org_heteroplane_smpp_Native_decode(JNIEnv *env, jclass cls, jlong h,
-					jobject buf, jint off, jint len,
-					jint mode, jlongArray stats)
+static jobject
+decoded(JNIEnv *env, struct jdec *d, int rc, jlongArray stats)
 {
-	struct jdec *d = (struct jdec *)(uintptr_t)h;
-	const uint8_t *in;
 	jlong st[3];
-	int rc;
 
-	if (d == NULL || stats == NULL || (*env)->GetArrayLength(env, stats) < 3 ||
-	    mode < 0 || mode >= SMPP_MODE_COUNT) {
-		throw_errno(env, EINVAL, "bad decode arguments");
-		return NULL;
-	}
-	in = direct_range(env, buf, off, len);
-	if (in == NULL)
-		return NULL;
-	rc = smpp_decode_batch_rec(d->ctx, in, (size_t)len, (enum smpp_mode)mode, &d->b);
 	if (rc < 0) {
 		throw_errno(env, -rc, rc == -ENOTSUP ? "decode mode not available "
 			    "in this build (no GPU backend registered)" :
@@ -301,6 +288,66 @@ Java_org_heteroplane_smpp_Native_decode(JNIEnv *env, jclass cls, jlong h,
 	d->view_cap = d->b.cap;
 	return (*env)->NewDirectByteBuffer(env, d->b.recs,
 					   (jlong)(d->b.cap * sizeof(struct smpp_rec)));
+}
+
+static int
+args_ok(JNIEnv *env, struct jdec *d, jint mode, jlongArray stats)
+{
+	if (d == NULL || stats == NULL || (*env)->GetArrayLength(env, stats) < 3 ||
+	    mode < 0 || mode >= SMPP_MODE_COUNT) {
+		throw_errno(env, EINVAL, "bad decode arguments");
+		return 0;
+	}
+	return 1;
+}
+
+/* Decode the direct buffer's [off, off + len). */
+JNIEXPORT jobject JNICALL
+Java_org_heteroplane_smpp_Native_decode(JNIEnv *env, jclass cls, jlong h,
+					jobject buf, jint off, jint len,
+					jint mode, jlongArray stats)
+{
+	struct jdec *d = (struct jdec *)(uintptr_t)h;
+	const uint8_t *in;
+
+	if (!args_ok(env, d, mode, stats))
+		return NULL;
+	in = direct_range(env, buf, off, len);
+	if (in == NULL)
+		return NULL;
+	return decoded(env, d, smpp_decode_batch_rec(d->ctx, in, (size_t)len,
+						     (enum smpp_mode)mode, &d->b), stats);
+}
+
+/*
+ * Decode a byte[]'s [off, off + len) in place: the array is pinned for the
+ * call (GetPrimitiveArrayCritical: no copy on HotSpot; the GC waits for the
+ * decode, a few ms per 100k PDUs) and released without copy-back.  For
+ * bytes that arrive in a heap array, this saves copying them into a direct
+ * buffer first.  No JNI call is made inside the critical region.
+ */
+JNIEXPORT jobject JNICALL
+Java_org_heteroplane_smpp_Native_decodeArray(JNIEnv *env, jclass cls, jlong h,
+					     jbyteArray a, jint off, jint len,
+					     jint mode, jlongArray stats)
+{
+	struct jdec *d = (struct jdec *)(uintptr_t)h;
+	uint8_t *p;
+	int rc;
+
+	if (!args_ok(env, d, mode, stats))
+		return NULL;
+	if (a == NULL || off < 0 || len < 0 ||
+	    (jlong)off + len > (*env)->GetArrayLength(env, a)) {
+		throw_errno(env, EINVAL, a == NULL ? "null array" : "range outside the array");
+		return NULL;
+	}
+	p = (*env)->GetPrimitiveArrayCritical(env, a, NULL);
+	if (p == NULL)
+		return NULL;   /* OutOfMemoryError pending */
+	rc = smpp_decode_batch_rec(d->ctx, p + off, (size_t)len, (enum smpp_mode)mode, &d->b);
+	(*env)->ReleasePrimitiveArrayCritical(env, a, p, JNI_ABORT);
+	return decoded(env, d, rc, stats);
 }
 
 /* The workload generator (thesis 4.1 mix) into out[off...]: returns the

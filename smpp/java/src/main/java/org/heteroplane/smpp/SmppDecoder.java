@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The SMPP batch decoder from Java: one JNI call per batch.  The input is a
- * direct ByteBuffer of PDUs in either batch form; the result is a
+ * direct ByteBuffer (or a byte[], pinned for the call) of PDUs in either
+ * batch form; the result is a
  * DecodedBatch that reads the C decoder's compact records (64 octets per
  * PDU) in place (a direct ByteBuffer view, made once and kept while the
  * array does not move), so decoding creates no Java object per PDU or per
@@ -78,6 +79,33 @@ public final class SmppDecoder implements AutoCloseable {
         }
         generation++;
         ByteBuffer v = Native.decode(handle.h, in, off, len, mode.ordinal(), stats);
+        return batch(v, in, off);
+    }
+
+    /** Decodes a[0, a.length) on the CPU. */
+    public DecodedBatch decode(byte[] a) {
+        return decode(a, 0, a.length, Mode.CPU);
+    }
+
+    /**
+     * Decodes a[off, off + len) in place: the array is pinned for the
+     * native call (no copy into a direct buffer), so bytes that arrive in a
+     * heap array cross once.  The result's input() wraps a; its offsets are
+     * indexes into a.
+     *
+     * @throws IllegalArgumentException range outside the array
+     * @throws UnsupportedOperationException a GPU mode without a GPU backend
+     */
+    public synchronized DecodedBatch decode(byte[] a, int off, int len, Mode mode) {
+        if (handle.h == 0) {
+            throw new IllegalStateException("SmppDecoder closed");
+        }
+        generation++;
+        ByteBuffer v = Native.decodeArray(handle.h, a, off, len, mode.ordinal(), stats);
+        return batch(v, ByteBuffer.wrap(a), off);
+    }
+
+    private DecodedBatch batch(ByteBuffer v, ByteBuffer in, int off) {
         if (v != null) {
             view = v.order(ByteOrder.nativeOrder());
         }

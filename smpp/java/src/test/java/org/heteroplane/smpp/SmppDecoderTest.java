@@ -203,6 +203,49 @@ class SmppDecoderTest {
     }
 
     @Test
+    void heapArrayDecodesLikeDirectBuffer() {
+        SmppConfig cfg = new SmppConfig();
+        ByteBuffer in = sim(5000, cfg, 20, 5);
+        for (int p = 0, i = 0; p < in.limit(); i++) {
+            int cl = in.getInt(p);
+            if (i % 501 == 7) {
+                in.put(p + 16, (byte) 'x');      /* service_type without NUL */
+            }
+            p += cl;
+        }
+        /* the batch at index 7 of a larger array: offsets are array indexes */
+        byte[] a = new byte[in.limit() + 11];
+        in.get(0, a, 7, in.limit());
+        try (SmppDecoder d1 = new SmppDecoder(cfg); SmppDecoder d2 = new SmppDecoder(cfg)) {
+            DecodedBatch x = d1.decode(in);
+            DecodedBatch y = d2.decode(a, 7, in.limit(), Mode.CPU);
+            assertEquals(5000, y.size());
+            assertTrue(y.errorCount() > 0);
+            assertEquals(x.errorCount(), y.errorCount());
+            for (int i = 0; i < x.size(); i++) {
+                assertEquals(x.error(i), y.error(i));
+                assertEquals(x.errorOffset(i) + 7, y.errorOffset(i));
+                assertEquals(x.pduOffset(i) + 7, y.pduOffset(i));
+                assertEquals(x.sequenceNumber(i), y.sequenceNumber(i));
+                assertEquals(x.fieldCount(i), y.fieldCount(i));
+                for (int k = 0; k < x.fieldCount(i); k++) {
+                    assertEquals(x.fieldOffset(i, k) + 7, y.fieldOffset(i, k));
+                    assertEquals(x.fieldLength(i, k), y.fieldLength(i, k));
+                }
+                assertEquals(x.tlvCount(i), y.tlvCount(i));
+                for (int k = 0; k < x.tlvCount(i); k++) {
+                    assertEquals(x.tlvTag(i, k), y.tlvTag(i, k));
+                    assertArrayEquals(x.tlvValue(i, k), y.tlvValue(i, k));
+                }
+            }
+            assertThrows(IllegalArgumentException.class,
+                    () -> d2.decode(a, 12, in.limit(), Mode.CPU));
+            assertThrows(IllegalArgumentException.class,
+                    () -> d2.decode(a, -1, 4, Mode.CPU));
+        }
+    }
+
+    @Test
     void misuseIsRefused() {
         SmppConfig cfg = new SmppConfig();
         ByteBuffer in = sim(3, cfg, 20, 5);
