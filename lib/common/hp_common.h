@@ -40,6 +40,19 @@ hp_idle_giveup(int mode)
 	}
 }
 
+/* CPU time the calling thread has had, in ns: unlike TSC spans it leaves
+ * out the time the thread was preempted, which on a shared CPU can be most
+ * of a polling loop's wall time. */
+static inline uint64_t
+hp_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static inline double
 hp_tsc_to_us(uint64_t cycles)
 {

@@ -186,6 +186,12 @@ hp_gen_set_body(struct hp_gen *g, hp_gen_body_fn fn, void *arg)
 	g->body_arg = fn != NULL ? arg : NULL;
 }
 
+void
+hp_gen_set_tag(struct hp_gen *g, bool on)
+{
+	g->no_tag = !on;
+}
+
 /* Writes the frame into buf, which holds cap bytes (cap >= size). */
 static uint32_t
 gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size, uint8_t *buf,
@@ -259,7 +265,7 @@ gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size, uint8_t *buf,
 	h->magic = rte_cpu_to_be_32(HP_HDR_MAGIC);
 	h->seq = rte_cpu_to_be_32(fl->seq);
 	h->gen_id = rte_cpu_to_be_32((uint32_t)g->gen_id);
-	h->tag = rte_cpu_to_be_32(hp_crc32c(body, body_len));
+	h->tag = g->no_tag ? 0 : rte_cpu_to_be_32(hp_crc32c(body, body_len));
 	fl->seq++;
 	g->gen_id++;
 	return size;

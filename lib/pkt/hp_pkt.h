@@ -110,6 +110,16 @@ hp_meta(struct rte_mbuf *m)
 	return (struct hp_meta *)rte_mbuf_to_priv(m);
 }
 
+/* Prefetches a packet's metadata (two cache lines after the mbuf). */
+static inline void
+hp_prefetch_meta(struct rte_mbuf *m)
+{
+	const uint8_t *md = (const uint8_t *)hp_meta(m);
+
+	rte_prefetch0(md);
+	rte_prefetch0(md + RTE_CACHE_LINE_SIZE);
+}
+
 /* Prefetches the task data region of a classified packet, one 64 B line
  * at a time (a few instructions per line): tasks call it one packet ahead
  * so the lines arrive from the core that wrote them while the current

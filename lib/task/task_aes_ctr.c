@@ -148,7 +148,7 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	 * IMIX packet). Metadata of the burst first, then each payload one
 	 * packet ahead of the cipher. */
 	for (i = 0; i < n; i++)
-		rte_prefetch0(hp_meta(pkts[i]));
+		hp_prefetch_meta(pkts[i]);
 	if (n > 0)
 		hp_prefetch_data(pkts[0]);
 	for (i = 0; i < n; i++) {
