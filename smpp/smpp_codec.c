@@ -543,10 +543,13 @@ smpp_decode_pdu_rec(const uint8_t *b, uint32_t len, unsigned flags,
 		unsigned k;
 		uint16_t tag, tl;
 
+		uint32_t h;
+
 		if (len - pos < 4)
 			return rec_slow(b, len, flags, r);
-		tag = be16(b + pos);
-		tl = be16(b + pos + 2);
+		h = be32(b + pos);          /* tag and length in one load */
+		tag = (uint16_t)(h >> 16);
+		tl = (uint16_t)h;
 		if (tl > len - pos - 4)
 			return rec_slow(b, len, flags, r);
 		k = smpp_tlv_lookup(tag);
