@@ -77,6 +77,7 @@ struct sched_lc {
 	struct hp_hist dlat[HP_MAX_DEVICES]; /* latency per device */
 	/* per-second interval snapshot */
 	uint64_t i_tx, i_bytes, i_dl, i_dlmet, i_ro, i_roin, i_off, i_portdrop;
+	uint64_t i_roooo; /* reorder.st.arrived_ooo at the last row */
 	uint64_t i_busy, i_total, i_wbusy[HP_MAX_DEVICES], i_wtotal[HP_MAX_DEVICES];
 	struct hp_load load;
 	struct hp_load_raw i_load[HP_LOAD_LOOPS]; /* load counters at the last row */
@@ -326,6 +327,7 @@ sched_reset(struct run *r, struct sched_lc *sc)
 	sc->oh1 = sc->proc = sc->oh3 = 0;
 	sc->busy_cycles = sc->total_cycles = 0;
 	sc->i_tx = sc->i_bytes = sc->i_dl = sc->i_dlmet = sc->i_ro = sc->i_roin = 0;
+	sc->i_roooo = 0;
 	sc->i_off = sc->i_portdrop = 0;
 	sc->i_busy = sc->i_total = 0;
 	memset(sc->i_wbusy, 0, sizeof(sc->i_wbusy));
@@ -389,6 +391,8 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 		100.0 * (double)(sc->dl_met - sc->i_dlmet) / (double)(sc->dl_pkts - sc->i_dl) : 100.0;
 	row->reorder_pct = ro > sc->i_ro ?
 		100.0 * (double)(roin - sc->i_roin) / (double)(ro - sc->i_ro) : 100.0;
+	row->arrived_pct = ro > sc->i_ro ? 100.0 - 100.0 * (double)(sc->ro.st.arrived_ooo - sc->i_roooo) /
+		(double)(ro - sc->i_ro) : 100.0;
 	row->dropped_port = pd - sc->i_portdrop;
 	row->sched_busy_pct = sc->total_cycles > sc->i_total ?
 		100.0 * (double)(sc->busy_cycles - sc->i_busy) /
@@ -421,6 +425,7 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 	sc->i_dlmet = sc->dl_met;
 	sc->i_ro = ro;
 	sc->i_roin = roin;
+	sc->i_roooo = sc->ro.st.arrived_ooo;
 	sc->i_off = off;
 	sc->i_portdrop = pd;
 	sc->i_busy = sc->busy_cycles;
@@ -1101,6 +1106,8 @@ collect(struct run *r, struct hp_run_result *res)
 	res->reorder_in_order = sc->ro.st.in_order;
 	res->reorder_late = sc->ro.st.late;
 	res->reorder_drains = sc->ro.st.early_drains;
+	res->reorder_arrived_ooo = sc->ro.st.arrived_ooo;
+	res->reorder_drained = sc->ro.st.drained;
 	res->n_dev = r->n_dev;
 	for (i = 0; i < r->n_dev; i++) {
 		const struct hp_device *d = &r->dev[i];

@@ -73,6 +73,8 @@ struct hp_trace_row {
 	double p50_us, p99_us;
 	double deadline_pct;
 	double reorder_pct;
+	double arrived_pct;       /* order-needing packets that reached the
+				   * reorder stage in order (hp_reorder.h) */
 	uint64_t dropped_port;
 	double sched_busy_pct;
 	double worker_busy_pct[HP_MAX_DEVICES]; /* per device lcore */
@@ -111,6 +113,7 @@ struct hp_run_result {
 	struct hp_hist lat;        /* ns */
 	uint64_t deadline_pkts, deadline_met;
 	uint64_t reorder_pkts, reorder_in_order, reorder_late, reorder_drains;
+	uint64_t reorder_arrived_ooo, reorder_drained; /* see hp_reorder.h */
 	uint64_t dev_pkts[HP_MAX_DEVICES];
 	struct hp_dev_report dev[HP_MAX_DEVICES];
 	unsigned int n_dev;

@@ -5,6 +5,17 @@
  * packet beyond the window drains the window in order and moves the window
  * so that the early packet sits at its midpoint. Sequence numbers are
  * compared in serial-number arithmetic, so they may wrap.
+ *
+ * Besides what it sends in order, it counts how disordered the packets
+ * were when they reached it, before the window repaired anything:
+ * arrived_ooo is RFC 4737's "reordered" packets (a packet whose sequence
+ * is below NextExp, the highest sequence of its flow seen so far + 1:
+ * something sent after it overtook it). And it counts what the window
+ * could not restore, the thesis's failed reorders (§4.7.1, Figures 5.6,
+ * 5.13, 5.20, 5.27 "packets successfully reordered"): late packets, sent
+ * at once behind higher ones, and the packets an early arrival or the end
+ * of the run pushed out ahead of a gap still open (drained). Every other
+ * packet leaves after every lower sequence of its flow: restored.
  */
 #ifndef HP_REORDER_H
 #define HP_REORDER_H
@@ -18,16 +29,23 @@ struct hp_reorder_flow {
 	uint32_t base;     /* lowest sequence the window waits for */
 	uint32_t next_out; /* sequence after the last one sent */
 	uint32_t held;     /* packets held in the window */
-	uint32_t pad;
+	uint32_t next_exp; /* RFC 4737 NextExp: highest sequence arrived + 1 */
 };
 
 struct hp_reorder_stats {
 	uint64_t packets;      /* packets pushed */
-	uint64_t in_order;     /* sent after every lower sequence of the flow */
+	uint64_t in_order;     /* sent with no higher sequence of the flow sent before */
 	uint64_t late;         /* arrived before the window: sent at once */
 	uint64_t early_drains; /* early packets that moved the window */
 	uint64_t held_max;     /* most packets held at once, all flows */
+	uint64_t arrived_ooo;  /* arrived below NextExp (RFC 4737 reordered) */
+	uint64_t drained;      /* sent by a drain or flush ahead of an open gap */
 };
+
+/* Shares in percent (100 when no packet was pushed). arrived in order:
+ * packets - arrived_ooo; restored: packets - late - drained. */
+double hp_reorder_arrived_pct(const struct hp_reorder_stats *st);
+double hp_reorder_restored_pct(const struct hp_reorder_stats *st);
 
 struct hp_reorder {
 	uint32_t win;

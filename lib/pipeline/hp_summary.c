@@ -10,12 +10,27 @@
 
 #include "hp_batch.h"
 #include "hp_pipeline.h"
+#include "hp_reorder.h"
 #include "hp_sched.h"
 
 static double
 pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 100.0;
+}
+
+/* Order before the window (arrived) or after it (restored), percent. */
+static double
+ooo_pct(const struct hp_run_result *r, bool restored)
+{
+	struct hp_reorder_stats st = {
+		.packets = r->reorder_pkts,
+		.late = r->reorder_late,
+		.arrived_ooo = r->reorder_arrived_ooo,
+		.drained = r->reorder_drained,
+	};
+
+	return restored ? hp_reorder_restored_pct(&st) : hp_reorder_arrived_pct(&st);
 }
 
 static double
@@ -99,6 +114,8 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	printf("  %-26s %.2f %% of %" PRIu64 " order-needing packets (%" PRIu64 " late, %" PRIu64 " window drains)\n",
 	       "in order", pct(r->reorder_in_order, r->reorder_pkts), r->reorder_pkts,
 	       r->reorder_late, r->reorder_drains);
+	printf("  %-26s %.2f %% arrived in order at the reorder stage, %.2f %% restored by the window\n",
+	       "order before the window", ooo_pct(r, false), ooo_pct(r, true));
 	for (i = 0; i < r->n_dev; i++) {
 		const struct hp_dev_report *d = &r->dev[i];
 
@@ -209,9 +226,10 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 		(double)(r->lat.count ? r->lat.max : 0) / 1e3, r->lat.count);
 	fprintf(f, "  \"deadline\": {\"packets\": %" PRIu64 ", \"met\": %" PRIu64 ", \"success_pct\": %.3f},\n",
 		r->deadline_pkts, r->deadline_met, pct(r->deadline_met, r->deadline_pkts));
-	fprintf(f, "  \"reorder\": {\"packets\": %" PRIu64 ", \"in_order\": %" PRIu64 ", \"success_pct\": %.3f, \"late\": %" PRIu64 ", \"window_drains\": %" PRIu64 "},\n",
+	fprintf(f, "  \"reorder\": {\"packets\": %" PRIu64 ", \"in_order\": %" PRIu64 ", \"success_pct\": %.3f, \"late\": %" PRIu64 ", \"window_drains\": %" PRIu64 ", \"arrived_out_of_order\": %" PRIu64 ", \"arrived_in_order_pct\": %.3f, \"drained\": %" PRIu64 ", \"restored_pct\": %.3f},\n",
 		r->reorder_pkts, r->reorder_in_order, pct(r->reorder_in_order, r->reorder_pkts),
-		r->reorder_late, r->reorder_drains);
+		r->reorder_late, r->reorder_drains, r->reorder_arrived_ooo, ooo_pct(r, false),
+		r->reorder_drained, ooo_pct(r, true));
 	fprintf(f, "  \"device_share\": {");
 	for (i = 0; i < r->n_dev; i++)
 		fprintf(f, "%s\"%s\": %.3f", i ? ", " : "", r->dev[i].name,
@@ -260,7 +278,7 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 	for (w = 0; w < r->n_load; w++) /* lib/load estimators, docs/load.md */
 		hp_load_csv_head(f, r->load_name[w]);
 	/* latency mean, completions per device, power (docs/scheduling.md) */
-	fprintf(f, ",mean_us");
+	fprintf(f, ",mean_us,arrived_in_order_pct");
 	for (w = 0; w < r->n_dev; w++)
 		fprintf(f, ",%s_share_pct", r->dev[w].name);
 	for (w = 0; w < r->power.n; w++)
@@ -277,7 +295,7 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 			fprintf(f, ",%.2f", row->worker_busy_pct[w]);
 		for (w = 0; w < r->n_load && w < row->n_load; w++)
 			hp_load_csv_cols(f, &row->load[w]);
-		fprintf(f, ",%.3f", row->mean_us);
+		fprintf(f, ",%.3f,%.3f", row->mean_us, row->arrived_pct);
 		for (w = 0; w < r->n_dev; w++)
 			fprintf(f, ",%.2f", row->dev_share_pct[w]);
 		for (w = 0; w < r->power.n; w++)

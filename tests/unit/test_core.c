@@ -194,6 +194,8 @@ test_reorder_hold_and_release(void **state)
 	assert_int_equal(seq_of(out[2]), 3);
 	assert_int_equal(r.st.in_order, 4);
 	assert_int_equal(r.st.late, 0);
+	assert_int_equal(r.st.arrived_ooo, 1); /* 1, overtaken by 2 and 3 */
+	assert_int_equal(r.st.drained, 0);
 	/* flows are independent */
 	assert_int_equal(hp_reorder_push(&r, 1, 1, tag(1), out), 0);
 	assert_int_equal(hp_reorder_push(&r, 0, 4, tag(4), out), 1);
@@ -234,6 +236,48 @@ test_reorder_early_and_late(void **state)
 	/* 1,2,3,12..16 in order; 0 was not */
 	assert_int_equal(r.st.in_order, 8);
 	assert_int_equal(r.st.packets, 9);
+	/* before the window: 1,2,3,16 arrived in order (NextExp 17 after
+	 * 16), 0 and 12..15 below NextExp; after it: 0 late and 1..3 drained
+	 * ahead of the gap at 0, so 12..16 are the restored ones */
+	assert_int_equal(r.st.arrived_ooo, 5);
+	assert_int_equal(r.st.drained, 3);
+	assert_float_equal(hp_reorder_arrived_pct(&r.st), 400.0 / 9, 1e-9);
+	assert_float_equal(hp_reorder_restored_pct(&r.st), 500.0 / 9, 1e-9);
+	hp_reorder_free(&r);
+}
+
+/* The order metrics on a constructed arrival sequence with a known answer:
+ * 0 1 3 4 5 2 (2 overtaken by three), then 7 8 held behind the gap at 6,
+ * the end-of-run flush, and 6 arriving after it. */
+static void
+test_reorder_arrival_order(void **state)
+{
+	static const uint32_t arr[] = { 0, 1, 3, 4, 5, 2 };
+	struct hp_reorder_stats none = { 0 };
+	struct hp_reorder r;
+	struct rte_mbuf *out[W + 1];
+	unsigned int i, n = 0;
+
+	(void)state;
+	assert_float_equal(hp_reorder_arrived_pct(&none), 100.0, 0);
+	assert_float_equal(hp_reorder_restored_pct(&none), 100.0, 0);
+	assert_int_equal(hp_reorder_init(&r, 1, W), 0);
+	for (i = 0; i < RTE_DIM(arr); i++)
+		n += hp_reorder_push(&r, 0, arr[i], tag(arr[i]), out);
+	assert_int_equal(n, 6);
+	assert_int_equal(r.st.arrived_ooo, 1);   /* only 2 */
+	assert_int_equal(r.st.drained + r.st.late, 0);
+	assert_float_equal(hp_reorder_restored_pct(&r.st), 100.0, 0);
+	assert_int_equal(hp_reorder_push(&r, 0, 7, tag(7), out), 0);
+	assert_int_equal(hp_reorder_push(&r, 0, 8, tag(8), out), 0);
+	assert_int_equal(hp_reorder_flush(&r, 0, out), 2);
+	assert_int_equal(r.st.drained, 2);       /* 7, 8 ahead of the gap */
+	assert_int_equal(hp_reorder_push(&r, 0, 6, tag(6), out), 1);
+	assert_int_equal(r.st.late, 1);
+	assert_int_equal(r.st.packets, 9);
+	assert_int_equal(r.st.arrived_ooo, 2);   /* 2 and 6 */
+	assert_float_equal(hp_reorder_arrived_pct(&r.st), 700.0 / 9, 1e-9);
+	assert_float_equal(hp_reorder_restored_pct(&r.st), 600.0 / 9, 1e-9);
 	hp_reorder_free(&r);
 }
 
@@ -249,6 +293,7 @@ test_reorder_wrap(void **state)
 	assert_int_equal(hp_reorder_init(&r, 1, W), 0);
 	r.flows[0].base = start;
 	r.flows[0].next_out = start;
+	r.flows[0].next_exp = start;
 	/* pairs swapped across the wrap: start+1, start, start+3, start+2 ... */
 	for (s = 0; s < 8; s += 2) {
 		total += hp_reorder_push(&r, 0, start + s + 1, tag((start + s + 1) & 0xffff), out);
@@ -257,6 +302,7 @@ test_reorder_wrap(void **state)
 	assert_int_equal(total, 8);
 	assert_int_equal(r.st.in_order, 8);
 	assert_int_equal(r.st.late, 0);
+	assert_int_equal(r.st.arrived_ooo, 4); /* the second of each pair */
 	assert_int_equal(r.flows[0].base, start + 8);
 	/* flush of a held gap */
 	assert_int_equal(hp_reorder_push(&r, 0, start + 10, tag(1), out), 0);
@@ -511,6 +557,7 @@ main(void)
 		cmocka_unit_test(test_reorder_hold_and_release),
 		cmocka_unit_test(test_reorder_early_and_late),
 		cmocka_unit_test(test_reorder_wrap),
+		cmocka_unit_test(test_reorder_arrival_order),
 		cmocka_unit_test(test_imix_shares),
 		cmocka_unit_test(test_profiles),
 		cmocka_unit_test(test_hist),
