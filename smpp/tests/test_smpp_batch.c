@@ -285,15 +285,19 @@ test_rec_fast(void **state)
 			fast.pdu_off = slow.pdu_off = 0;
 			fast.corr_len = slow.corr_len = fast.elem_back = slow.elem_back = 0;
 			assert_memory_equal(&fast, &slow, sizeof(fast));
-			for (int i = 0; i <= n; i++) {
-				for (unsigned k = 0; k < sizeof(vals); k++) {
-					uint32_t l = i < n ? (uint32_t)n : (uint32_t)k + 16;
+			/* every octet changed to each of vals, then every
+			 * truncation with its command_length fixed up */
+			for (int i = 0; i < n + n - 15; i++) {
+				for (unsigned k = 0; k < (i < n ? sizeof(vals) : 1); k++) {
+					uint32_t l = i < n ? (uint32_t)n : (uint32_t)(i - n + 16);
 
 					memcpy(m, pdu, (size_t)n);
-					if (i < n)
+					if (i < n) {
 						m[i] = vals[k];
-					else   /* truncations, command_length fixed up */
+					} else {
+						m[2] = (uint8_t)(l >> 8);
 						m[3] = (uint8_t)l;
+					}
 					int st = smpp_decode_pdu_rec(m, l, strict, &fast);
 
 					smpp_decode_pdu(m, l, strict, 0, &p);
@@ -311,6 +315,78 @@ test_rec_fast(void **state)
 	assert_int_equal(slow.nul_mask & 0x3ffff, 0xC49);
 }
 
+/* A stand-in GPU backend: the CPU decoder of its own context, so that the
+ * records of the GPU modes (packed from struct smpp_pdu) can be checked. */
+static struct smpp_ctx *fake_ctx;
+
+static int
+fake_backend(struct smpp_ctx *ctx, const uint8_t *in, size_t len, struct smpp_batch *out)
+{
+	enum smpp_mode m = out->mode_used;   /* set by smpp_decode_batch */
+	int rc;
+
+	(void)ctx;
+	rc = smpp_decode_batch(fake_ctx, in, len, SMPP_MODE_CPU, out);
+	out->mode_used = m;
+	return rc;
+}
+
+static void
+test_rec_backend(void **state)
+{
+	struct smpp_config cfg;
+	struct smpp_ctx *c;
+	struct smpp_batch full, x;
+	struct smpp_rbatch rb;
+	size_t len;
+	uint8_t *s;
+
+	(void)state;
+	for (int fr = 0; fr < 2; fr++) {
+		smpp_config_default(&cfg);
+		cfg.framing = fr ? SMPP_FRAME_ELEMENT : SMPP_FRAME_PLAIN;
+		cfg.gpu_threshold = 100;
+		s = mk_stream(&cfg, 3000, &len);
+		srand(11);
+		for (int k = 0; k < 50; k++)
+			s[(size_t)rand() % len] = (uint8_t)rand();
+		assert_int_equal(smpp_ctx_create(&cfg, &c), 0);
+		assert_int_equal(smpp_ctx_create(&cfg, &fake_ctx), 0);
+		smpp_batch_init(&full);
+		smpp_rbatch_init(&rb);
+		assert_int_equal(smpp_decode_batch(c, s, len, SMPP_MODE_CPU, &full), 0);
+		assert_int_equal(smpp_backend_register(SMPP_MODE_GPU, fake_backend), 0);
+		assert_int_equal(smpp_backend_register(SMPP_MODE_GPU_FUSED, fake_backend), 0);
+		for (int m = 0; m < 3; m++) {
+			enum smpp_mode mode = m == 0 ? SMPP_MODE_GPU : m == 1 ?
+					      SMPP_MODE_GPU_FUSED : SMPP_MODE_AUTO;
+
+			assert_int_equal(smpp_decode_batch_rec(c, s, len, mode, &rb), 0);
+			assert_int_equal(rb.mode_used, m == 1 ? SMPP_MODE_GPU_FUSED : SMPP_MODE_GPU);
+			smpp_batch_init(&x);
+			x.pdus = calloc(rb.n + 1, sizeof(*x.pdus));
+			assert_non_null(x.pdus);
+			x.n = rb.n;
+			x.nerr = rb.nerr;
+			for (size_t i = 0; i < rb.n; i++)
+				smpp_rec_expand(&rb.recs[i], s, &x.pdus[i]);
+			assert_int_equal(smpp_gpu_cmp_batch("gpu-mode records", &full, &x), 0);
+			smpp_batch_free(&x);
+		}
+		/* below the threshold auto stays on the CPU */
+		assert_int_equal(smpp_decode_batch_rec(c, s, 64 * 99, SMPP_MODE_AUTO, &rb), 0);
+		assert_int_equal(rb.mode_used, SMPP_MODE_CPU);
+		smpp_backend_register(SMPP_MODE_GPU, NULL);
+		smpp_backend_register(SMPP_MODE_GPU_FUSED, NULL);
+		assert_int_equal(smpp_decode_batch_rec(c, s, len, SMPP_MODE_GPU, &rb), -ENOTSUP);
+		smpp_batch_free(&full);
+		smpp_rbatch_free(&rb);
+		smpp_ctx_free(c);
+		smpp_ctx_free(fake_ctx);
+		free(s);
+	}
+}
+
 int
 main(void)
 {
@@ -320,6 +396,7 @@ main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_rec_fast),
+		cmocka_unit_test(test_rec_backend),   /* registers backends: last */
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
