@@ -700,6 +700,8 @@ decode_rec_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 {
 	unsigned nt = nthreads_for(&ctx->cfg, len);
 	unsigned flags = ctx->cfg.flags;
+	int plain = ctx->cfg.framing == SMPP_FRAME_PLAIN;
+	uint32_t max = ctx->cfg.max_pdu_len;
 	struct job tmpl = { .ctx = ctx, .in = in, .len = len, .rout = out };
 	size_t pos = 0;
 	struct frame f;
@@ -718,11 +720,23 @@ decode_rec_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 	}
 	while (pos < len) {
 		struct smpp_rec *r;
+		uint32_t cl;
 
-		frame_at(&ctx->cfg, in, len, pos, &f);
 		if (out->n == out->cap && rbatch_reserve(out, out->n + 1) < 0)
 			return -ENOMEM;
 		r = &out->recs[out->n++];
+		/* plain framing, a sound command_length: frame_at's result
+		 * without its general path */
+		if (plain && len - pos >= 4 && (cl = be32(in + pos)) >= SMPP_HEADER_LEN &&
+		    cl <= max && cl <= len - pos) {
+			r->pdu_off = (uint32_t)pos;
+			r->corr_len = 0;
+			r->elem_back = 0;
+			out->nerr += smpp_decode_pdu_rec(in + pos, cl, flags, r) != ESME_ROK;
+			pos += cl;
+			continue;
+		}
+		frame_at(&ctx->cfg, in, len, pos, &f);
 		rec_frame(r, &f);
 		decode_rec_framed(r, in, flags);
 		out->nerr += r->error != ESME_ROK;
