@@ -485,6 +485,10 @@ decode_framed(struct smpp_pdu *p, const uint8_t *in, unsigned flags)
 	}
 }
 
+static inline void decode_rec_framed(struct smpp_rec *r, const uint8_t *in,
+				     unsigned flags);
+
+/* Decode the framed records [s, e): compact ones when j->rout is set. */
 static void *
 decode_job(void *arg)
 {
@@ -493,10 +497,17 @@ decode_job(void *arg)
 	size_t nerr = 0;
 
 	for (size_t i = j->s; i < j->e; i++) {
-		struct smpp_pdu *p = &j->out->pdus[i];
+		if (j->rout != NULL) {
+			struct smpp_rec *r = &j->rout->recs[i];
 
-		decode_framed(p, j->in, flags);
-		nerr += p->error != ESME_ROK;
+			decode_rec_framed(r, j->in, flags);
+			nerr += r->error != ESME_ROK;
+		} else {
+			struct smpp_pdu *p = &j->out->pdus[i];
+
+			decode_framed(p, j->in, flags);
+			nerr += p->error != ESME_ROK;
+		}
 	}
 	j->nerr = nerr;
 	return NULL;
@@ -672,23 +683,6 @@ decode_rec_framed(struct smpp_rec *r, const uint8_t *in, unsigned flags)
 	}
 }
 
-static void *
-decode_rec_job(void *arg)
-{
-	struct job *j = arg;
-	unsigned flags = j->ctx->cfg.flags;
-	size_t nerr = 0;
-
-	for (size_t i = j->s; i < j->e; i++) {
-		struct smpp_rec *r = &j->rout->recs[i];
-
-		decode_rec_framed(r, j->in, flags);
-		nerr += r->error != ESME_ROK;
-	}
-	j->nerr = nerr;
-	return NULL;
-}
-
 /*
  * Cost (1 thread, thesis mix, 2-vCPU shared Xeon VM): see
  * bench/results/smpp-java-2026-11-22b.md; one pass as decode_one_pass, the
@@ -715,7 +709,7 @@ decode_rec_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 		rc = frame_parallel(ctx, in, len, nt, emit_rec, out);
 		if (rc < 0)
 			return rc;
-		out->nerr = run_decode_jobs(&tmpl, out->n, nt, decode_rec_job);
+		out->nerr = run_decode_jobs(&tmpl, out->n, nt, decode_job);
 		return 0;
 	}
 	while (pos < len) {

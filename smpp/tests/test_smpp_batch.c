@@ -63,26 +63,35 @@ mk_stream(const struct smpp_config *cfg, unsigned n, size_t *len)
 	return s;
 }
 
+/* The records of rb (decoded from s), expanded, equal full. */
+static void
+expand_cmp(const char *what, const struct smpp_rbatch *rb, const uint8_t *s,
+	   const struct smpp_batch *full)
+{
+	struct smpp_batch x;
+
+	smpp_batch_init(&x);
+	x.pdus = calloc(rb->n + 1, sizeof(*x.pdus));
+	assert_non_null(x.pdus);
+	x.n = rb->n;
+	x.nerr = rb->nerr;
+	for (size_t i = 0; i < rb->n; i++)
+		smpp_rec_expand(&rb->recs[i], s, &x.pdus[i]);
+	assert_int_equal(smpp_gpu_cmp_batch(what, full, &x), 0);
+	smpp_batch_free(&x);
+}
+
 /* smpp_decode_batch_rec on ctx, its records expanded, equals full. */
 static void
 rec_cmp(struct smpp_ctx *ctx, const uint8_t *s, size_t len,
 	const struct smpp_batch *full)
 {
 	struct smpp_rbatch rb;
-	struct smpp_batch x;
 
 	smpp_rbatch_init(&rb);
 	assert_int_equal(smpp_decode_batch_rec(ctx, s, len, SMPP_MODE_CPU, &rb), 0);
 	assert_int_equal(rb.mode_used, SMPP_MODE_CPU);
-	smpp_batch_init(&x);
-	x.pdus = calloc(rb.n + 1, sizeof(*x.pdus));
-	assert_non_null(x.pdus);
-	x.n = rb.n;
-	x.nerr = rb.nerr;
-	for (size_t i = 0; i < rb.n; i++)
-		smpp_rec_expand(&rb.recs[i], s, &x.pdus[i]);
-	assert_int_equal(smpp_gpu_cmp_batch("records", full, &x), 0);
-	smpp_batch_free(&x);
+	expand_cmp("records", &rb, s, full);
 	smpp_rbatch_free(&rb);
 }
 
@@ -336,7 +345,7 @@ test_rec_backend(void **state)
 {
 	struct smpp_config cfg;
 	struct smpp_ctx *c;
-	struct smpp_batch full, x;
+	struct smpp_batch full;
 	struct smpp_rbatch rb;
 	size_t len;
 	uint8_t *s;
@@ -363,15 +372,7 @@ test_rec_backend(void **state)
 
 			assert_int_equal(smpp_decode_batch_rec(c, s, len, mode, &rb), 0);
 			assert_int_equal(rb.mode_used, m == 1 ? SMPP_MODE_GPU_FUSED : SMPP_MODE_GPU);
-			smpp_batch_init(&x);
-			x.pdus = calloc(rb.n + 1, sizeof(*x.pdus));
-			assert_non_null(x.pdus);
-			x.n = rb.n;
-			x.nerr = rb.nerr;
-			for (size_t i = 0; i < rb.n; i++)
-				smpp_rec_expand(&rb.recs[i], s, &x.pdus[i]);
-			assert_int_equal(smpp_gpu_cmp_batch("gpu-mode records", &full, &x), 0);
-			smpp_batch_free(&x);
+			expand_cmp("gpu-mode records", &rb, s, &full);
 		}
 		/* below the threshold auto stays on the CPU */
 		assert_int_equal(smpp_decode_batch_rec(c, s, 64 * 99, SMPP_MODE_AUTO, &rb), 0);
