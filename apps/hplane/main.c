@@ -35,6 +35,7 @@
 #include "hp_model.h"
 #include "hp_sched.h"
 #include "hp_sched_policy.h"
+#include "hp_svc_balance.h"
 #include "profile.h"
 #include "ramp.h"
 
@@ -111,6 +112,12 @@ usage(FILE *o)
 "                        suits modeled platforms on small machines [auto]\n"
 "  --quiet               no per-second progress lines\n"
 "  --load-interval S     window of each loop's own load estimate, 0.01..60 [1]\n"
+"  --stages-as-services  run the scheduler, each device's loop and the traffic\n"
+"                        generator/sink as DPDK services on --service-cores,\n"
+"                        moved between them by lib/svc's balancer (docs/svc.md)\n"
+"  --service-cores LIST  EAL lcores for the services, e.g. 1,2 or 1-2; without\n"
+"                        EAL arguments hplane maps them onto the CPUs\n"
+"  --svc-balance MODE    off | load | delay: the balancer's mode [load]\n"
 "\n"
 "ramp options (the linearity experiment, docs/load.md; writes OUT/ramp.csv, ramp.png):\n"
 "  --from A --to B --step S   offered load per step: fractions of the measured\n"
@@ -217,6 +224,7 @@ enum {
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 	O_FROM, O_TO, O_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
+	O_SAS, O_SVCCORES, O_SVCBAL,
 };
 
 static const struct option longopts[] = {
@@ -264,6 +272,9 @@ static const struct option longopts[] = {
 	{ "power-interval", required_argument, NULL, O_PWIV },
 	{ "batches", required_argument, NULL, O_BATCHES },
 	{ "reps", required_argument, NULL, O_REPS },
+	{ "stages-as-services", no_argument, NULL, O_SAS },
+	{ "service-cores", required_argument, NULL, O_SVCCORES },
+	{ "svc-balance", required_argument, NULL, O_SVCBAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -275,8 +286,43 @@ struct cli {
 	uint64_t count;
 	struct hp_ramp ramp;
 	bool scen_set;              /* --scenario or --trace given */
+	bool svc_bal_set;           /* --svc-balance given */
 	struct hp_profile_opts prof; /* hplane profile */
 };
+
+/* --service-cores: "1,2", "1-3", "1,3-4"; distinct ids. */
+static int
+parse_lcore_list(const char *s, struct hp_run_cfg *cfg)
+{
+	char buf[256], *save = NULL, *tok;
+	unsigned int n = 0, i;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+		unsigned int lo, hi, l;
+
+		if (dash != NULL)
+			*dash = '\0';
+		if (parse_uint(tok, &lo, 0, RTE_MAX_LCORE - 1) < 0 ||
+		    parse_uint(dash ? dash + 1 : tok, &hi, lo, RTE_MAX_LCORE - 1) < 0)
+			return -EINVAL;
+		for (l = lo; l <= hi; l++) {
+			if (n == HP_MAX_SERVICE_CORES)
+				return -EINVAL;
+			for (i = 0; i < n; i++)
+				if (cfg->service_cores[i] == l)
+					return -EINVAL;
+			cfg->service_cores[n++] = l;
+		}
+	}
+	if (n == 0)
+		return -EINVAL;
+	cfg->n_service_cores = n;
+	return 0;
+}
 
 static int
 parse_opts(struct cli *c, int argc, char **argv)
@@ -357,6 +403,18 @@ parse_opts(struct cli *c, int argc, char **argv)
 				   cfg->power_interval_s < 0.1 || cfg->power_interval_s > 60; break;
 		case O_BATCHES: c->prof.batches = a; break;
 		case O_REPS: bad = parse_uint(a, &c->prof.reps, 1, 100000); break;
+		case O_SAS: cfg->stages_as_services = true; break;
+		case O_SVCCORES:
+			if (parse_lcore_list(a, cfg) < 0)
+				return fail(EXIT_USAGE, "bad --service-cores '%s': distinct lcore ids 0..%d, at most %d, e.g. 1,2 or 1-2",
+					    a, RTE_MAX_LCORE - 1, HP_MAX_SERVICE_CORES);
+			break;
+		case O_SVCBAL:
+			bad = strcmp(a, "off") && strcmp(a, "load") && strcmp(a, "delay");
+			cfg->svc_mode = !strcmp(a, "off") ? -1 : !strcmp(a, "delay") ?
+					HP_SVC_MODE_DELAY : HP_SVC_MODE_LOAD;
+			c->svc_bal_set = true;
+			break;
 		case 'h': usage(stdout); exit(0);
 		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
 		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -368,6 +426,14 @@ parse_opts(struct cli *c, int argc, char **argv)
 	if (optind < argc)
 		return fail(EXIT_USAGE, "unexpected argument '%s' (EAL arguments go after --)",
 			    argv[optind]);
+	if (cfg->stages_as_services && cfg->n_service_cores == 0)
+		return fail(EXIT_USAGE, "--stages-as-services needs --service-cores LIST");
+	if (!cfg->stages_as_services && (cfg->n_service_cores || c->svc_bal_set))
+		return fail(EXIT_USAGE, "--service-cores and --svc-balance need --stages-as-services");
+	/* a service returns to its lcore's runner when idle: nothing to yield */
+	if (cfg->stages_as_services && (!strcmp(c->idle, "yield") || !strcmp(c->idle, "sleep")))
+		return fail(EXIT_USAGE, "--idle %s does not apply to --stages-as-services (service lcores poll)",
+			    c->idle);
 	if (cfg->task.param != NULL) {
 		char err[512];
 
@@ -402,6 +468,7 @@ defaults(struct cli *c)
 	cfg->verify_every = 1;
 	cfg->seed = 1;
 	cfg->idle_yield = -1;
+	cfg->svc_mode = HP_SVC_MODE_LOAD;
 	for (i = 0; i < 16; i++)
 		cfg->task.key[i] = (uint8_t)i;
 	c->sizes = "243,486,1458";
@@ -628,6 +695,19 @@ default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 	eargv[n++] = (char *)"--log-level=lib.ethdev:error";
 	lc = store;
 	o += (size_t)snprintf(store + o, storelen - o, "--lcores=");
+	if (c->cfg.stages_as_services) {
+		/* main floats (it mostly sleeps); service lcore k on CPU k+1,
+		 * wrapping, so that two of them on two CPUs own one each */
+		o += (size_t)snprintf(store + o, storelen - o, "0@(0-%ld)", ncpu - 1);
+		for (i = 0; i < c->cfg.n_service_cores && o < storelen; i++)
+			if (c->cfg.service_cores[i] != 0)
+				o += (size_t)snprintf(store + o, storelen - o, ",%u@%ld",
+						      c->cfg.service_cores[i],
+						      (long)(i + 1) % ncpu);
+		eargv[n++] = lc;
+		c->cfg.idle_yield = 0;
+		return n;
+	}
 	/* lcore 0: main; 1..ndev: devices; then scheduler and traffic. */
 	for (i = 0; i < need && o < storelen; i++) {
 		unsigned int cpu;
@@ -713,6 +793,11 @@ main(int argc, char **argv)
 		c.cfg.idle_yield = 1;
 	else if (!strcmp(c.idle, "spin"))
 		c.cfg.idle_yield = 0;
+	/* without EAL arguments lcore 0 is the main lcore: say so before EAL
+	 * starts (after it, its own messages come first) */
+	for (i = 0; split == argc && i < (int)c.cfg.n_service_cores; i++)
+		if (c.cfg.service_cores[i] == 0)
+			return fail(EXIT_USAGE, "--service-cores: lcore 0 is the main lcore; list others, e.g. 1,2");
 	if (split < argc) {
 		eargv[eargc++] = (char *)prog;
 		for (i = split + 1; i < argc && eargc < 63; i++)

@@ -386,92 +386,113 @@ open_empty(const struct batch_priv *p)
 	return true;
 }
 
-static int
-batch_main(struct hp_device *dev)
+static void
+batch_start(struct hp_device *dev)
 {
 	struct batch_priv *p = dev->priv;
-	unsigned int idle_polls = 0;
 
 	/* Staging holds one whole batch, so a finished batch never waits
 	 * for a full ring packet by packet more than once. */
 	hp_stage_init(&dev->ost, HP_STAGE_MAX);
 	p->t_start = rte_rdtsc();
 	hp_load_start(&dev->load, p->t_start);
-	for (;;) {
-		uint64_t t0 = rte_rdtsc(), now;
-		unsigned int work = 0;
-		bool quit = __atomic_load_n(&dev->quit, __ATOMIC_ACQUIRE);
+}
 
-		/* fail_after and the failure time count from the measured
-		 * phase, not from the capacity calibration. */
-		if (hp_device_epoch(dev)) {
-			p->submitted = 0;
-			p->t_start = t0;
-		}
-		work += drain_done(dev, p);
-		if (dev->failed) {
-			work += fallback_step(dev);
-		} else {
-			int e = 0;
-			struct hp_batch_job *job;
+/* One pass: finished batches out, completions in, intake, flush checks. */
+static __rte_always_inline int
+batch_pass(struct hp_device *dev)
+{
+	struct batch_priv *p = dev->priv;
+	uint64_t t0 = rte_rdtsc(), now;
+	unsigned int work = 0;
+	bool quit = __atomic_load_n(&dev->quit, __ATOMIC_ACQUIRE);
 
-			/* completions (never blocks) */
-			while (p->done_n < NJOBS &&
-			       (job = dev->accel->ops->poll(dev, &e)) != NULL) {
-				uint32_t i;
-
-				now = rte_rdtsc();
-				for (i = 0; i < job->n; i++) {
-					struct hp_meta *md = hp_meta(job->pkts[i]);
-
-					/* A backend that cannot run single
-					 * tasks ran the whole chain. */
-					if (!dev->caps.one_task)
-						md->step = (uint8_t)dev->n_tasks;
-					/* t_work: the packet's first task */
-					if (!dev->env->task_gran || md->step == 1)
-						md->t_work = job->t_submit;
-					md->t_done = now;
-				}
-				push_done(p, job);
-				work += job->n;
-			}
-			if (e < 0) {
-				char msg[96];
-
-				snprintf(msg, sizeof(msg), "completion failed: %s", strerror(-e));
-				device_fail(dev, p, msg);
-				continue;
-			}
-			now = rte_rdtsc();
-			work += intake(dev, p, now);
-			for (unsigned int i = 0; i < p->n_open; i++) {
-				unsigned int k = oldest_open(p, i);
-				struct hp_batch_job *o = p->open[k];
-				enum hp_flush_reason why;
-
-				if (o == NULL || o->n == 0)
-					continue;
-				why = quit && rte_ring_count(dev->in) == 0 ? HP_FLUSH_DRAIN :
-					hp_batcher_check(&p->b[k], now,
-							 batch_predict(dev, p->n_open > 1 ? k : HP_MAX_TASKS,
-								       o->n, o->bytes));
-				if (why != HP_FLUSH_NONE)
-					submit_open(dev, p, k, why, now);
-			}
-		}
-		if (quit && rte_ring_count(dev->in) == 0 && dev->ost.len == 0 &&
-		    p->done_n == 0 && open_empty(p) &&
-		    (dev->failed || dev->accel->ops->inflight(dev) == 0))
-			break;
-		now = rte_rdtsc();
-		dev->st.total_cycles += now - t0;
-		if (work)
-			dev->st.busy_cycles += now - t0;
-		hp_load_poll(&dev->load, t0, now, work);
-		if (!work)
-			hp_device_idle(dev, &idle_polls);
+	/* fail_after and the failure time count from the measured
+	 * phase, not from the capacity calibration. */
+	if (hp_device_epoch(dev)) {
+		p->submitted = 0;
+		p->t_start = t0;
 	}
+	work += drain_done(dev, p);
+	if (dev->failed) {
+		work += fallback_step(dev);
+	} else {
+		int e = 0;
+		struct hp_batch_job *job;
+
+		/* completions (never blocks) */
+		while (p->done_n < NJOBS &&
+		       (job = dev->accel->ops->poll(dev, &e)) != NULL) {
+			uint32_t i;
+
+			now = rte_rdtsc();
+			for (i = 0; i < job->n; i++) {
+				struct hp_meta *md = hp_meta(job->pkts[i]);
+
+				/* A backend that cannot run single
+				 * tasks ran the whole chain. */
+				if (!dev->caps.one_task)
+					md->step = (uint8_t)dev->n_tasks;
+				/* t_work: the packet's first task */
+				if (!dev->env->task_gran || md->step == 1)
+					md->t_work = job->t_submit;
+				md->t_done = now;
+			}
+			push_done(p, job);
+			work += job->n;
+		}
+		if (e < 0) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), "completion failed: %s", strerror(-e));
+			device_fail(dev, p, msg);
+			return 1;	/* the next pass takes the CPU path */
+		}
+		now = rte_rdtsc();
+		work += intake(dev, p, now);
+		for (unsigned int i = 0; i < p->n_open; i++) {
+			unsigned int k = oldest_open(p, i);
+			struct hp_batch_job *o = p->open[k];
+			enum hp_flush_reason why;
+
+			if (o == NULL || o->n == 0)
+				continue;
+			why = quit && rte_ring_count(dev->in) == 0 ? HP_FLUSH_DRAIN :
+				hp_batcher_check(&p->b[k], now,
+						 batch_predict(dev, p->n_open > 1 ? k : HP_MAX_TASKS,
+							       o->n, o->bytes));
+			if (why != HP_FLUSH_NONE)
+				submit_open(dev, p, k, why, now);
+		}
+	}
+	if (quit && rte_ring_count(dev->in) == 0 && dev->ost.len == 0 &&
+	    p->done_n == 0 && open_empty(p) &&
+	    (dev->failed || dev->accel->ops->inflight(dev) == 0))
+		return HP_DEV_POLL_DONE;
+	now = rte_rdtsc();
+	dev->st.total_cycles += now - t0;
+	if (work)
+		dev->st.busy_cycles += now - t0;
+	hp_load_poll(&dev->load, t0, now, work);
+	return (int)work;
+}
+
+static int
+batch_poll(struct hp_device *dev)
+{
+	return batch_pass(dev);
+}
+
+static int
+batch_main(struct hp_device *dev)
+{
+	unsigned int idle_polls = 0;
+	int n;
+
+	batch_start(dev);
+	while ((n = batch_pass(dev)) != HP_DEV_POLL_DONE)
+		if (n == 0)
+			hp_device_idle(dev, &idle_polls);
 	return 0;
 }
 
@@ -481,6 +502,8 @@ static const struct hp_device_ops dev_batch_ops = {
 	.init = batch_init,
 	.fini = batch_fini,
 	.main = batch_main,
+	.start = batch_start,
+	.poll = batch_poll,
 	.predict = batch_predict,
 };
 

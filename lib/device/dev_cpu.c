@@ -26,47 +26,69 @@ cpu_init(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
-/* One iteration costs ~60 cycles of ring and stage work per burst on top
- * of the tasks (measured with the null task, bench/pipeline). */
+static void
+cpu_start(struct hp_device *dev)
+{
+	hp_stage_init(&dev->ost, 2 * dev->env->burst);
+	hp_load_start(&dev->load, rte_rdtsc());
+}
+
+/* One pass: flush staging, dequeue a burst, run the chain, stage and
+ * flush the output. One pass costs ~60 cycles of ring and stage work per
+ * burst on top of the tasks (measured with the null task, bench/pipeline).
+ */
+static __rte_always_inline int
+cpu_pass(struct hp_device *dev)
+{
+	unsigned int burst = dev->env->burst;
+	struct rte_mbuf *pkts[HP_BURST];
+	uint64_t t0 = rte_rdtsc(), t1;
+	unsigned int n = 0, i;
+
+	hp_device_epoch(dev);
+	if (dev->ost.len)
+		hp_stage_flush_ring(&dev->ost, dev->out);
+	if (hp_stage_room(&dev->ost) >= burst)
+		n = rte_ring_dequeue_burst(dev->in, (void **)pkts, burst, NULL);
+	if (n == 0) {
+		if (__atomic_load_n(&dev->quit, __ATOMIC_ACQUIRE) &&
+		    dev->ost.len == 0 && rte_ring_count(dev->in) == 0)
+			return HP_DEV_POLL_DONE;
+		t1 = rte_rdtsc();
+		dev->st.total_cycles += t1 - t0;
+		hp_load_poll(&dev->load, t0, t1, 0);
+		return 0;
+	}
+	hp_device_run_chain(dev, pkts, (uint16_t)n, t0);
+	for (i = 0; i < n; i++) {
+		dev->st.bytes += hp_meta(pkts[i])->data_len;
+		hp_stage_put(&dev->ost, pkts[i]);
+	}
+	hp_stage_flush_ring(&dev->ost, dev->out);
+	dev->st.pkts += n;
+	t1 = rte_rdtsc();
+	dev->st.busy_cycles += t1 - t0;
+	dev->st.total_cycles += t1 - t0;
+	hp_load_poll(&dev->load, t0, t1, n);
+	return (int)n;
+}
+
+static int
+cpu_poll(struct hp_device *dev)
+{
+	return cpu_pass(dev);
+}
+
 static int
 cpu_main(struct hp_device *dev)
 {
-	unsigned int burst = dev->env->burst, idle_polls = 0;
-	struct rte_mbuf *pkts[HP_BURST];
+	unsigned int idle_polls = 0;
+	int n;
 
-	hp_stage_init(&dev->ost, 2 * burst);
-	hp_load_start(&dev->load, rte_rdtsc());
-	for (;;) {
-		uint64_t t0 = rte_rdtsc(), t1;
-		unsigned int n = 0, i;
-
-		hp_device_epoch(dev);
-		if (dev->ost.len)
-			hp_stage_flush_ring(&dev->ost, dev->out);
-		if (hp_stage_room(&dev->ost) >= burst)
-			n = rte_ring_dequeue_burst(dev->in, (void **)pkts, burst, NULL);
-		if (n == 0) {
-			if (__atomic_load_n(&dev->quit, __ATOMIC_ACQUIRE) &&
-			    dev->ost.len == 0 && rte_ring_count(dev->in) == 0)
-				break;
-			t1 = rte_rdtsc();
-			dev->st.total_cycles += t1 - t0;
-			hp_load_poll(&dev->load, t0, t1, 0);
+	cpu_start(dev);
+	while ((n = cpu_pass(dev)) != HP_DEV_POLL_DONE)
+		if (n == 0)
 			hp_device_idle(dev, &idle_polls);
-			continue;
-		}
-		hp_device_run_chain(dev, pkts, (uint16_t)n, t0);
-		for (i = 0; i < n; i++) {
-			dev->st.bytes += hp_meta(pkts[i])->data_len;
-			hp_stage_put(&dev->ost, pkts[i]);
-		}
-		hp_stage_flush_ring(&dev->ost, dev->out);
-		dev->st.pkts += n;
-		t1 = rte_rdtsc();
-		dev->st.busy_cycles += t1 - t0;
-		dev->st.total_cycles += t1 - t0;
-		hp_load_poll(&dev->load, t0, t1, n);
-	}
 	return 0;
 }
 
@@ -87,6 +109,8 @@ static const struct hp_device_ops dev_cpu_ops = {
 	.desc = "worker lcore running the chain burst by burst",
 	.init = cpu_init,
 	.main = cpu_main,
+	.start = cpu_start,
+	.poll = cpu_poll,
 	.predict = cpu_predict,
 };
 

@@ -27,6 +27,7 @@
 #include "hp_task.h"
 
 #define HP_DEV_NAMELEN 48
+#define HP_DEV_POLL_DONE (-1)	/* poll: quit, and everything is out */
 
 /* What the pipeline shares with every device loop. */
 struct hp_dev_env {
@@ -78,8 +79,17 @@ struct hp_device_ops {
 		    size_t errlen);
 	void (*fini)(struct hp_device *dev);
 	/* The device's lcore loop: in -> chain -> out until quit is set and
-	 * nothing is left inside. */
+	 * nothing is left inside. It is start, then poll over and over (the
+	 * kind's own poll, inlined), pausing when a pass found nothing. */
 	int (*main)(struct hp_device *dev);
+	/* The same loop as a service (--stages-as-services, lib/svc): start
+	 * once before the first pass, then one pass per poll call, from any
+	 * one lcore at a time. poll returns the items it handled, 0 when it
+	 * found nothing, HP_DEV_POLL_DONE once quit is set and nothing is
+	 * left inside. No packet is held between passes except in the
+	 * device's own state (staging, open batches). */
+	void (*start)(struct hp_device *dev);
+	int (*poll)(struct hp_device *dev);
 	/* Predicted service time in TSC cycles of n packets of bytes total,
 	 * for one task of the chain (task < n_tasks) or the whole chain
 	 * (task == HP_MAX_TASKS). */

@@ -30,6 +30,7 @@
 #include "hp_reorder.h"
 #include "hp_sched.h"
 #include "hp_stage.h"
+#include "hp_svc.h"
 
 #define IDLE_POLLS_BEFORE_YIELD 64
 #define IDLE_POLLS_BEFORE_SLEEP 4
@@ -95,6 +96,10 @@ struct sched_lc {
 	uint64_t i_back[HP_MAX_DEVICES]; /* completions at the last row */
 	/* input rate and delivered bits for the policy (EWMA, tick) */
 	uint64_t tick_t, tick_rx, tick_bytes, next_tick;
+	/* the loop's own state between passes (sched_pass) */
+	int ep;                   /* the epoch its counters belong to */
+	bool rx_closed;           /* end of run: nothing more is read */
+	uint64_t next_row, last_row; /* trace rows: next due, last written */
 };
 
 struct traffic {
@@ -111,6 +116,10 @@ struct traffic {
 	int epoch_seen;
 	int stopped; /* acknowledges gen_on == 0 */
 	struct hp_load load;
+	/* the loop's own state between passes (traffic_pass) */
+	uint64_t last;  /* generator: TSC of the last pass */
+	double credit;  /* generator: frames due, not yet offered */
+	int ep;         /* the epoch its counters belong to */
 };
 
 struct run {
@@ -135,6 +144,18 @@ struct run {
 	struct hp_trace_row *rows;
 	unsigned int n_rows;
 	uint64_t pcap_count;
+	/* --stages-as-services: one service per stage (lib/svc) */
+	bool svc_on;
+	unsigned int n_stages;
+	struct stage_svc {
+		struct run *r;
+		struct hp_device *dev;   /* a device stage, else NULL */
+		bool sched;              /* the scheduler, else traffic */
+		bool started;            /* its loop's start ran */
+		int done;                /* its pass said everything is out */
+		uint32_t id;             /* DPDK service id */
+		char name[32];           /* RTE_SERVICE_NAME_MAX */
+	} stage[HP_MAX_DEVICES + 2];
 };
 
 static void sink_verify(struct run *r, struct traffic *tr, struct rte_mbuf *m);
@@ -490,195 +511,228 @@ sched_tick(struct run *r, struct sched_lc *sc, uint64_t now)
 		sc->s.ops->tick(&sc->s, now);
 }
 
+static void
+sched_start(struct run *r)
+{
+	struct sched_lc *sc = r->sc;
+
+	sc->ep = LOAD(r->epoch);
+	sc->epoch_seen = sc->ep;
+	sc->next_row = sc->last_row = 0;
+	sc->rx_closed = false;
+	hp_load_start(&sc->load, rte_rdtsc());
+}
+
+/* One pass of the scheduler: completions -> reorder -> tx, rx + classify,
+ * distribute, flush, trace row, end of run. Returns the packets it moved
+ * (1 while it flushes reorder windows at the end), 0 when it found
+ * nothing, -1 once everything is out. Every packet it
+ * touches is in sc's staging, pend, redo or reorder state when it
+ * returns: nothing lives on its stack between passes, so it can run as a
+ * service that moves between lcores. Inlined into sched_main: the lcore
+ * loop is the same code as before it was split out. */
+static __rte_always_inline int
+sched_pass(struct run *r)
+{
+	struct sched_lc *sc = r->sc;
+	const struct hp_run_cfg *cfg = r->cfg;
+	unsigned int burst = cfg->burst, nw = r->n_dev;
+	unsigned int w, i;
+	struct rte_mbuf *buf[HP_BURST], *emit[HP_STAGE_MAX];
+	uint64_t t0 = rte_rdtsc(), now, inflight = 0;
+	unsigned int work = 0, n, e;
+
+	if (LOAD(r->epoch) != sc->ep) {
+		sc->ep = LOAD(r->epoch);
+		sched_reset(r, sc);
+		sc->next_row = 0;
+		STORE(sc->epoch_seen, sc->ep);
+	}
+	/* 1. completions -> reorder -> tx staging */
+	for (w = 0; w < nw; w++) {
+		if (hp_stage_room(&sc->txs) < burst + sc->ro.win + 1)
+			break;
+		n = rte_ring_dequeue_burst(r->dev[w].out, (void **)buf, burst, NULL);
+		if (n == 0)
+			continue;
+		work += n;
+		sc->back_w[w] += n;
+		/* The device wrote the metadata on its core: fetch the
+		 * burst's lines together, not one serial miss each. */
+		for (i = 0; i < n; i++)
+			hp_prefetch_meta(buf[i]);
+		now = rte_rdtsc();
+		for (i = 0; i < n; i++) {
+			struct hp_meta *md = hp_meta(buf[i]);
+			unsigned int k;
+
+			if (task_back(r, sc, buf[i], w, now))
+				continue; /* back for its next task */
+			if (md->flags & HP_MF_REORDER) {
+				e = hp_reorder_push(&sc->ro, md->flow_slot,
+						    md->flow_seq, buf[i], emit);
+			} else {
+				emit[0] = buf[i];
+				e = 1;
+			}
+			for (k = 0; k < e; k++) {
+				account_tx(sc, emit[k], now);
+				/* foreign ports: the sink check runs here */
+				if (cfg->src != HP_SRC_GEN && cfg->verify_every &&
+				    ++r->tr->vcount >= cfg->verify_every) {
+					r->tr->vcount = 0;
+					sink_verify(r, r->tr, emit[k]);
+				}
+				hp_stage_put(&sc->txs, emit[k]);
+			}
+		}
+	}
+	/* 2. tx */
+	if (sc->txs.len) {
+		n = cfg->src == HP_SRC_GEN ?
+			hp_stage_flush_ring(&sc->txs, r->tr->tx_ring) :
+			hp_stage_flush_eth(&sc->txs, r->tx_port, 0);
+		sc->tx += n;
+		work += n;
+	}
+	/* 3. rx + classify, only when the last burst is placed (or
+	 * all that is left was skipped by the policy and fits) */
+	/* Foreign ports are read only in the measured phase, so a
+	 * replayed file is counted whole. */
+	if ((sc->pend_n == 0 || (sc->pend_open && sc->pend_n + burst <= HP_PEND_MAX)) &&
+	    !sc->rx_closed &&
+	    (cfg->src == HP_SRC_GEN || LOAD(r->t0) != 0)) {
+		n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
+		if (n == 0 && LOAD(r->sched_quit))
+			sc->rx_closed = true;
+		if (n > 0) {
+			/* headers and metadata of the burst, as above (a NIC
+			 * or a generator on another core wrote them) */
+			for (i = 0; i < n; i++) {
+				rte_prefetch0(rte_pktmbuf_mtod(buf[i], void *));
+				hp_prefetch_meta(buf[i]);
+			}
+			now = rte_rdtsc();
+			sc->rx += n;
+			work += n;
+			for (i = 0; i < n; i++)
+				if (classify(r, sc, buf[i], now) == 0)
+					sc->pend[sc->pend_n++] = buf[i];
+		}
+	} else if (!sc->rx_closed && LOAD(r->sched_quit) && cfg->src != HP_SRC_GEN) {
+		sc->rx_closed = true;
+	}
+	/* 4. distribute (thesis Source Code 4.1): a packet no device
+	 * can take stays in pend, and rx waits. With granularity
+	 * task the packets between two tasks go first (older). */
+	sc->s.now = t0;
+	while (sc->redo_n) {
+		struct rte_mbuf *m = sc->redo[sc->redo_head];
+		int d = sc->s.ops->pick(&sc->s, m);
+
+		if (d < 0)
+			break;
+		hp_meta(m)->t_sched = t0;
+		hp_stage_put(sc->wst[d], m);
+		sc->room[d]--;
+		sc->sdev[d].queued++;
+		sc->redo_head = (sc->redo_head + 1) & sc->redo_mask;
+		sc->redo_n--;
+	}
+	/* pend in order; a skipped packet stays and the ones behind it
+	 * may go (the policy keeps per-flow order), -1 stops the pass */
+	sc->s.round++;
+	sc->pend_open = true;
+	for (i = 0, e = 0; i < sc->pend_n; i++) {
+		struct rte_mbuf *m = sc->pend[i];
+		int d = sc->s.ops->pick(&sc->s, m);
+
+		if (d < 0) {
+			sc->pend[e++] = m;
+			if (d == HP_SCHED_SKIP)
+				continue;
+			sc->pend_open = false;
+			memmove(sc->pend + e, sc->pend + i + 1,
+				(sc->pend_n - i - 1) * sizeof(sc->pend[0]));
+			e += sc->pend_n - i - 1;
+			break;
+		}
+		hp_meta(m)->t_sched = t0;
+		hp_stage_put(sc->wst[d], m);
+		sc->room[d]--;
+		sc->sdev[d].queued++;
+	}
+	sc->pend_n = e;
+	/* 5. flush device staging */
+	for (w = 0; w < nw; w++) {
+		if (sc->wst[w]->len) {
+			n = hp_stage_flush_ring(sc->wst[w], r->dev[w].in);
+			sc->sent_w[w] += n;
+		}
+		/* A failed device gets nothing new; what it holds, it
+		 * finishes on the CPU path. */
+		sc->sdev[w].failed = LOAD(r->dev[w].failed) != 0;
+		sc->room[w] = sc->sdev[w].failed ? 0 : hp_stage_room(sc->wst[w]);
+		sc->sdev[w].queued = (uint32_t)(sc->sent_w[w] - sc->back_w[w] + sc->wst[w]->len);
+		inflight += sc->sdev[w].queued;
+	}
+	inflight += sc->pend_n - sc->pend_idx + sc->ro.held + sc->txs.len + sc->redo_n;
+	PUB(sc->in_flight, inflight);
+	now = rte_rdtsc();
+	sc->total_cycles += now - t0;
+	if (work)
+		sc->busy_cycles += now - t0;
+	hp_load_poll(&sc->load, t0, now, work);
+	if (now >= sc->next_tick)
+		sched_tick(r, sc, now);
+	/* 6. one trace row per second, on a fixed grid from t0: a row
+	 * that comes late does not push the later ones (rows must not
+	 * drift out of the steps of a ramp); dt is the real span. */
+	if (LOAD(r->t0) && (LOAD(r->gen_on) || cfg->src != HP_SRC_GEN)) {
+		if (sc->next_row == 0) {
+			sc->next_row = r->t0 + r->hz;
+			sc->last_row = r->t0;
+		}
+		if (now >= sc->next_row) {
+			sched_row(r, sc, now, (double)(now - sc->last_row) / (double)r->hz);
+			sc->last_row = now;
+			while (sc->next_row <= now)
+				sc->next_row += r->hz;
+		}
+	}
+	/* 7. end of run: everything is out, flush reorder windows */
+	if (LOAD(r->sched_quit) && sc->rx_closed && inflight == sc->ro.held &&
+	    sc->txs.len == 0) {
+		if (sc->ro.held == 0)
+			return -1;
+		for (i = 0; i <= sc->flow_mask && sc->ro.held; i++) {
+			unsigned int k;
+
+			e = hp_reorder_flush(&sc->ro, i, emit);
+			for (k = 0; k < e; k++) {
+				account_tx(sc, emit[k], now);
+				hp_stage_put(&sc->txs, emit[k]);
+			}
+			if (sc->txs.len > sc->txs.cap / 2)
+				break;
+		}
+		return 1;
+	}
+	return (int)work;
+}
+
 static int
 sched_main(void *arg)
 {
 	struct run *r = arg;
 	struct sched_lc *sc = r->sc;
-	const struct hp_run_cfg *cfg = r->cfg;
-	unsigned int burst = cfg->burst, nw = r->n_dev, idle_polls = 0;
-	unsigned int w, i;
-	uint64_t next_row = 0, last_row = 0;
-	struct rte_mbuf *buf[HP_BURST], *emit[HP_STAGE_MAX];
-	bool rx_closed = false;
-	int epoch = LOAD(r->epoch);
+	unsigned int idle_polls = 0;
+	int n;
 
-	sc->epoch_seen = epoch;
-	hp_load_start(&sc->load, rte_rdtsc());
-	for (;;) {
-		uint64_t t0 = rte_rdtsc(), now;
-		unsigned int work = 0, n, e;
-		uint64_t inflight = 0;
-
-		if (LOAD(r->epoch) != epoch) {
-			epoch = LOAD(r->epoch);
-			sched_reset(r, sc);
-			next_row = 0;
-			STORE(sc->epoch_seen, epoch);
-		}
-		/* 1. completions -> reorder -> tx staging */
-		for (w = 0; w < nw; w++) {
-			if (hp_stage_room(&sc->txs) < burst + sc->ro.win + 1)
-				break;
-			n = rte_ring_dequeue_burst(r->dev[w].out, (void **)buf, burst, NULL);
-			if (n == 0)
-				continue;
-			work += n;
-			sc->back_w[w] += n;
-			now = rte_rdtsc();
-			for (i = 0; i < n; i++) {
-				struct hp_meta *md = hp_meta(buf[i]);
-				unsigned int k;
-
-				if (task_back(r, sc, buf[i], w, now))
-					continue; /* back for its next task */
-				if (md->flags & HP_MF_REORDER) {
-					e = hp_reorder_push(&sc->ro, md->flow_slot,
-							    md->flow_seq, buf[i], emit);
-				} else {
-					emit[0] = buf[i];
-					e = 1;
-				}
-				for (k = 0; k < e; k++) {
-					account_tx(sc, emit[k], now);
-					/* foreign ports: the sink check runs here */
-					if (cfg->src != HP_SRC_GEN && cfg->verify_every &&
-					    ++r->tr->vcount >= cfg->verify_every) {
-						r->tr->vcount = 0;
-						sink_verify(r, r->tr, emit[k]);
-					}
-					hp_stage_put(&sc->txs, emit[k]);
-				}
-			}
-		}
-		/* 2. tx */
-		if (sc->txs.len) {
-			n = cfg->src == HP_SRC_GEN ?
-				hp_stage_flush_ring(&sc->txs, r->tr->tx_ring) :
-				hp_stage_flush_eth(&sc->txs, r->tx_port, 0);
-			sc->tx += n;
-			work += n;
-		}
-		/* 3. rx + classify, only when the last burst is placed (or
-		 * all that is left was skipped by the policy and fits) */
-		/* Foreign ports are read only in the measured phase, so a
-		 * replayed file is counted whole. */
-		if ((sc->pend_n == 0 || (sc->pend_open && sc->pend_n + burst <= HP_PEND_MAX)) &&
-		    !rx_closed &&
-		    (cfg->src == HP_SRC_GEN || LOAD(r->t0) != 0)) {
-			n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
-			if (n == 0 && LOAD(r->sched_quit))
-				rx_closed = true;
-			if (n > 0) {
-				now = rte_rdtsc();
-				sc->rx += n;
-				work += n;
-				for (i = 0; i < n; i++)
-					if (classify(r, sc, buf[i], now) == 0)
-						sc->pend[sc->pend_n++] = buf[i];
-			}
-		} else if (!rx_closed && LOAD(r->sched_quit) && cfg->src != HP_SRC_GEN) {
-			rx_closed = true;
-		}
-		/* 4. distribute (thesis Source Code 4.1): a packet no device
-		 * can take stays in pend, and rx waits. With granularity
-		 * task the packets between two tasks go first (older). */
-		sc->s.now = t0;
-		while (sc->redo_n) {
-			struct rte_mbuf *m = sc->redo[sc->redo_head];
-			int d = sc->s.ops->pick(&sc->s, m);
-
-			if (d < 0)
-				break;
-			hp_meta(m)->t_sched = t0;
-			hp_stage_put(sc->wst[d], m);
-			sc->room[d]--;
-			sc->sdev[d].queued++;
-			sc->redo_head = (sc->redo_head + 1) & sc->redo_mask;
-			sc->redo_n--;
-		}
-		/* pend in order; a skipped packet stays and the ones behind it
-		 * may go (the policy keeps per-flow order), -1 stops the pass */
-		sc->s.round++;
-		sc->pend_open = true;
-		for (i = 0, e = 0; i < sc->pend_n; i++) {
-			struct rte_mbuf *m = sc->pend[i];
-			int d = sc->s.ops->pick(&sc->s, m);
-
-			if (d < 0) {
-				sc->pend[e++] = m;
-				if (d == HP_SCHED_SKIP)
-					continue;
-				sc->pend_open = false;
-				memmove(sc->pend + e, sc->pend + i + 1,
-					(sc->pend_n - i - 1) * sizeof(sc->pend[0]));
-				e += sc->pend_n - i - 1;
-				break;
-			}
-			hp_meta(m)->t_sched = t0;
-			hp_stage_put(sc->wst[d], m);
-			sc->room[d]--;
-			sc->sdev[d].queued++;
-		}
-		sc->pend_n = e;
-		/* 5. flush device staging */
-		for (w = 0; w < nw; w++) {
-			if (sc->wst[w]->len) {
-				n = hp_stage_flush_ring(sc->wst[w], r->dev[w].in);
-				sc->sent_w[w] += n;
-			}
-			/* A failed device gets nothing new; what it holds, it
-			 * finishes on the CPU path. */
-			sc->sdev[w].failed = LOAD(r->dev[w].failed) != 0;
-			sc->room[w] = sc->sdev[w].failed ? 0 : hp_stage_room(sc->wst[w]);
-			sc->sdev[w].queued = (uint32_t)(sc->sent_w[w] - sc->back_w[w] + sc->wst[w]->len);
-			inflight += sc->sdev[w].queued;
-		}
-		inflight += sc->pend_n - sc->pend_idx + sc->ro.held + sc->txs.len + sc->redo_n;
-		PUB(sc->in_flight, inflight);
-		now = rte_rdtsc();
-		sc->total_cycles += now - t0;
-		if (work)
-			sc->busy_cycles += now - t0;
-		hp_load_poll(&sc->load, t0, now, work);
-		if (now >= sc->next_tick)
-			sched_tick(r, sc, now);
-		/* 6. one trace row per second, on a fixed grid from t0: a row
-		 * that comes late does not push the later ones (rows must not
-		 * drift out of the steps of a ramp); dt is the real span. */
-		if (LOAD(r->t0) && (LOAD(r->gen_on) || cfg->src != HP_SRC_GEN)) {
-			if (next_row == 0) {
-				next_row = r->t0 + r->hz;
-				last_row = r->t0;
-			}
-			if (now >= next_row) {
-				sched_row(r, sc, now, (double)(now - last_row) / (double)r->hz);
-				last_row = now;
-				while (next_row <= now)
-					next_row += r->hz;
-			}
-		}
-		/* 7. end of run: everything is out, flush reorder windows */
-		if (LOAD(r->sched_quit) && rx_closed && inflight == sc->ro.held &&
-		    sc->txs.len == 0) {
-			if (sc->ro.held == 0)
-				break;
-			for (i = 0; i <= sc->flow_mask && sc->ro.held; i++) {
-				unsigned int k;
-
-				e = hp_reorder_flush(&sc->ro, i, emit);
-				for (k = 0; k < e; k++) {
-					account_tx(sc, emit[k], now);
-					hp_stage_put(&sc->txs, emit[k]);
-				}
-				if (sc->txs.len > sc->txs.cap / 2)
-					break;
-			}
-			continue;
-		}
-		if (!work)
+	sched_start(r);
+	while ((n = sched_pass(r)) >= 0)
+		if (n == 0)
 			idle(r, &idle_polls);
-	}
 	STORE(sc->done, 1);
 	return 0;
 }
@@ -733,98 +787,117 @@ sink_verify(struct run *r, struct traffic *tr, struct rte_mbuf *m)
 		tr->verified++;
 }
 
+static void
+traffic_start(struct run *r)
+{
+	struct traffic *tr = r->tr;
+
+	tr->last = rte_rdtsc();
+	tr->credit = 0;
+	tr->ep = LOAD(r->epoch);
+	tr->epoch_seen = tr->ep;
+	hp_load_start(&tr->load, rte_rdtsc());
+}
+
+/* One pass of the traffic loop: sink, then generator. Returns the packets
+ * it moved, 0 when it found nothing, -1 once the sink has everything the
+ * scheduler sent. Its state between passes is in *tr (the generator's
+ * credit and clock, the epoch), so it can run as a service. */
+static __rte_always_inline int
+traffic_pass(struct run *r)
+{
+	struct traffic *tr = r->tr;
+	const struct hp_run_cfg *cfg = r->cfg;
+	unsigned int burst = cfg->burst, i;
+	struct rte_mbuf *pkts[2 * HP_BURST];
+	unsigned int n, work = 0;
+	uint64_t now, t0 = hp_load_tsc();
+
+	if (LOAD(r->epoch) != tr->ep) {
+		tr->ep = LOAD(r->epoch);
+		tr->offered = tr->dropped_port = tr->sink = tr->sink_bytes = 0;
+		tr->verified = tr->verify_fail = tr->unverified = tr->task_err = 0;
+		STORE(tr->epoch_seen, tr->ep);
+	}
+	/* sink */
+	n = rte_ring_dequeue_burst(tr->tx_ring, (void **)pkts, 2 * burst, NULL);
+	for (i = 0; i < n; i++) {
+		if (cfg->verify_every && ++tr->vcount >= cfg->verify_every) {
+			tr->vcount = 0;
+			sink_verify(r, tr, pkts[i]);
+		}
+		tr->sink_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+	}
+	if (n) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		PUB(tr->sink, tr->sink + n);
+		work += n;
+	}
+	/* generator */
+	now = rte_rdtsc();
+	if (LOAD(r->gen_on)) {
+		double rate, dt = (double)(now - tr->last) / (double)r->hz;
+		unsigned int k, sent, room, fit;
+
+		if (LOAD(r->calibrating))
+			rate = 1e12;
+		else
+			rate = hp_profile_rate(&tr->prof,
+					       (double)(now - r->t0) / (double)r->hz);
+		tr->credit += rate * dt;
+		/* A preempted generator catches up at most this much,
+		 * so offered load stays close to the profile. */
+		if (tr->credit > 4096)
+			tr->credit = 4096;
+		if (tr->credit >= 1) {
+			k = tr->credit < burst ? (unsigned int)tr->credit : burst;
+			/* Like a NIC, a full rx queue drops at no cost to
+			 * the host: only frames that fit are built. A
+			 * generator that built and freed them would burn
+			 * the CPU it shares with the scheduler on a small
+			 * machine (then capacity measures the OS's time
+			 * slices, not the pipeline). Only this lcore
+			 * enqueues, so the free count cannot shrink. */
+			room = rte_ring_free_count(tr->rx_ring);
+			fit = RTE_MIN(k, room);
+			if (fit > 0 && rte_pktmbuf_alloc_bulk(r->pool, pkts, fit) != 0)
+				fit = 0; /* no buffer for the "NIC": a port drop */
+			for (i = 0; i < fit; i++)
+				hp_gen_build(&tr->gen, pkts[i]);
+			sent = fit ? rte_ring_enqueue_burst(tr->rx_ring, (void **)pkts,
+							    fit, NULL) : 0;
+			if (sent < fit)
+				rte_pktmbuf_free_bulk(pkts + sent, fit - sent);
+			if (sent < k)
+				PUB(tr->dropped_port, tr->dropped_port + k - sent);
+			PUB(tr->offered, tr->offered + k);
+			tr->credit -= k;
+			work += sent;
+		}
+		STORE(tr->stopped, 0);
+	} else {
+		tr->credit = 0;
+		STORE(tr->stopped, 1);
+	}
+	tr->last = now;
+	if (LOAD(r->sink_quit) && LOAD(r->sc->done) &&
+	    tr->sink == r->sc->tx && rte_ring_count(tr->tx_ring) == 0)
+		return -1;
+	hp_load_poll(&tr->load, t0, hp_load_tsc(), work);
+	return (int)work;
+}
+
 static int
 traffic_main(void *arg)
 {
 	struct run *r = arg;
-	struct traffic *tr = r->tr;
-	const struct hp_run_cfg *cfg = r->cfg;
-	unsigned int burst = cfg->burst, idle_polls = 0, i;
-	struct rte_mbuf *pkts[2 * HP_BURST];
-	uint64_t last = rte_rdtsc();
-	double credit = 0;
-	int epoch = LOAD(r->epoch);
+	unsigned int idle_polls = 0;
+	int n;
 
-	tr->epoch_seen = epoch;
-	hp_load_start(&tr->load, rte_rdtsc());
-	for (;;) {
-		unsigned int n, work = 0;
-		uint64_t now, t0 = hp_load_tsc();
-
-		if (LOAD(r->epoch) != epoch) {
-			epoch = LOAD(r->epoch);
-			tr->offered = tr->dropped_port = tr->sink = tr->sink_bytes = 0;
-			tr->verified = tr->verify_fail = tr->unverified = tr->task_err = 0;
-			STORE(tr->epoch_seen, epoch);
-		}
-		/* sink */
-		n = rte_ring_dequeue_burst(tr->tx_ring, (void **)pkts, 2 * burst, NULL);
-		for (i = 0; i < n; i++) {
-			if (cfg->verify_every && ++tr->vcount >= cfg->verify_every) {
-				tr->vcount = 0;
-				sink_verify(r, tr, pkts[i]);
-			}
-			tr->sink_bytes += rte_pktmbuf_pkt_len(pkts[i]);
-		}
-		if (n) {
-			rte_pktmbuf_free_bulk(pkts, n);
-			PUB(tr->sink, tr->sink + n);
-			work += n;
-		}
-		/* generator */
-		now = rte_rdtsc();
-		if (LOAD(r->gen_on)) {
-			double rate, dt = (double)(now - last) / (double)r->hz;
-			unsigned int k, sent, room, fit;
-
-			if (LOAD(r->calibrating))
-				rate = 1e12;
-			else
-				rate = hp_profile_rate(&tr->prof,
-						       (double)(now - r->t0) / (double)r->hz);
-			credit += rate * dt;
-			/* A preempted generator catches up at most this much,
-			 * so offered load stays close to the profile. */
-			if (credit > 4096)
-				credit = 4096;
-			if (credit >= 1) {
-				k = credit < burst ? (unsigned int)credit : burst;
-				/* Like a NIC, a full rx queue drops at no cost to
-				 * the host: only frames that fit are built. A
-				 * generator that built and freed them would burn
-				 * the CPU it shares with the scheduler on a small
-				 * machine (then capacity measures the OS's time
-				 * slices, not the pipeline). Only this lcore
-				 * enqueues, so the free count cannot shrink. */
-				room = rte_ring_free_count(tr->rx_ring);
-				fit = RTE_MIN(k, room);
-				if (fit > 0 && rte_pktmbuf_alloc_bulk(r->pool, pkts, fit) != 0)
-					fit = 0; /* no buffer for the "NIC": a port drop */
-				for (i = 0; i < fit; i++)
-					hp_gen_build(&tr->gen, pkts[i]);
-				sent = fit ? rte_ring_enqueue_burst(tr->rx_ring, (void **)pkts,
-								    fit, NULL) : 0;
-				if (sent < fit)
-					rte_pktmbuf_free_bulk(pkts + sent, fit - sent);
-				if (sent < k)
-					PUB(tr->dropped_port, tr->dropped_port + k - sent);
-				PUB(tr->offered, tr->offered + k);
-				credit -= k;
-				work += sent;
-			}
-			STORE(tr->stopped, 0);
-		} else {
-			credit = 0;
-			STORE(tr->stopped, 1);
-		}
-		last = now;
-		if (LOAD(r->sink_quit) && LOAD(r->sc->done) &&
-		    tr->sink == r->sc->tx && rte_ring_count(tr->tx_ring) == 0)
-			break;
-		hp_load_poll(&tr->load, t0, hp_load_tsc(), work);
-		if (!work)
+	traffic_start(r);
+	while ((n = traffic_pass(r)) >= 0)
+		if (n == 0)
 			idle(r, &idle_polls);
-	}
 	return 0;
 }
 
@@ -1204,6 +1277,187 @@ launch(unsigned int *next, lcore_function_t *fn, void *arg, unsigned int *id,
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* --stages-as-services: the same passes as DPDK services (lib/svc).    */
+
+/* A stage as a service: one pass of its loop per call, -EAGAIN when the
+ * pass found nothing (DPDK 22.11's idle value, which lib/svc's statistics
+ * and balancer read). Registered MT-unsafe: DPDK never runs it on two
+ * lcores at once, so a stage keeps its order (reorder, per-flow FIFO) and
+ * its single-producer/consumer rings wherever it runs; lib/svc moves it
+ * only when it is not running. After its last pass it stays idle until
+ * hp_svc_fini unmaps it. Cost per call: this switch and lib/svc's
+ * trampoline (two TSC reads, docs/svc.md) on top of the pass. */
+static int32_t
+stage_service(void *arg)
+{
+	struct stage_svc *st = arg;
+	int n;
+
+	if (st->done)
+		return -EAGAIN;
+	if (unlikely(!st->started)) {
+		/* on the service lcore: lib/load notes the CPU it runs on */
+		if (st->dev != NULL)
+			st->dev->ops->start(st->dev);
+		else if (st->sched)
+			sched_start(st->r);
+		else
+			traffic_start(st->r);
+		st->started = true;
+	}
+	if (st->dev != NULL)
+		n = st->dev->ops->poll(st->dev);
+	else if (st->sched)
+		n = sched_pass(st->r);
+	else
+		n = traffic_pass(st->r);
+	if (n < 0) {
+		if (st->sched)
+			STORE(st->r->sc->done, 1);
+		STORE(st->done, 1);
+		return -EAGAIN;
+	}
+	return n > 0 ? 0 : -EAGAIN;
+}
+
+static void
+stage_event(const struct hp_svc_event *ev, void *arg)
+{
+	const struct run *r = arg;
+	const char *name = "-";
+	unsigned int i;
+
+	if (r->cfg->quiet)
+		return;
+	for (i = 0; i < r->n_stages; i++)
+		if (r->stage[i].id == ev->service_id)
+			name = r->stage[i].name;
+	printf("services: %s %s lcore %d -> %d (%s)%s\n", hp_svc_action_name(ev->d.action),
+	       name, ev->from_lcore, ev->to_lcore, ev->d.reason,
+	       ev->result == 0 ? "" : " failed");
+	fflush(stdout);
+}
+
+/* Registers every stage as a service, maps them round robin over the
+ * service lcores (devices first, then scheduler and traffic) and starts
+ * them with the balancer's control thread. */
+static int
+stages_launch(struct run *r, char *err, size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct hp_svc_conf c;
+	unsigned int i, k;
+	int ret;
+
+	for (i = 0; i < r->n_dev; i++)
+		if (r->dev[i].ops->poll == NULL || r->dev[i].ops->start == NULL) {
+			snprintf(err, errlen, "device %s cannot run as a service (no poll function)",
+				 r->dev[i].name);
+			return -ENOTSUP;
+		}
+	hp_svc_conf_default(&c);
+	c.balance = cfg->svc_mode >= 0;
+	if (c.balance)
+		c.policy.mode = (enum hp_svc_mode)cfg->svc_mode;
+	ret = hp_svc_init(&c);
+	if (ret < 0) {
+		snprintf(err, errlen, "service cores: %s", strerror(-ret));
+		return ret;
+	}
+	hp_svc_set_event_cb(stage_event, r);
+	for (i = 0; i < cfg->n_service_cores; i++) {
+		ret = hp_svc_lcore_add(cfg->service_cores[i]);
+		if (ret < 0) {
+			snprintf(err, errlen, "--service-cores: lcore %u cannot be a service lcore: %s",
+				 cfg->service_cores[i], strerror(-ret));
+			goto fail;
+		}
+	}
+	r->n_stages = 0;
+	for (i = 0; i < r->n_dev; i++) {
+		struct stage_svc *st = &r->stage[r->n_stages++];
+
+		st->dev = &r->dev[i];
+		snprintf(st->name, sizeof(st->name), "hp_%.28s", r->dev[i].name);
+	}
+	r->stage[r->n_stages].sched = true;
+	snprintf(r->stage[r->n_stages++].name, sizeof(r->stage[0].name), "hp_sched");
+	if (cfg->src == HP_SRC_GEN)
+		snprintf(r->stage[r->n_stages++].name, sizeof(r->stage[0].name), "hp_traffic");
+	for (k = 0; k < r->n_stages; k++) {
+		struct stage_svc *st = &r->stage[k];
+		unsigned int lc = cfg->service_cores[k % cfg->n_service_cores];
+
+		st->r = r;
+		ret = hp_svc_register(st->name, stage_service, st, 0, &st->id);
+		if (ret == 0)
+			ret = hp_svc_map(st->id, lc, true);
+		if (ret < 0) {
+			snprintf(err, errlen, "service %s: %s", st->name, strerror(-ret));
+			goto fail;
+		}
+		if (!cfg->quiet)
+			printf("services: %s on lcore %u\n", st->name, lc);
+	}
+	ret = hp_svc_start();
+	if (ret == 0)
+		ret = hp_svc_ctl_start();
+	if (ret < 0) {
+		snprintf(err, errlen, "service cores: cannot start: %s", strerror(-ret));
+		goto fail;
+	}
+	r->svc_on = true;
+	return 0;
+fail:
+	hp_svc_fini();
+	return ret;
+}
+
+/* Waits for a stage to finish: its lcore, or its service's last pass. */
+static void
+stage_join(struct run *r, const int *svc_done, unsigned int lcore)
+{
+	if (r->svc_on)
+		wait_until(svc_done, 1);
+	else
+		rte_eal_wait_lcore(lcore);
+}
+
+/* After the run: where each stage ended, what the balancer did, and the
+ * services' own statistics (useful share of their calls' cycles). */
+static void
+stages_report(struct run *r)
+{
+	unsigned int k, i;
+
+	if (r->cfg->quiet)
+		return;
+	for (k = 0; k < r->n_stages; k++) {
+		struct hp_svc_stats t = { 0 };
+		uint32_t run = hp_svc_running(r->stage[k].id);
+
+		for (i = 0; i < hp_svc_lcore_count(); i++) {
+			struct hp_svc_stats x;
+
+			if (hp_svc_stats_get(r->stage[k].id, hp_svc_lcore_id(i),
+					     HP_SVC_CUMULATIVE, &x) < 0)
+				continue;
+			t.calls += x.calls;
+			t.idle_calls += x.idle_calls;
+			t.busy_cycles += x.busy_cycles;
+			t.call_cycles += x.call_cycles;
+		}
+		printf("services: %s ends on lcore %d: %" PRIu64 " calls, %.1f %% idle, "
+		       "%.1f %% of its cycles useful\n", r->stage[k].name,
+		       run ? (int)hp_svc_lcore_id((unsigned int)__builtin_ctz(run)) : -1,
+		       t.calls, t.calls ? 100.0 * (double)t.idle_calls / (double)t.calls : 0.0,
+		       t.call_cycles ? 100.0 * (double)t.busy_cycles / (double)t.call_cycles : 0.0);
+	}
+	printf("services: balancer actions %" PRIu64 " (failed %" PRIu64 ")\n",
+	       hp_svc_moves(), hp_svc_move_failures());
+}
+
 /* Service-time model a policy reads for device d: --profile's section
  * for the device's role when the device is not modeled itself, else the
  * device's own (a modeled device's profile, a cpu worker's online
@@ -1407,6 +1661,33 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	}
 	r->n_dev = cfg->workers + (cfg->gpu != NULL ? 1 : 0);
 	need = 2 + r->n_dev + (cfg->src == HP_SRC_GEN ? 1 : 0);
+	if (cfg->stages_as_services) {
+		/* every stage runs on the listed service lcores */
+		if (cfg->n_service_cores == 0 || cfg->n_service_cores > HP_MAX_SERVICE_CORES) {
+			snprintf(err, errlen, "--service-cores needs 1..%d lcores",
+				 HP_MAX_SERVICE_CORES);
+			return -EINVAL;
+		}
+		for (i = 0; i < cfg->n_service_cores; i++) {
+			unsigned int lc = cfg->service_cores[i], k;
+
+			if (lc >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lc) ||
+			    lc == rte_get_main_lcore()) {
+				snprintf(err, errlen, "--service-cores: lcore %u is not an EAL worker lcore (the main lcore is %u; map more with --lcores)",
+					 lc, rte_get_main_lcore());
+				return -EINVAL;
+			}
+			for (k = 0; k < i; k++)
+				if (cfg->service_cores[k] == lc) {
+					snprintf(err, errlen, "--service-cores: lcore %u listed twice", lc);
+					return -EINVAL;
+				}
+		}
+		need = 0;
+	} else if (cfg->n_service_cores) {
+		snprintf(err, errlen, "--service-cores needs --stages-as-services");
+		return -EINVAL;
+	}
 	if (rte_lcore_count() < need) {
 		snprintf(err, errlen, "%u workers%s need %u lcores (main, scheduler%s, workers%s) but EAL has %u: map more with --lcores",
 			 cfg->workers, cfg->gpu ? " and a device" : "", need,
@@ -1582,7 +1863,16 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		snprintf(res->load_name[i], sizeof(res->load_name[i]), "%s",
 			 loop_load(r, i)->conf.name);
 
-	/* launch: scheduler, traffic, workers */
+	/* launch: scheduler, traffic, workers; or all of them as services */
+	if (cfg->stages_as_services) {
+		ret = stages_launch(r, err, errlen);
+		if (ret < 0)
+			goto stop;
+		launched_w = r->n_dev;
+		sched_launched = true;
+		traffic_launched = cfg->src == HP_SRC_GEN;
+		goto launched;
+	}
 	next = rte_get_main_lcore();
 	for (i = 0; i < r->n_dev; i++) {
 		ret = launch(&next, device_main, &r->dev[i], &r->dev[i].lcore, err, errlen);
@@ -1600,6 +1890,7 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 			goto stop;
 		traffic_launched = true;
 	}
+launched:
 
 	/* capacity: measured with the same app, unless given */
 	res->capacity_pps = cfg->capacity_pps;
@@ -1691,16 +1982,21 @@ stop:
 		wait_until(&r->tr->stopped, 1);
 	STORE(r->sched_quit, 1);
 	if (sched_launched)
-		rte_eal_wait_lcore(r->sched_lcore);
+		stage_join(r, &r->sc->done, r->sched_lcore);
 	else
 		STORE(r->sc->done, 1);
 	for (i = 0; i < launched_w; i++) {
 		STORE(r->dev[i].quit, 1);
-		rte_eal_wait_lcore(r->dev[i].lcore);
+		stage_join(r, &r->stage[i].done, r->dev[i].lcore);
 	}
 	STORE(r->sink_quit, 1);
 	if (traffic_launched)
-		rte_eal_wait_lcore(r->traffic_lcore);
+		stage_join(r, &r->stage[r->n_dev + 1].done, r->traffic_lcore);
+	if (r->svc_on) {
+		stages_report(r);
+		hp_svc_fini();
+		r->svc_on = false;
+	}
 	progress(r, &shown);
 	if (ret == 0 && sched_launched)
 		collect(r, res);

@@ -25,6 +25,8 @@
 
 enum hp_source_kind { HP_SRC_GEN, HP_SRC_PCAP, HP_SRC_AF_PACKET };
 
+#define HP_MAX_SERVICE_CORES 32	/* lib/svc manages up to 32 lcores */
+
 struct hp_run_cfg {
 	const char *app;
 	const char *sched;
@@ -60,6 +62,12 @@ struct hp_run_cfg {
 	const char *qtable;       /* --qtable FILE (qlearn) */
 	bool train;               /* qlearn training: random actions, write qtable */
 	double power_interval_s;  /* power sampler period (lib/power); 0: 1 s */
+	/* --stages-as-services (docs/svc.md): scheduler, devices and traffic
+	 * run as DPDK services on these service lcores, balanced by lib/svc */
+	bool stages_as_services;
+	unsigned int n_service_cores;
+	unsigned int service_cores[HP_MAX_SERVICE_CORES];
+	int svc_mode;             /* < 0: no balancing, else enum hp_svc_mode */
 	struct hp_imix imix;
 	struct hp_type_table types;
 	struct hp_task_cfg task;
