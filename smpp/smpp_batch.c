@@ -486,7 +486,7 @@ decode_framed(struct smpp_pdu *p, const uint8_t *in, unsigned flags)
 }
 
 static inline void decode_rec_framed(struct smpp_rec *r, const uint8_t *in,
-				     unsigned flags);
+				     unsigned flags, struct smpp_tlv_shape *sh);
 
 /* Decode the framed records [s, e): compact ones when j->rout is set. */
 static void *
@@ -495,12 +495,13 @@ decode_job(void *arg)
 	struct job *j = arg;
 	unsigned flags = j->ctx->cfg.flags;
 	size_t nerr = 0;
+	struct smpp_tlv_shape sh = { .command_id = 0 };
 
 	for (size_t i = j->s; i < j->e; i++) {
 		if (j->rout != NULL) {
 			struct smpp_rec *r = &j->rout->recs[i];
 
-			decode_rec_framed(r, j->in, flags);
+			decode_rec_framed(r, j->in, flags, &sh);
 			nerr += r->error != ESME_ROK;
 		} else {
 			struct smpp_pdu *p = &j->out->pdus[i];
@@ -672,11 +673,12 @@ emit_rec(void *arg, const uint8_t *in, const struct frame *f)
 /* decode_framed for a record: after a framing error the header as far as
  * present, the framing status and the fault at the PDU start. */
 static inline void
-decode_rec_framed(struct smpp_rec *r, const uint8_t *in, unsigned flags)
+decode_rec_framed(struct smpp_rec *r, const uint8_t *in, unsigned flags,
+		  struct smpp_tlv_shape *sh)
 {
 	uint16_t err = r->error;
 
-	smpp_decode_pdu_rec(in + r->pdu_off, r->len, flags, r);
+	smpp_decode_pdu_rec_sh(in + r->pdu_off, r->len, flags, r, sh);
 	if (err != ESME_ROK) {
 		r->error = err;
 		r->error_off = 0;
@@ -696,6 +698,7 @@ decode_rec_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 	unsigned flags = ctx->cfg.flags;
 	int plain = ctx->cfg.framing == SMPP_FRAME_PLAIN;
 	uint32_t max = ctx->cfg.max_pdu_len;
+	struct smpp_tlv_shape sh = { .command_id = 0 };
 	struct job tmpl = { .ctx = ctx, .in = in, .len = len, .rout = out };
 	size_t pos = 0;
 	struct frame f;
@@ -726,13 +729,13 @@ decode_rec_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 			r->pdu_off = (uint32_t)pos;
 			r->corr_len = 0;
 			r->elem_back = 0;
-			out->nerr += smpp_decode_pdu_rec(in + pos, cl, flags, r) != ESME_ROK;
+			out->nerr += smpp_decode_pdu_rec_sh(in + pos, cl, flags, r, &sh) != ESME_ROK;
 			pos += cl;
 			continue;
 		}
 		frame_at(&ctx->cfg, in, len, pos, &f);
 		rec_frame(r, &f);
-		decode_rec_framed(r, in, flags);
+		decode_rec_framed(r, in, flags, &sh);
 		out->nerr += r->error != ESME_ROK;
 		pos = f.next;
 	}

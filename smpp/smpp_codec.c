@@ -447,14 +447,69 @@ nul_from(uint64_t m0, uint64_t m1, uint32_t p)
 	return m1 != 0 ? p + (uint32_t)__builtin_ctzll(m1) : 128;
 }
 
+/*
+ * The fast path's TLV walk over [area, len): 0 with the count and whether
+ * message_payload is there, -1 for anything the full decoder must report.
+ * With rec, each header's place and tag/length word go into rec (inlined
+ * twice, so the walk without it carries no recording).
+ */
+static inline __attribute__((always_inline)) int
+tlv_walk(const uint8_t *b, uint32_t len, uint32_t area, unsigned flags,
+	 const struct smpp_pdu_desc *d, unsigned *pnt, int *has_payload,
+	 struct smpp_tlv_shape *rec)
+{
+	uint32_t pos = area;
+	unsigned nt = 0;
+	int pl = 0;
+
+	while (pos < len) {
+		const struct smpp_tlv_desc *td;
+		unsigned k;
+		uint16_t tag, tl;
+		uint32_t h;
+
+		if (len - pos < 4)
+			return -1;
+		h = be32(b + pos);          /* tag and length in one load */
+		tag = (uint16_t)(h >> 16);
+		tl = (uint16_t)h;
+		if (tl > len - pos - 4)
+			return -1;
+		k = smpp_tlv_lookup(tag);
+		if (k != 0) {
+			td = &smpp_tlv_tab[k - 1];
+			if (tl < td->min || tl > td->max ||
+			    ((flags & SMPP_F_STRICT) &&
+			     !(d->tlv_allowed & (UINT64_C(1) << (k - 1)))))
+				return -1;
+			pl |= tag == SMPP_TLV_MESSAGE_PAYLOAD;
+		} else if ((flags & SMPP_F_STRICT) && (tag < 0x1400 || tag > 0x3FFF)) {
+			return -1;
+		}
+		if (rec != NULL && nt < SMPP_SHAPE_MAX) {
+			rec->pos[nt] = (uint16_t)(pos - area);
+			rec->hdr[nt] = h;
+		}
+		nt++;
+		pos += 4u + tl;
+	}
+	*pnt = nt;
+	*has_payload = pl;
+	return 0;
+}
+
 /* submit_sm / deliver_sm (v3.4 4.4.1, 4.6.1): fields 0, 3, 6 (C-strings)
  * and 10, 11 (times) carry a NUL; test_smpp_batch checks this against the
  * table. */
 #define SM_NUL_MASK 0xC49u
 
 /*
- * Cost (2-vCPU Xeon VM, AVX-512, thesis mix in cache): ~20 ns per PDU
- * against smpp_decode_pdu's 49 ns plus the 224-octet record.  The common
+ * Cost (2-vCPU Xeon VM, AVX-512, thesis mix in cache, best of 3000 batch
+ * calls of 1000 PDUs, framing included): 15 ns per PDU without TLVs; with 5
+ * TLVs 19.8 ns when their headers repeat the previous PDU's (the batch
+ * loop's shape), 30.6 ns before the shape existed, 32.8 ns when every PDU
+ * misses it (4 and 5 TLVs alternating: 29.0 before); smpp_decode_pdu: 49 ns
+ * plus the 224-octet record.  The common
  * shape -- a submit_sm or deliver_sm that decodes cleanly -- in straight
  * code: one 128-octet NUL bitmap (two masked vector compares) locates all
  * five C-strings, the fixed 1-octet fields are not visited, the 18 lengths
@@ -466,12 +521,19 @@ int
 smpp_decode_pdu_rec(const uint8_t *b, uint32_t len, unsigned flags,
 		    struct smpp_rec *r)
 {
+	return smpp_decode_pdu_rec_sh(b, len, flags, r, NULL);
+}
+
+int
+smpp_decode_pdu_rec_sh(const uint8_t *b, uint32_t len, unsigned flags,
+		       struct smpp_rec *r, struct smpp_tlv_shape *sh)
+{
 	const struct smpp_pdu_desc *d;
 	const struct smpp_field_desc *f;
 	uint64_t m0, m1;
-	uint32_t id, n, w, p, e, l0, l3, l6, l10, l11, smlen, pos, area;
+	uint32_t id, n, w, p, e, l0, l3, l6, l10, l11, smlen, area;
 	unsigned nt = 0;
-	int has_payload = 0;
+	int has_payload = 0, rc;
 
 	if (len < SMPP_HEADER_LEN + 17)
 		return rec_slow(b, len, flags, r);
@@ -536,39 +598,46 @@ smpp_decode_pdu_rec(const uint8_t *b, uint32_t len, unsigned flags,
 	smlen = b[SMPP_HEADER_LEN + p];
 	if (smlen > f[17].max || smlen > n - p - 1)
 		return rec_slow(b, len, flags, r);
-	area = pos = SMPP_HEADER_LEN + p + 1 + smlen;
+	area = SMPP_HEADER_LEN + p + 1 + smlen;
 
-	while (pos < len) {
-		const struct smpp_tlv_desc *td;
-		unsigned k;
-		uint16_t tag, tl;
+	/* The TLV walk is a chain of dependent loads (~3.3 ns per TLV).  When
+	 * the previous PDU of the batch had the same TLV headers at the same
+	 * places (same area length and tag/length words), this walk would
+	 * repeat its steps and checks exactly: compare the words, all loads
+	 * independent, and take its count. */
+	if (sh != NULL && sh->command_id == id && sh->area_len == len - area) {
+		uint32_t x = 0;
 
-		uint32_t h;
-
-		if (len - pos < 4)
-			return rec_slow(b, len, flags, r);
-		h = be32(b + pos);          /* tag and length in one load */
-		tag = (uint16_t)(h >> 16);
-		tl = (uint16_t)h;
-		if (tl > len - pos - 4)
-			return rec_slow(b, len, flags, r);
-		k = smpp_tlv_lookup(tag);
-		if (k != 0) {
-			td = &smpp_tlv_tab[k - 1];
-			if (tl < td->min || tl > td->max ||
-			    ((flags & SMPP_F_STRICT) &&
-			     !(d->tlv_allowed & (UINT64_C(1) << (k - 1)))))
-				return rec_slow(b, len, flags, r);
-			has_payload |= tag == SMPP_TLV_MESSAGE_PAYLOAD;
-		} else if ((flags & SMPP_F_STRICT) && (tag < 0x1400 || tag > 0x3FFF)) {
-			return rec_slow(b, len, flags, r);
+		for (unsigned k = 0; k < sh->ntlv; k++)
+			x |= be32(b + area + sh->pos[k]) ^ sh->hdr[k];
+		if (x == 0) {
+			nt = sh->ntlv;
+			sh->misses = 0;
+			goto good;
 		}
-		nt++;
-		pos += 4u + tl;
 	}
+	/* A miss: walk, and record this PDU's shape -- after 8 misses in a row
+	 * only every 64th time, since recording costs a miss ~4 ns (a stale
+	 * shape stays right: it is some earlier PDU's whole walk). */
+	if (sh != NULL && (++sh->misses < 8 || (sh->misses & 63) == 0)) {
+		sh->command_id = 0;       /* rewritten by the walk */
+		rc = tlv_walk(b, len, area, flags, d, &nt, &has_payload, sh);
+	} else {
+		rc = tlv_walk(b, len, area, flags, d, &nt, &has_payload, NULL);
+		sh = NULL;
+	}
+	if (rc < 0)
+		return rec_slow(b, len, flags, r);
 	if (nt > UINT16_MAX || ((flags & SMPP_F_STRICT) && has_payload && smlen != 0))
 		return rec_slow(b, len, flags, r);
-
+	/* a shape with message_payload is not kept: its strict check also
+	 * depends on sm_length */
+	if (sh != NULL && nt <= SMPP_SHAPE_MAX && !has_payload) {
+		sh->command_id = id;
+		sh->area_len = len - area;
+		sh->ntlv = (uint16_t)nt;
+	}
+good:
 	r->len = len;
 	r->command_id = id;
 	r->command_status = be32(b + 8);

@@ -29,4 +29,23 @@ smpp_tlv_lookup(uint16_t tag)
 void smpp_rec_pack(const struct smpp_pdu *p, uint64_t base, struct smpp_rec *r)
 	__attribute__((visibility("hidden")));
 
+/* The TLV headers of the last PDU a batch loop decoded on the fast path
+ * (command id, area length, each header's place and tag/length word), for
+ * smpp_decode_pdu_rec_sh to recognise a PDU whose TLVs repeat them.
+ * command_id 0: empty. */
+#define SMPP_SHAPE_MAX 8
+struct smpp_tlv_shape {
+	uint32_t command_id;
+	uint32_t area_len;
+	uint32_t misses;          /* walks since the last hit */
+	uint16_t ntlv;
+	uint16_t pos[SMPP_SHAPE_MAX];
+	uint32_t hdr[SMPP_SHAPE_MAX];
+};
+
+/* smpp_decode_pdu_rec with a shape kept across calls (NULL: none). */
+int smpp_decode_pdu_rec_sh(const uint8_t *b, uint32_t len, unsigned flags,
+			   struct smpp_rec *r, struct smpp_tlv_shape *sh)
+	__attribute__((visibility("hidden")));
+
 #endif /* SMPP_PRIV_H */
