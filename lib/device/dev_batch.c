@@ -398,8 +398,9 @@ batch_start(struct hp_device *dev)
 	hp_load_start(&dev->load, p->t_start);
 }
 
-/* One pass: finished batches out, completions in, intake, flush checks. */
-static __rte_always_inline int
+/* One pass: finished batches out, completions in, intake, flush checks.
+ * The lcore loop (batch_main) and the service (.poll) call this one copy. */
+static int
 batch_pass(struct hp_device *dev)
 {
 	struct batch_priv *p = dev->priv;
@@ -478,12 +479,6 @@ batch_pass(struct hp_device *dev)
 }
 
 static int
-batch_poll(struct hp_device *dev)
-{
-	return batch_pass(dev);
-}
-
-static int
 batch_main(struct hp_device *dev)
 {
 	unsigned int idle_polls = 0;
@@ -503,7 +498,7 @@ static const struct hp_device_ops dev_batch_ops = {
 	.fini = batch_fini,
 	.main = batch_main,
 	.start = batch_start,
-	.poll = batch_poll,
+	.poll = batch_pass,
 	.predict = batch_predict,
 };
 

@@ -36,8 +36,9 @@ cpu_start(struct hp_device *dev)
 /* One pass: flush staging, dequeue a burst, run the chain, stage and
  * flush the output. One pass costs ~60 cycles of ring and stage work per
  * burst on top of the tasks (measured with the null task, bench/pipeline).
+ * The lcore loop (cpu_main) and the service (.poll) call this one copy.
  */
-static __rte_always_inline int
+static int
 cpu_pass(struct hp_device *dev)
 {
 	unsigned int burst = dev->env->burst;
@@ -74,12 +75,6 @@ cpu_pass(struct hp_device *dev)
 }
 
 static int
-cpu_poll(struct hp_device *dev)
-{
-	return cpu_pass(dev);
-}
-
-static int
 cpu_main(struct hp_device *dev)
 {
 	unsigned int idle_polls = 0;
@@ -110,7 +105,7 @@ static const struct hp_device_ops dev_cpu_ops = {
 	.init = cpu_init,
 	.main = cpu_main,
 	.start = cpu_start,
-	.poll = cpu_poll,
+	.poll = cpu_pass,
 	.predict = cpu_predict,
 };
 

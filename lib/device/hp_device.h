@@ -80,7 +80,7 @@ struct hp_device_ops {
 	void (*fini)(struct hp_device *dev);
 	/* The device's lcore loop: in -> chain -> out until quit is set and
 	 * nothing is left inside. It is start, then poll over and over (the
-	 * kind's own poll, inlined), pausing when a pass found nothing. */
+	 * kind's own poll function), pausing when a pass found nothing. */
 	int (*main)(struct hp_device *dev);
 	/* The same loop as a service (--stages-as-services, lib/svc): start
 	 * once before the first pass, then one pass per poll call, from any
