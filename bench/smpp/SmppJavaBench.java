@@ -23,7 +23,10 @@
  * them; a warm-up of --warm seconds first, then at least --reps rounds and
  * --secs seconds.  Reported: median and best PDUs/s over the rounds, and
  * the median over rounds of (this path / Cloudhopper in the same round),
- * which a loaded machine disturbs less than either rate alone.
+ * which a loaded machine disturbs less than either rate alone; for one
+ * thread also the same from the calling thread's CPU time (the time other
+ * processes held the core left out; so are the JVM's GC and JIT threads,
+ * which favours Cloudhopper, whose allocations the GC pays for).
  * Output: one tab-separated line per configuration (for run_java_bench.py).
  *
  *   java -Dhp.smpp.lib=.../libhpsmppjni.so -cp ... SmppJavaBench
@@ -36,6 +39,8 @@ import com.cloudhopper.smpp.pdu.SubmitSm;
 import com.cloudhopper.smpp.transcoder.DefaultPduTranscoder;
 import com.cloudhopper.smpp.transcoder.DefaultPduTranscoderContext;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -236,7 +241,19 @@ public final class SmppJavaBench {
         return System.nanoTime() * 1e-9;
     }
 
+    /* {median, max} of a[j] (b null: rates) or of a[j] / b[j] (per-round
+     * ratios). */
+    static double[] median(List<Double> a, List<Double> b) {
+        List<Double> q = new ArrayList<>();
+        for (int j = 0; j < a.size(); j++) {
+            q.add(b == null ? a.get(j) : a.get(j) / b.get(j));
+        }
+        q.sort(null);
+        return new double[] {q.get(q.size() / 2), q.get(q.size() - 1)};
+    }
+
     public static void main(String[] args) throws Exception {
+        ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
         int[] sizes = {1000, 10000, 100000, 1000000};
         int[] threads = {1, 2};
         double secs = 2, warm = 1;
@@ -252,7 +269,8 @@ public final class SmppJavaBench {
             }
         }
         ExecutorService pool = Executors.newFixedThreadPool(Arrays.stream(threads).max().getAsInt());
-        System.out.println("#impl\tbatch\tthreads\trounds\tmedian_pdus_s\tbest_pdus_s\tmedian_mb_s\tmedian_round_ratio_to_cloudhopper");
+        System.out.println("#impl\tbatch\tthreads\trounds\tmedian_pdus_s\tbest_pdus_s\tmedian_mb_s"
+                + "\tmedian_round_ratio_to_cloudhopper\tmedian_pdus_per_cpu_s\tmedian_round_cpu_ratio");
         for (int size : sizes) {
             for (int t : threads) {
                 SmppJavaBench b = new SmppJavaBench(size, t, pool);
@@ -265,31 +283,32 @@ public final class SmppJavaBench {
                     }
                     wr++;
                 }
-                List<List<Double>> rate = new ArrayList<>();
+                List<List<Double>> rate = new ArrayList<>(), cpuRate = new ArrayList<>();
                 for (int k = 0; k < IMPLS.length; k++) {
                     rate.add(new ArrayList<>());
+                    cpuRate.add(new ArrayList<>());
                 }
                 t0 = now();
                 int rounds = 0;
                 while (now() - t0 < secs || rounds < reps) {
                     for (int k = 0; k < IMPLS.length; k++) {
+                        long c = cpu.getCurrentThreadCpuTime();
                         double s = now();
                         sink += b.run(k);
                         rate.get(k).add(size / (now() - s));
+                        cpuRate.get(k).add(size / ((cpu.getCurrentThreadCpuTime() - c) * 1e-9));
                     }
                     rounds++;
                 }
                 for (int k = 0; k < IMPLS.length; k++) {
-                    List<Double> r = new ArrayList<>(rate.get(k));
-                    List<Double> q = new ArrayList<>();
-                    for (int j = 0; j < rounds; j++) {
-                        q.add(rate.get(k).get(j) / rate.get(0).get(j));
-                    }
-                    r.sort(null);
-                    q.sort(null);
-                    double med = r.get(r.size() / 2), best = r.get(r.size() - 1);
-                    System.out.printf("%s\t%d\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.3f%n", IMPLS[k], size, t,
-                            rounds, med, best, med * b.heap.length / size / 1e6, q.get(q.size() / 2));
+                    double[] r = median(rate.get(k), null);
+                    double[] q = median(rate.get(k), rate.get(0));
+                    double[] cr = median(cpuRate.get(k), null);
+                    double[] cq = median(cpuRate.get(k), cpuRate.get(0));
+                    /* CPU time: the calling thread's, so 1-thread rows only */
+                    System.out.printf("%s\t%d\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.3f\t%.0f\t%.3f%n",
+                            IMPLS[k], size, t, rounds, r[0], r[1], r[0] * b.heap.length / size / 1e6,
+                            q[0], t == 1 ? cr[0] : 0.0, t == 1 ? cq[0] : 0.0);
                 }
                 System.out.flush();
                 b.dec.close();

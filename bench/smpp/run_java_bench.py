@@ -67,10 +67,10 @@ def parse_tsv(text):
     for line in text.splitlines():
         if not line or line.startswith("#"):
             continue
-        impl, batch, thr, rounds, med, best, mbs, ratio = line.split("\t")
+        impl, batch, thr, rounds, med, best, mbs, ratio, cmed, cratio = line.split("\t")
         rows.append(dict(impl=impl, batch=int(batch), threads=int(thr), rounds=int(rounds),
                          med=float(med), best=float(best), mbs=float(mbs),
-                         ratio=float(ratio)))
+                         ratio=float(ratio), cmed=float(cmed), cratio=float(cratio)))
     return rows
 
 
@@ -134,20 +134,41 @@ def main():
                           jd["med"] / 1e6, jv["med"] / 1e6, jh["med"] / 1e6, jo["med"] / 1e6,
                           jd["ratio"], jv["ratio"], jh["ratio"], jo["ratio"]))
     detail = ["| impl | batch | threads | rounds | median PDUs/s | best PDUs/s | median MB/s | "
-              "median ratio to CH in the same round |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|"]
+              "median ratio to CH in the same round | median PDUs per CPU-s (1 thread) | "
+              "median CPU-time ratio to CH in the same round |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        detail.append("| %s | %d | %d | %d | %.0f | %.0f | %.1f | %.2f |" % (
+        detail.append("| %s | %d | %d | %d | %.0f | %.0f | %.1f | %.2f | %s | %s |" % (
             r["impl"], r["batch"], r["threads"], r["rounds"], r["med"], r["best"], r["mbs"],
-            r["ratio"]))
+            r["ratio"], "%.0f" % r["cmed"] if r["threads"] == 1 else "-",
+            "%.2f" % r["cratio"] if r["threads"] == 1 else "-"))
+    cpu_t = []
+    if 1 in thr:
+        cpu_t = ["| batch | Cloudhopper | JNI decode call | JNI views | JNI views from byte[] | "
+                 "JNI objects | C decode call / CH | JNI views / CH | JNI views from byte[] / CH | "
+                 "JNI objects / CH |",
+                 "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for s in sizes:
+            g = {k: by[(k, s, 1)] for k in ("cloudhopper", "jni-decode", "jni-views",
+                                              "jni-views-heap", "jni-objects")}
+            cpu_t.append("| %d | %.2f M | %.2f M | %.2f M | %.2f M | %.2f M | %.1fx | %.1fx | "
+                         "%.1fx | %.1fx |" % (
+                             s, g["cloudhopper"]["cmed"] / 1e6, g["jni-decode"]["cmed"] / 1e6,
+                             g["jni-views"]["cmed"] / 1e6, g["jni-views-heap"]["cmed"] / 1e6,
+                             g["jni-objects"]["cmed"] / 1e6, g["jni-decode"]["cratio"],
+                             g["jni-views"]["cratio"], g["jni-views-heap"]["cratio"],
+                             g["jni-objects"]["cratio"]))
     goals = []
     if 1 in thr:
         d1 = [by[("jni-decode", s, 1)]["ratio"] for s in sizes]
         c1 = [c[("rec", s, 1)] / by[("cloudhopper", s, 1)]["med"] for s in sizes
               if ("rec", s, 1) in c]
+        dc = [by[("jni-decode", s, 1)]["cratio"] for s in sizes]
         line = ("- C decoder vs Cloudhopper's decoder, one core each (goal >= 5x): the C batch "
                 "decoder behind one JNI call, paired with Cloudhopper round by round, "
-                "**%.1fx-%.1fx** over batches %s" % (min(d1), max(d1), ",".join(map(str, sizes))))
+                "wall clock **%s**, CPU time **%s** over batches %s" % (
+                    ", ".join("%.1fx" % x for x in d1), ", ".join("%.1fx" % x for x in dc),
+                    ",".join(map(str, sizes))))
         if c1:
             line += ("; bench_smpp's median over Cloudhopper's median at the same batch "
                      "(separate processes, not paired) %.1fx-%.1fx" % (min(c1), max(c1)))
@@ -156,13 +177,17 @@ def main():
         jv_r = [by[("jni-views", s, t)]["ratio"] for s in sizes]
         jh_r = [by[("jni-views-heap", s, t)]["ratio"] for s in sizes]
         jo_r = [by[("jni-objects", s, t)]["ratio"] for s in sizes]
-        goals.append("- JNI end to end in Java vs Cloudhopper, %d thread(s), paired by round "
-                     "(goal >= 3x), batches %s: views after copying into a direct buffer "
-                     "**%s**; views decoding the byte[] in place **%s**; materialising "
+        goals.append("- JNI end to end in Java vs Cloudhopper, %d thread(s), paired by round, "
+                     "wall clock (goal >= 3x), batches %s: views after copying into a direct "
+                     "buffer **%s**; views decoding the byte[] in place **%s**; materialising "
                      "Cloudhopper's objects %s." % (
                          t, ",".join(map(str, sizes)), ", ".join("%.1fx" % x for x in jv_r),
                          ", ".join("%.1fx" % x for x in jh_r),
                          ", ".join("%.1fx" % x for x in jo_r)))
+        if t == 1:
+            goals.append("  CPU time (1 thread): views after the copy **%s**; from byte[] **%s**." % (
+                ", ".join("%.1fx" % by[("jni-views", s, 1)]["cratio"] for s in sizes),
+                ", ".join("%.1fx" % by[("jni-views-heap", s, 1)]["cratio"] for s in sizes)))
     now = datetime.datetime.now(datetime.timezone.utc)
     try:
         load = " ".join(open("/proc/loadavg").read().split()[:3])
@@ -202,7 +227,13 @@ def main():
         "",
     ] + t1 + ["", "The 2-thread rows need both vCPUs; on this shared VM other work held "
               "them (load average above), so those rows show contention, not scaling.",
-              "", "## Goals (issue 5)", ""] + goals + [
+              ""] + (["## The same from CPU time, 1 thread (medians; ratios: medians of "
+                      "per-round ratios)", "",
+                      "The calling thread's CPU time per round (ThreadMXBean): the time other "
+                      "processes held the core is left out, and so is the work of the JVM's GC "
+                      "and JIT threads, which favours Cloudhopper (the GC pays for its "
+                      "allocations).", ""] + cpu_t + [""] if cpu_t else []) + [
+              "## Goals (issue 5)", ""] + goals + [
         "", "## Detail (Java)", ""] + detail + ["", "## C bench output", "", c_out])
     emit(text, a.out)
 
