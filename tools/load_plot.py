@@ -4,15 +4,31 @@
 experiment of Rydén & Näslund §3.1 / §4.4.
 
 The drop onset is the first step from which every step drops at least
---drop-ratio of its offered packets ("continuously drops"). Its offered rate
-is tvd, and the ideal load of a step is tvp / tvd (thesis eq. 4.4). For the
-bottleneck unit (the CPU, or loop, that is busiest at the onset; --unit to
-choose) each estimator is scored by its mean absolute error against the ideal
-over the steps whose ideal is 10..90 %, and by the offered rate at which it
-first reads 95 % (interpolated between steps) against tvd.
+--drop-ratio of its offered packets ("continuously drops"); its offered rate
+is tvd. The ideal load of a step is its offered rate over the unit's
+saturation capacity C, which is measured without any estimator:
 
-usage: load_plot.py ramp.csv [-o ramp.png] [--unit core1|cpu0|...] [--json F]
+  --capacity cpu (default): C = median, over the steps from the onset on
+      (the unit is saturated there), of delivered pps / the share of wall
+      time the kernel ran the unit's threads (ramp.csv's <unit>_os_cpu,
+      from schedstat): packets per CPU-second of the saturated unit. A
+      unit that loses CPU time to other threads, or to the kernel's
+      real-time throttling, is judged against the CPU it would have had.
+      Falls back to `delivered` where the kernel's view is missing.
+  --capacity delivered: C = median delivered pps of those steps.
+  --capacity onset: C = tvd (thesis eq. 4.4: ideal = tvp / tvd).
+
+For the bottleneck unit (the CPU, or loop, that is busiest at the onset;
+--unit to choose) each estimator is scored by its mean absolute error
+against the ideal over the steps whose ideal is 10..90 % (also against
+offered / (C x the share of the step the kernel let the unit run), the
+load on the CPU time it had), and by the offered rate at which it first
+reads 95 % (interpolated between steps) against tvd.
+
+usage: load_plot.py ramp.csv [-o ramp.png] [--unit core1|cpu0|...]
+                    [--capacity cpu|delivered|onset] [--json F]
 """
+import statistics
 import argparse
 import csv
 import json
@@ -68,16 +84,42 @@ def crossing(rows, key, level=0.95):
     return None
 
 
-def score(rows, unit, tvd):
+def capacity(rows, on, unit, method):
+    """Saturation capacity of the unit (pps) and how it was found."""
+    sat = rows[on:]
+    dl = statistics.median(r["delivered_pps"] for r in sat)
+    if method == "onset":
+        return rows[on]["offered_pps"], "onset: offered rate of the drop onset (thesis eq. 4.4)"
+    col = f"{unit}_os_cpu"
+    if method == "cpu" and col in rows[0] and all(r[col] > 0 for r in sat):
+        return (statistics.median(r["delivered_pps"] / r[col] for r in sat),
+                f"cpu: median over the {len(sat)} steps from the onset of delivered pps / "
+                f"the kernel's CPU share of {unit} (median share "
+                f"{statistics.median(r[col] for r in sat):.3f}, delivered {dl:.1f} pps)")
+    return dl, f"delivered: median delivered pps over the {len(sat)} steps from the onset"
+
+
+def avail(r, unit):
+    """Share of the step's time the unit's CPU was there for it, by the
+    kernel's schedstat (1 - time its loops waited runnable); 1 if unknown."""
+    w = r.get(f"{unit}_os_wait", -1)
+    return 1 - w if isinstance(w, float) and 0 <= w < 1 else 1.0
+
+
+def score(rows, unit, tvd, cap):
     out = {}
     for key, label in EST:
         col = f"{unit}_{key}"
-        errs = [abs(r[col] - r["offered_pps"] / tvd) for r in rows
-                if 0.1 - 1e-9 <= r["offered_pps"] / tvd <= 0.9 + 1e-9]
+        steps = [r for r in rows if 0.1 - 1e-9 <= r["offered_pps"] / cap <= 0.9 + 1e-9]
+        errs = [abs(r[col] - r["offered_pps"] / cap) for r in steps]
+        # the same against the load on the CPU time the unit had (a loop
+        # that lost 5 % of a step to other threads was that much busier)
+        errs_av = [abs(r[col] - r["offered_pps"] / (cap * avail(r, unit))) for r in steps]
         x = crossing(rows, col)
         out[key] = {
             "label": label,
             "mae_points": 100 * sum(errs) / len(errs) if errs else None,
+            "mae_avail_points": 100 * sum(errs_av) / len(errs_av) if errs_av else None,
             "steps": len(errs),
             "cross95_pps": x,
             "cross95_vs_onset": (x - tvd) / tvd if x is not None else None,
@@ -92,6 +134,8 @@ def main():
     ap.add_argument("--unit", default="auto", help="core<N> or a loop name [auto]")
     ap.add_argument("--drop-ratio", type=float, default=0.001,
                     help="share of dropped packets that counts as dropping [0.001]")
+    ap.add_argument("--capacity", choices=("cpu", "delivered", "onset"), default="cpu",
+                    help="how the saturation capacity of the ideal line is measured [cpu]")
     ap.add_argument("--json", help="write the scores as JSON here")
     ap.add_argument("--title", default="")
     a = ap.parse_args()
@@ -117,17 +161,23 @@ def main():
            "onset_step": int(rows[on]["step"]) if on is not None else None,
            "sporadic_drop_steps": [int(r["step"]) for i, r in enumerate(rows)
                                    if r["drops"] > 0 and (on is None or i < on)]}
+    cap = None
     if tvd is not None:
-        res["scores"] = score(rows, unit, tvd)
+        cap, how = capacity(rows, on, unit, a.capacity)
+        res["capacity_pps"], res["capacity_method"] = cap, how
+        res["scores"] = score(rows, unit, tvd, cap)
     print(f"unit {unit}; drop onset: " +
           (f"{tvd / 1e6:.4f} Mpps (step {res['onset_step']})" if tvd else "none (no step drops continuously)"))
+    if cap:
+        print(f"  capacity {cap / 1e6:.4f} Mpps ({how})")
     if tvd is not None:
-        print(f"  {'estimator':22s} {'MAE 10-90 %':>12s} {'95 % at':>12s} {'vs onset':>9s}")
+        print(f"  {'estimator':22s} {'MAE 10-90 %':>12s} {'(CPU had)':>10s} {'95 % at':>12s} {'vs onset':>9s}")
         for key, s in res["scores"].items():
             mae = f"{s['mae_points']:.1f} pts" if s["mae_points"] is not None else "n/a"
+            mav = f"{s['mae_avail_points']:.1f} pts" if s["mae_avail_points"] is not None else "n/a"
             x = f"{s['cross95_pps'] / 1e6:.4f} M" if s["cross95_pps"] else "never"
             d = f"{100 * s['cross95_vs_onset']:+.1f} %" if s["cross95_vs_onset"] is not None else ""
-            print(f"  {s['label']:22s} {mae:>12s} {x:>12s} {d:>9s}")
+            print(f"  {s['label']:22s} {mae:>12s} {mav:>10s} {x:>12s} {d:>9s}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)
@@ -142,8 +192,8 @@ def main():
         for (key, label), style in zip(EST, ["s-", "^-", "o-"]):
             ax1.plot(x, [100 * r[f"{unit}_{key}"] for r in rows], style, label=label)
         if tvd:
-            ax1.plot(x, [100 * r["offered_pps"] / tvd for r in rows], "k--",
-                     label="ideal tvp/tvd, eq. 4.4")
+            ax1.plot(x, [100 * r["offered_pps"] / cap for r in rows], "k--",
+                     label=f"ideal: offered / capacity {cap / 1e6:.4f} Mpps ({a.capacity})")
             for ax in (ax1, ax2):
                 ax.axvline(tvd / 1e6, color="red", lw=0.8, ls=":")
         ax1.axhline(95, color="grey", lw=0.6, ls=":")

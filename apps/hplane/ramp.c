@@ -3,7 +3,10 @@
  * then the per-second trace rows merged step by step. Rows are merged
  * exactly for (a) and (b) (raw counter deltas) and time-weighted for (c);
  * the first settle_s of each step and rows that straddle two steps are
- * left out, so every step is measured at one offered rate.
+ * left out, so every step is measured at one offered rate. Per CPU the
+ * CSV also has the kernel's share of time its loops ran (os_cpu), which
+ * tools/load_plot.py uses for the saturation capacity, independently of
+ * the estimators.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -135,19 +138,31 @@ cpus_of(const struct hp_run_result *res, int *loop_cpu, int *cpu)
 	return n;
 }
 
+/* Sums over the loops on one CPU: the estimators, and the kernel's
+ * share of time those threads ran and waited for the CPU (-1 when the
+ * kernel's view was not read). */
 static void
 cpu_sum(const struct hp_run_result *res, const struct step *st,
-	const int *loop_cpu, int cpu, double *a, double *b, double *c)
+	const int *loop_cpu, int cpu, double *est, double *os)
 {
 	unsigned int i;
 
-	*a = *b = *c = 0;
-	for (i = 0; i < res->n_load; i++)
-		if (loop_cpu[i] == cpu) {
-			*a += st->load[i].polls;
-			*b += st->load[i].busy;
-			*c += st->load[i].load;
+	est[0] = est[1] = est[2] = os[0] = os[1] = 0;
+	for (i = 0; i < res->n_load; i++) {
+		const struct hp_load_row *l = &st->load[i];
+
+		if (loop_cpu[i] != cpu)
+			continue;
+		est[0] += l->polls;
+		est[1] += l->busy;
+		est[2] += l->load;
+		if (l->d_os_ns == 0 || os[0] < 0) {
+			os[0] = os[1] = -1;
+			continue;
 		}
+		os[0] += (double)l->d_os_run / (double)l->d_os_ns;
+		os[1] += (double)l->d_os_wait / (double)l->d_os_ns;
+	}
 }
 
 static void
@@ -226,7 +241,8 @@ hp_ramp_report(const struct hp_ramp *rp, const struct hp_run_cfg *cfg,
 	for (l = 0; l < res->n_load; l++)
 		hp_load_csv_head(f, res->load_name[l]);
 	for (l = 0; l < ncpu; l++)
-		fprintf(f, ",core%d_a_polls,core%d_b_busy,core%d_c_load", cpu[l], cpu[l], cpu[l]);
+		fprintf(f, ",core%d_a_polls,core%d_b_busy,core%d_c_load,core%d_os_cpu,core%d_os_wait",
+			cpu[l], cpu[l], cpu[l], cpu[l], cpu[l]);
 	fprintf(f, "\n");
 	printf("\n=== ramp: app %s, capacity %.3f Mpps; per step (c) load / (b) busy / (a) polls ===\n",
 	       cfg->app, res->capacity_pps / 1e6);
@@ -247,10 +263,10 @@ hp_ramp_report(const struct hp_ramp *rp, const struct hp_run_cfg *cfg,
 		for (l = 0; l < res->n_load; l++)
 			hp_load_csv_cols(f, &st->load[l]);
 		for (l = 0; l < ncpu; l++) {
-			double a, b, c;
+			double est[3], os[2];
 
-			cpu_sum(res, st, loop_cpu, cpu[l], &a, &b, &c);
-			fprintf(f, ",%.4f,%.4f,%.4f", a, b, c);
+			cpu_sum(res, st, loop_cpu, cpu[l], est, os);
+			fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.4f", est[0], est[1], est[2], os[0], os[1]);
 		}
 		fprintf(f, "\n");
 		printf("  %-8.4g %8.3f M %6.1f%% %9" PRIu64, target, off / 1e6,

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -45,6 +46,7 @@ struct shared {
 	uint64_t offered, dropped;
 	uint64_t items;         /* worker: items done (cost mode) */
 	uint64_t polls;
+	uint64_t cpu_ns;        /* worker: its thread's CPU time (cost mode) */
 	struct hp_load ld;
 };
 
@@ -95,6 +97,18 @@ gen_main(void *arg)
 	return 0;
 }
 
+/* CPU time of the calling thread: the cost runs divide by it, so time
+ * the thread was preempted (other tenants of a shared machine) is not
+ * charged to either variant. */
+static uint64_t
+thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* The measured loop, with or without counters. refill: put items back
  * (saturated cost runs). */
 #define WORKER(NAME, COUNT)						\
@@ -103,7 +117,7 @@ NAME(void *arg)								\
 {									\
 	void *objs[BURST];						\
 	bool refill = arg != NULL;					\
-	uint64_t items = 0, polls = 0;					\
+	uint64_t items = 0, polls = 0, c0 = thread_ns();		\
 									\
 	if (COUNT)							\
 		hp_load_start(&sh.ld, rte_rdtsc());			\
@@ -130,6 +144,7 @@ NAME(void *arg)								\
 	}								\
 	sh.items = items;						\
 	sh.polls = polls;						\
+	sh.cpu_ns = thread_ns() - c0;					\
 	return 0;							\
 }
 WORKER(worker_count, 1)
@@ -230,7 +245,6 @@ cost_run(unsigned int wl, lcore_function_t *fn, bool saturated, double secs)
 	struct hp_load_conf c = { .name = "cost", .max_batch = BURST };
 	void *objs[RING];
 	unsigned int i, n;
-	uint64_t t0, t1;
 
 	hp_load_init(&sh.ld, &c);
 	rte_ring_reset(sh.ring);
@@ -241,14 +255,12 @@ cost_run(unsigned int wl, lcore_function_t *fn, bool saturated, double secs)
 		RTE_SET_USED(n);
 	}
 	sh.quit = 0;
-	t0 = rte_rdtsc();
 	rte_eal_remote_launch(fn, saturated ? (void *)1 : NULL, wl);
 	usleep((useconds_t)(secs * 1e6));
 	__atomic_store_n(&sh.quit, 1, __ATOMIC_RELEASE);
 	rte_eal_wait_lcore(wl);
-	t1 = rte_rdtsc();
-	return (double)(saturated ? sh.items : sh.polls) * (double)rte_get_tsc_hz() /
-		(double)(t1 - t0);
+	/* per second of the worker's own CPU time */
+	return sh.cpu_ns ? (double)(saturated ? sh.items : sh.polls) * 1e9 / (double)sh.cpu_ns : 0;
 }
 
 static void
@@ -257,7 +269,7 @@ cost(unsigned int wl, double secs, unsigned int rounds)
 	static const uint64_t costs[] = { 0, 200, 2000 };
 	unsigned int k, r;
 
-	printf("cost of the counters: worker loop with vs without hp_load_poll(), %u alternating rounds of %.1f s, medians\n",
+	printf("cost of the counters: worker loop with vs without hp_load_poll(), %u alternating rounds of %.1f s, medians, per second of the worker thread's CPU time\n",
 	       rounds, secs);
 	printf("  %-22s %14s %14s %9s\n", "case", "with", "without", "cost");
 	for (k = 0; k <= sizeof(costs) / sizeof(costs[0]); k++) {

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -81,6 +83,7 @@ snap_own(const struct hp_load *ld, struct hp_load_raw *r)
 	r->outlier_cycles = ld->outlier_cycles;
 	r->cpu_shared = ld->cpu_shared;
 	r->warn_count = ld->warn_count;
+	r->os_ns = r->os_run_ns = r->os_wait_ns = 0;
 	for (k = 0; k < HP_LOAD_HIST; k++) {
 		r->hn[k] = ld->hist[k].n;
 		r->hcyc[k] = ld->hist[k].cyc;
@@ -105,6 +108,7 @@ hp_load_read(const struct hp_load *ld, struct hp_load_raw *r)
 	r->outlier_cycles = RD(ld->outlier_cycles);
 	r->cpu_shared = RD(ld->cpu_shared);
 	r->warn_count = RD(ld->warn_count);
+	r->os_ns = r->os_run_ns = r->os_wait_ns = 0; /* hp_load_row_take's */
 	for (k = 0; k < HP_LOAD_HIST; k++) {
 		r->hn[k] = RD(ld->hist[k].n);
 		r->hcyc[k] = RD(ld->hist[k].cyc);
@@ -118,6 +122,9 @@ hp_load_start(struct hp_load *ld, uint64_t now)
 {
 	unsigned int lc = rte_lcore_id();
 
+	/* once, before the loop: lets the reporting thread read the
+	 * kernel's accounting of this thread (hp_load_row_take) */
+	__atomic_store_n(&ld->tid, (int)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	if (lc < RTE_MAX_LCORE) {
 		rte_cpuset_t cs = rte_lcore_cpuset(lc);
 		int cpu;

@@ -79,8 +79,12 @@ struct hp_load_raw {
 	uint64_t outlier_cycles; /* their time, and long pauses between
 				    iterations of a loop that never yields:
 				    the CPU was taken away */
-	uint64_t warn_count;
-	bool cpu_shared;       /* another registered loop runs on this CPU */   /* the owner's warnings so far */
+	uint64_t warn_count;   /* the owner's warnings so far */
+	bool cpu_shared;       /* another registered loop runs on this CPU */
+	/* The kernel's view of the owning thread (hp_load_row_take fills
+	 * these; 0 when not read): CLOCK_MONOTONIC, and from schedstat the
+	 * time it ran and the time it waited runnable for a CPU. */
+	uint64_t os_ns, os_run_ns, os_wait_ns;
 	uint64_t hn[HP_LOAD_HIST], hcyc[HP_LOAD_HIST], hpkts[HP_LOAD_HIST];
 };
 
@@ -125,6 +129,7 @@ struct hp_load {
 	double trend_load, trend_slope;
 	bool trend_init, warned;
 	uint64_t warn_count;
+	int tid;                   /* the owner's thread id (hp_load_start), 0 unknown */
 	rte_seqcount_t est_sc;
 	struct hp_load_est est;    /* the last closed window */
 } __rte_cache_aligned;
@@ -226,12 +231,17 @@ struct hp_load_row {
 	double polls, busy, load, headroom, projected;
 	double cycles_per_pkt, sat_cycles_per_pkt;
 	uint64_t d_total, d_busy, d_polls, d_empty, d_pkts, d_lost;
+	/* the kernel's view (schedstat), independent of the counters:
+	 * wall ns covered, ns the thread ran, ns it waited for a CPU */
+	uint64_t d_os_ns, d_os_run, d_os_wait;
 	uint64_t warn_count;
 	bool warn_new;  /* a warning fired during this row */
 	int cpu;
 };
 
-/* Reads ld, fills row from the window prev -> now, moves prev to now. */
+/* Reads ld, fills row from the window prev -> now, moves prev to now.
+ * Also reads the owning thread's schedstat (one small /proc read: this
+ * runs once a row, never in a polling iteration). */
 void hp_load_row_take(const struct hp_load *ld, struct hp_load_raw *prev,
 		      struct hp_load_row *row);
 /* Merges rows (same loop, consecutive) into one. */

@@ -4,10 +4,47 @@
  * on the thread that writes the row (the scheduler lcore, once a second),
  * never in a polling iteration.
  */
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hp_load.h"
+
+/* The kernel's accounting of thread tid (/proc/self/task/TID/schedstat:
+ * ns on a CPU, ns runnable but waiting for one): an outside view of how
+ * much CPU the loop had, independent of its own counters. Leaves the
+ * fields 0 where it cannot be read (no tid, no procfs). */
+static void
+os_read(int tid, struct hp_load_raw *r)
+{
+	char path[64], buf[128];
+	struct timespec ts;
+	uint64_t run, wait;
+	ssize_t n;
+	int fd;
+
+	r->os_ns = r->os_run_ns = r->os_wait_ns = 0;
+	if (tid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &wait) != 2 ||
+	    clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return;
+	r->os_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	r->os_run_ns = run;
+	r->os_wait_ns = wait;
+}
 
 void
 hp_load_row_take(const struct hp_load *ld, struct hp_load_raw *prev,
@@ -17,7 +54,14 @@ hp_load_row_take(const struct hp_load *ld, struct hp_load_raw *prev,
 	struct hp_load_est e;
 
 	hp_load_read(ld, &now);
+	os_read(__atomic_load_n(&ld->tid, __ATOMIC_RELAXED), &now);
 	memset(row, 0, sizeof(*row));
+	if (prev->os_ns && now.os_ns > prev->os_ns && now.os_run_ns >= prev->os_run_ns &&
+	    now.os_wait_ns >= prev->os_wait_ns) {
+		row->d_os_ns = now.os_ns - prev->os_ns;
+		row->d_os_run = now.os_run_ns - prev->os_run_ns;
+		row->d_os_wait = now.os_wait_ns - prev->os_wait_ns;
+	}
 	row->cpu = ld->conf.cpu;
 	row->warn_count = now.warn_count;
 	row->warn_new = now.warn_count > prev->warn_count;
@@ -64,6 +108,9 @@ hp_load_row_merge(struct hp_load_row *acc, const struct hp_load_row *r)
 	acc->d_empty += r->d_empty;
 	acc->d_pkts += r->d_pkts;
 	acc->d_lost += r->d_lost;
+	acc->d_os_ns += r->d_os_ns;
+	acc->d_os_run += r->d_os_run;
+	acc->d_os_wait += r->d_os_wait;
 	acc->warn_new |= r->warn_new;
 	acc->warn_count = r->warn_count;
 	acc->cpu = r->cpu;
@@ -89,8 +136,8 @@ hp_load_row_str(char *buf, size_t len, const char *name,
 void
 hp_load_csv_head(FILE *f, const char *name)
 {
-	fprintf(f, ",%s_a_polls,%s_b_busy,%s_c_load,%s_headroom,%s_projected,%s_cyc_per_item,%s_sat_cyc_per_item,%s_stolen,%s_warn",
-		name, name, name, name, name, name, name, name, name);
+	fprintf(f, ",%s_a_polls,%s_b_busy,%s_c_load,%s_headroom,%s_projected,%s_cyc_per_item,%s_sat_cyc_per_item,%s_stolen,%s_warn,%s_os_cpu,%s_os_wait",
+		name, name, name, name, name, name, name, name, name, name, name);
 }
 
 void
@@ -101,4 +148,11 @@ hp_load_csv_cols(FILE *f, const struct hp_load_row *row)
 		row->sat_cycles_per_pkt,
 		row->d_total ? (double)row->d_lost / (double)row->d_total : 0,
 		row->warn_new ? 1 : 0);
+	/* the kernel's view: share of wall time on a CPU, and waiting for
+	 * one (another thread had it); -1 where it was not read */
+	if (row->d_os_ns)
+		fprintf(f, ",%.4f,%.4f", (double)row->d_os_run / (double)row->d_os_ns,
+			(double)row->d_os_wait / (double)row->d_os_ns);
+	else
+		fprintf(f, ",-1,-1");
 }

@@ -169,7 +169,7 @@ def test_plot_tool_scores(tmp_path):
     f.write_text("\n".join(lines) + "\n")
     js = tmp_path / "s.json"
     p = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f), "--json",
-                        str(js), "-o", str(tmp_path / "r.png")],
+                        str(js), "-o", str(tmp_path / "r.png"), "--capacity", "onset"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     s = json.loads(js.read_text())
@@ -183,6 +183,25 @@ def test_plot_tool_scores(tmp_path):
     assert sc["b_busy"]["cross95_vs_onset"] < sc["c_load"]["cross95_vs_onset"] < 0
     assert sc["a_polls"]["cross95_pps"] == pytest.approx(0.7e6 + 0.1e6 * 0.94 / 0.99, rel=1e-6)
     assert (tmp_path / "r.png").stat().st_size > 1000
+    # capacity from the kernel's CPU share: the saturated steps (0.8..1.0 M)
+    # delivered 0.76 M on 95 % of the CPU -> 0.8 M per CPU-second
+    rows = [l.split(",") for l in lines[2:]]
+    lines2 = [lines[0], head + ",core1_os_cpu,core1_os_wait"]
+    for r in rows:
+        off = float(r[2])
+        dl = off if off < 0.8e6 else 0.76e6
+        lines2.append(",".join(r[:4] + [str(dl)] + r[5:] + [str(0.95 if off >= 0.8e6 else 0.5), "0"]))
+    f2 = tmp_path / "ramp2.csv"
+    f2.write_text("\n".join(lines2) + "\n")
+    p = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f2), "--json", str(js)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    s = json.loads(js.read_text())
+    assert s["capacity_pps"] == pytest.approx(0.8e6, rel=1e-9) and "cpu:" in s["capacity_method"]
+    assert s["scores"]["c_load"]["mae_points"] == pytest.approx(2.0, abs=1e-6)
+    p = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f2), "--json", str(js),
+                        "--capacity", "delivered"], capture_output=True, text=True, timeout=120)
+    assert json.loads(js.read_text())["capacity_pps"] == pytest.approx(0.76e6, rel=1e-9)
     bad = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f), "--unit", "nope"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no unit nope" in bad.stderr
