@@ -172,6 +172,8 @@ def main():
         if c1:
             line += ("; bench_smpp's median over Cloudhopper's median at the same batch "
                      "(separate processes, not paired) %.1fx-%.1fx" % (min(c1), max(c1)))
+        bd = [by[("jni-decode", s, 1)]["best"] / by[("cloudhopper", s, 1)]["best"] for s in sizes]
+        line += ("; best round over best round %s" % ", ".join("%.1fx" % x for x in bd))
         goals.append(line + ".")
     for t in thr:
         jv_r = [by[("jni-views", s, t)]["ratio"] for s in sizes]
@@ -188,6 +190,12 @@ def main():
             goals.append("  CPU time (1 thread): views after the copy **%s**; from byte[] **%s**." % (
                 ", ".join("%.1fx" % by[("jni-views", s, 1)]["cratio"] for s in sizes),
                 ", ".join("%.1fx" % by[("jni-views-heap", s, 1)]["cratio"] for s in sizes)))
+            goals.append("  Best round over Cloudhopper's best round (1 thread): views after the "
+                         "copy %s; from byte[] %s." % tuple(
+                             ", ".join("%.1fx" % (by[(k, s, 1)]["best"] /
+                                                  by[("cloudhopper", s, 1)]["best"])
+                                       for s in sizes)
+                             for k in ("jni-views", "jni-views-heap")))
     now = datetime.datetime.now(datetime.timezone.utc)
     try:
         load = " ".join(open("/proc/loadavg").read().split()[:3])
