@@ -125,6 +125,8 @@ struct hp_aflow {            /* per flow and task: where its packets are */
 	uint8_t dev;
 	uint16_t inflight;
 	uint32_t skip_round;     /* a packet of it was skipped in this pass */
+	uint64_t t_last;         /* TSC of its last placement */
+	double gap;              /* EWMA of cycles between placements */
 };
 
 #define HP_A_BUCKETS (HP_MAX_TYPES + 1)

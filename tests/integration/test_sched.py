@@ -51,6 +51,17 @@ def test_policies_no_loss(hplane, tmp_path, sched, gran):
     for t in s["task_share"]:
         assert abs(sum(t.values()) - 100) < 0.01, s["task_share"]
     assert all(d["modeled"] for d in s["devices"])
+    # order before the window (RFC 4737) and the thesis's failed reorders
+    ro = s["reorder"]
+    assert 0 <= ro["arrived_out_of_order"] <= ro["packets"], ro
+    assert abs(ro["arrived_in_order_pct"] -
+               100 * (1 - ro["arrived_out_of_order"] / ro["packets"])) < 0.01, ro
+    assert abs(ro["restored_pct"] -
+               100 * (ro["packets"] - ro["late"] - ro["drained"]) / ro["packets"]) < 0.01, ro
+    assert "arrived_in_order_pct" in (out / "trace.csv").read_text().splitlines()[0]
+    if sched == "rr":
+        # round robin spreads every flow over devices of different speed
+        assert ro["arrived_out_of_order"] > 0, ro
     if sched == "static" and gran == "task":
         # Algorithm 2: every LDPC step on the accelerator
         assert share(s, 0) == 100.0, s["task_share"]
@@ -59,6 +70,7 @@ def test_policies_no_loss(hplane, tmp_path, sched, gran):
     if sched == "adaptive":
         # flows that need order stay on one device while in flight
         assert s["reorder"]["late"] == 0 and s["reorder"]["window_drains"] == 0, s["reorder"]
+        assert ro["arrived_out_of_order"] == 0 and ro["drained"] == 0, ro
     # power: every modeled device has a modeled figure between idle and busy
     p = s["power"]
     assert len([x for x in p["sources"] if x["modeled"]]) == 3

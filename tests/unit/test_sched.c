@@ -586,6 +586,83 @@ test_adaptive_affinity_and_plan(void **state)
 	hp_adaptive_free(&a);
 }
 
+/* Full accelerator batches, heavy order-needing flows, and a flow whose
+ * device is beyond its horizon. */
+static void
+test_adaptive_batches_and_flows(void **state)
+{
+	struct plat p;
+	struct hp_adaptive a;
+	struct hp_sched_pkt q;
+	struct hp_aflow *f;
+	char err[256];
+
+	(void)state;
+	plat_init(&p, false);
+	assert_int_equal(hp_adaptive_setup(&a, &p.s, 1024, err, sizeof(err)), 0);
+	/* the accelerator past its horizon in work (its packets cost more
+	 * than the IMIX mean) but its third batch not full: it still takes
+	 * packets, so that batch leaves full; the CPUs are past theirs */
+	a.backlog[0] = 1.1 * a.horizon[0];
+	a.backlog[1] = 1.1 * a.horizon[1];
+	a.backlog[2] = 1.2 * a.horizon[2];
+	p.dev[2].queued = 300;
+	q = pkt(1500, false, 0, 0);
+	assert_int_equal(hp_adaptive_decide(&a, &p.s, &q), 2);
+	p.dev[2].queued = 3 * 128; /* three full batches: wait */
+	assert_int_equal(hp_adaptive_decide(&a, &p.s, &q), HP_SCHED_SKIP);
+	hp_adaptive_free(&a);
+
+	/* idle devices: a light order-needing flow's small packet finishes
+	 * first on a CPU worker; a heavy one (a packet every 100 us, more
+	 * than half a CPU worker at ~565 us each) starts on the accelerator */
+	assert_int_equal(hp_adaptive_setup(&a, &p.s, 1024, err, sizeof(err)), 0);
+	q = pkt(300, true, 0, 0);
+	q.flow_slot = 3;
+	f = &a.flows[3 * HP_MAX_TASKS];
+	f->t_last = 1;
+	f->gap = (double)HZ / 10;
+	assert_true(hp_adaptive_decide(&a, &p.s, &q) < 2);
+	hp_adaptive_free(&a);
+	assert_int_equal(hp_adaptive_setup(&a, &p.s, 1024, err, sizeof(err)), 0);
+	f = &a.flows[3 * HP_MAX_TASKS];
+	f->t_last = 1;
+	f->gap = (double)HZ / 10000;
+	assert_int_equal(hp_adaptive_decide(&a, &p.s, &q), 2);
+	/* ... and the placements teach it: a flow placed every 100 us turns
+	 * heavy by itself */
+	hp_adaptive_free(&a);
+	assert_int_equal(hp_adaptive_setup(&a, &p.s, 1024, err, sizeof(err)), 0);
+	f = &a.flows[3 * HP_MAX_TASKS];
+	for (int i = 0; i < 100; i++) { /* EWMA 1/8: (7/8)^100 of 1 s left */
+		int d = hp_adaptive_decide(&a, &p.s, &q);
+
+		assert_true(d >= 0);
+		hp_adaptive_done(&a, &p.s, &q, (unsigned int)d, HP_MAX_TASKS);
+		a.backlog[0] = a.backlog[1] = a.backlog[2] = 0;
+		p.s.now += HZ / 10000;
+	}
+	assert_true(f->gap < (double)HZ / 5000);
+	assert_int_equal(hp_adaptive_decide(&a, &p.s, &q), 2);
+	hp_adaptive_free(&a);
+
+	/* a light flow on CPU worker 0, which is now past its horizon: the
+	 * packet waits (its flow's packets there drain, then it may move) */
+	assert_int_equal(hp_adaptive_setup(&a, &p.s, 1024, err, sizeof(err)), 0);
+	f = &a.flows[3 * HP_MAX_TASKS];
+	f->t_last = 1;
+	f->gap = (double)HZ / 10;
+	f->dev = 0;
+	f->inflight = 1;
+	a.backlog[0] = 1.2 * a.horizon[0];
+	p.s.round = 1;
+	assert_int_equal(hp_adaptive_decide(&a, &p.s, &q), HP_SCHED_SKIP);
+	a.backlog[0] = 0.5 * a.horizon[0];
+	p.s.round = 2;
+	assert_int_equal(hp_adaptive_decide(&a, &p.s, &q), 0);
+	hp_adaptive_free(&a);
+}
+
 /* ---- power ---- */
 
 static void
@@ -693,6 +770,7 @@ main(void)
 		cmocka_unit_test(test_qtable_file),
 		cmocka_unit_test(test_adaptive_deadline),
 		cmocka_unit_test(test_adaptive_affinity_and_plan),
+		cmocka_unit_test(test_adaptive_batches_and_flows),
 		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_profile_power_malformed),
 	};
