@@ -612,16 +612,55 @@ validate(struct cli *c)
 	return 0;
 }
 
+static int default_eal(struct cli *c, char **eargv, char *store, size_t storelen);
+
+/* The app's first task may write the bodies (LDPC codewords from known
+ * bits, planted DPI patterns), as in `hplane run`, so a replay of the file
+ * through `--source pcap:FILE --app NAME` is checked at the sink. Its
+ * context may use DPDK memory: the EAL comes up for it then. Returns 1
+ * when the hook is set, 0 when the app has none, or -1 (message out). */
+static int
+gen_body_setup(struct cli *c, struct hp_gen *g, struct hp_task_ctx *ctx)
+{
+	const struct hp_app *app = hp_app_find(c->cfg.app);
+	char *eargv[64], store[1024];
+	int eargc;
+
+	if (app == NULL) {
+		fail(EXIT_USAGE, "unknown app '%s' (see hplane list)", c->cfg.app);
+		return -1;
+	}
+	ctx->ops = hp_task_find(app->tasks[0]);
+	ctx->cfg = &c->cfg.task;
+	ctx->priv = NULL;
+	if (ctx->ops == NULL || ctx->ops->gen_body == NULL)
+		return 0;
+	eargc = default_eal(c, eargv, store, sizeof(store));
+	eargv[eargc] = NULL;
+	if (rte_eal_init(eargc, eargv) < 0) {
+		fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (ctx->ops->ctx_init != NULL && ctx->ops->ctx_init(ctx) < 0) {
+		rte_eal_cleanup();
+		fail(EXIT_USAGE, "task %s: set-up failed", ctx->ops->name);
+		return -1;
+	}
+	hp_gen_set_body(g, hp_task_gen_body, ctx);
+	return 1;
+}
+
 static int
 cmd_gen(struct cli *c)
 {
+	struct hp_task_ctx gctx;
 	struct hp_gen g;
 	char err[256];
 	pcap_t *p;
 	pcap_dumper_t *d;
 	uint8_t buf[HP_GEN_MAX_FRAME];
 	uint64_t i;
-	int ret;
+	int ret, body;
 
 	if (c->pcap_out == NULL)
 		return fail(EXIT_USAGE, "gen needs --pcap FILE");
@@ -639,14 +678,18 @@ cmd_gen(struct cli *c)
 			  c->cfg.seed, err, sizeof(err));
 	if (ret < 0)
 		return fail(EXIT_USAGE, "%s", err);
+	body = gen_body_setup(c, &g, &gctx);
+	if (body < 0) {
+		hp_gen_free(&g);
+		return EXIT_USAGE;
+	}
 	p = pcap_open_dead(DLT_EN10MB, 65535);
 	d = p ? pcap_dump_open(p, c->pcap_out) : NULL;
 	if (d == NULL) {
-		fail(1, "cannot write %s: %s", c->pcap_out, p ? pcap_geterr(p) : "pcap");
+		ret = fail(1, "cannot write %s: %s", c->pcap_out, p ? pcap_geterr(p) : "pcap");
 		if (p)
 			pcap_close(p);
-		hp_gen_free(&g);
-		return 1;
+		goto out;
 	}
 	for (i = 0; i < c->count; i++) {
 		struct pcap_pkthdr h = { 0 };
@@ -654,7 +697,8 @@ cmd_gen(struct cli *c)
 		unsigned int flow;
 
 		hp_gen_pick(&g, &size, &flow);
-		hp_gen_frame(&g, flow, size, buf);
+		/* a body hook decides the frame's length */
+		size = hp_gen_frame(&g, flow, size, buf);
 		h.ts.tv_sec = (time_t)(i / 1000000);
 		h.ts.tv_usec = (suseconds_t)(i % 1000000);
 		h.caplen = h.len = size;
@@ -662,9 +706,16 @@ cmd_gen(struct cli *c)
 	}
 	pcap_dump_close(d);
 	pcap_close(p);
-	hp_gen_free(&g);
 	printf("wrote %" PRIu64 " packets to %s\n", c->count, c->pcap_out);
-	return 0;
+	ret = 0;
+out:
+	hp_gen_free(&g);
+	if (body > 0) {
+		if (gctx.ops->ctx_free != NULL)
+			gctx.ops->ctx_free(&gctx);
+		rte_eal_cleanup();
+	}
+	return ret;
 }
 
 /* Default EAL arguments for this machine: no hugepages, no PCI, one lcore

@@ -315,6 +315,10 @@ hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 	unsigned int i, k, m;
 
 	RTE_ASSERT(n <= HP_BURST);
+	/* The scheduler wrote the metadata on its core: ask for all of the
+	 * burst's lines before the first pass needs them. */
+	for (i = 0; i < n; i++)
+		hp_prefetch_meta(pkts[i]);
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pkts[i]);
 

@@ -34,7 +34,6 @@
 
 #define IDLE_POLLS_BEFORE_YIELD 64
 #define IDLE_POLLS_BEFORE_SLEEP 4
-#define FLOW_UNTRACKED UINT16_MAX
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
@@ -71,6 +70,7 @@ struct sched_lc {
 	uint64_t dl_pkts, dl_met, task_err;
 	uint64_t oh1, proc, oh3; /* cycle sums over tx'ed packets */
 	uint64_t busy_cycles, total_cycles;
+	uint64_t cpu_ns0, cpu_ns; /* thread CPU time: at reset, then spent */
 	uint64_t in_flight;
 	int done;
 	int epoch_seen;
@@ -260,7 +260,7 @@ flow_slot(struct sched_lc *sc, uint64_t id)
 			return (uint16_t)i;
 		}
 	}
-	return FLOW_UNTRACKED;
+	return HP_FLOW_UNTRACKED;
 }
 
 /* Returns 0 if the packet was classified, or drops it with a reason. */
@@ -285,7 +285,10 @@ classify(struct run *r, struct sched_lc *sc, struct rte_mbuf *m, uint64_t now)
 		rte_pktmbuf_free(m);
 		return -1;
 	}
-	memset(md, 0, offsetof(struct hp_meta, res32));
+	/* the first line only: the flow and data fields below are all
+	 * written here, task results by their tasks */
+	RTE_BUILD_BUG_ON(HP_META_LINE0 != RTE_CACHE_LINE_SIZE);
+	memset(md, 0, HP_META_LINE0);
 	md->flow_id = hp_flow_hash(&key);
 	reorder = key.proto == IPPROTO_TCP;
 	latency = key.dscp == HP_DSCP_EF;
@@ -303,8 +306,8 @@ classify(struct run *r, struct sched_lc *sc, struct rte_mbuf *m, uint64_t now)
 	}
 	slot = flow_slot(sc, md->flow_id);
 	md->flow_slot = slot;
-	md->flow_seq = slot == FLOW_UNTRACKED ? 0 : sc->flows[slot].seq++;
-	if (reorder && slot != FLOW_UNTRACKED)
+	md->flow_seq = slot == HP_FLOW_UNTRACKED ? 0 : sc->flows[slot].seq++;
+	if (reorder && slot != HP_FLOW_UNTRACKED)
 		md->flags |= HP_MF_REORDER;
 	if (key.proto == IPPROTO_TCP)
 		md->flags |= HP_MF_TCP;
@@ -347,6 +350,7 @@ sched_reset(struct run *r, struct sched_lc *sc)
 	sc->dl_pkts = sc->dl_met = sc->task_err = 0;
 	sc->oh1 = sc->proc = sc->oh3 = 0;
 	sc->busy_cycles = sc->total_cycles = 0;
+	sc->cpu_ns0 = hp_thread_cpu_ns();
 	sc->i_tx = sc->i_bytes = sc->i_dl = sc->i_dlmet = sc->i_ro = sc->i_roin = 0;
 	sc->i_roooo = 0;
 	sc->i_off = sc->i_portdrop = 0;
@@ -561,9 +565,12 @@ sched_pass(struct run *r)
 		work += n;
 		sc->back_w[w] += n;
 		/* The device wrote the metadata on its core: fetch the
-		 * burst's lines together, not one serial miss each. */
-		for (i = 0; i < n; i++)
-			hp_prefetch_meta(buf[i]);
+		 * burst's lines together, not one serial miss each (the
+		 * completion path reads only hp_meta's first line). */
+		for (i = 0; i < n; i++) {
+			rte_prefetch0(buf[i]); /* pkt_len */
+			rte_prefetch0(hp_meta(buf[i]));
+		}
 		now = rte_rdtsc();
 		for (i = 0; i < n; i++) {
 			struct hp_meta *md = hp_meta(buf[i]);
@@ -1210,6 +1217,8 @@ collect(struct run *r, struct hp_run_result *res)
 		dr->failed = d->failed != 0;
 		dr->failed_at_s = d->failed_at_s;
 		snprintf(dr->fail_reason, sizeof(dr->fail_reason), "%s", d->fail_reason);
+		dr->busy_pct = d->st.total_cycles ?
+			100.0 * (double)d->st.busy_cycles / (double)d->st.total_cycles : 0;
 		dr->model_busy_pct = res->duration_s > 0 ?
 			100.0 * (double)d->st.model_cycles / (double)r->hz / res->duration_s : 0;
 	}
@@ -1225,7 +1234,16 @@ collect(struct run *r, struct hp_run_result *res)
 		 * granularity task, packets with chain) */
 		res->oh2_us = wp ? (double)oh2 / (double)(r->cfg->task_gran ? n : wp) * us : 0;
 	}
-	cyc = sc->busy_cycles;
+	/* Dispatch cost: the CPU time the scheduler thread had, times the
+	 * share of its loop time that found work, per packet received.
+	 * TSC spans alone (busy_cycles) also count the slices another
+	 * thread ran while this one was preempted mid-iteration; the share
+	 * busy/total is hit by preemption alike in its numerator and
+	 * denominator, so it survives. Exact when the loop is saturated. */
+	cyc = sc->cpu_ns && sc->total_cycles ?
+		(uint64_t)((double)sc->cpu_ns * 1e-9 * (double)r->hz *
+			   (double)sc->busy_cycles / (double)sc->total_cycles) :
+		sc->busy_cycles;
 	res->sched_cycles_per_pkt = sc->rx ? (double)cyc / (double)sc->rx : 0;
 	if (r->cfg->src == HP_SRC_GEN) {
 		res->offered = r->tr->offered;
@@ -1857,6 +1875,8 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		if (hp_app_body_ctx(r->app, r->tr->gctx) != NULL)
 			hp_gen_set_body(&r->tr->gen, hp_task_gen_body,
 					hp_app_body_ctx(r->app, r->tr->gctx));
+		/* nothing is verified: the emulated NIC needs no tags */
+		hp_gen_set_tag(&r->tr->gen, cfg->verify_every != 0);
 	}
 
 	ret = loads_init(r, err, errlen);

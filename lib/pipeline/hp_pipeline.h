@@ -108,6 +108,7 @@ struct hp_dev_report {
 	double failed_at_s;
 	char fail_reason[160];
 	double model_busy_pct;     /* modeled device time / run time */
+	double busy_pct;           /* loop time with work / loop time (TSC) */
 };
 
 struct hp_run_result {

@@ -244,6 +244,7 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 			", \"share_pct\": %.3f, \"latency_mean_us\": %.3f, \"latency_p99_us\": %.3f",
 			i ? "," : "", d->name, d->modeled ? "true" : "false", r->dev_pkts[i],
 			pct(r->dev_pkts[i], r->delivered), d->lat_mean_us, d->lat_p99_us);
+		fprintf(f, ", \"busy_pct\": %.3f", d->busy_pct);
 		if (d->batch) {
 			fprintf(f, ", \"batches\": %" PRIu64 ", \"mean_batch\": %.2f, \"flush\": {",
 				d->batches, d->batches ? (double)d->batch_pkts / (double)d->batches : 0);

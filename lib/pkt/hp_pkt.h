@@ -6,6 +6,7 @@
 #define HP_PKT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -46,36 +47,46 @@ enum hp_status {
 	HP_ST_TASK_ERR = 1, /* a task refused the packet; it is still delivered */
 };
 
-/* The metadata every stage reads and writes. Lives in an mbuf dynamic
- * field, so nothing is copied between stages. */
+/* The metadata every stage reads and writes (mbuf private area, so
+ * nothing is copied between stages). Two cache lines, grouped by who reads
+ * them: the first holds everything the scheduler needs when a packet comes
+ * back from a device (times, order, status), so that path touches one
+ * line written on the device's core; the second holds what the tasks
+ * read (flow, data region) and their results. The scheduler clears the
+ * first line at rx and writes the flow and data fields of the second. */
 struct hp_meta {
-	uint64_t flow_id;     /* hash of the 5-tuple */
+	/* line 0: scheduler, completion path */
 	uint64_t t_rx;        /* TSC at scheduler rx */
 	uint64_t t_deadline;  /* TSC by which it must leave; 0 = none */
 	uint64_t t_sched;     /* TSC when handed to a device queue */
 	uint64_t t_work;      /* TSC when the device started the chain */
 	uint64_t t_done;      /* TSC when the device finished the chain */
-	uint64_t t_step;      /* TSC when the last task so far ended (overhead 2) */
+	uint64_t sched_tag;   /* the scheduling policy's note on this packet
+			       * (qlearn: its state-action per decision) */
 	uint32_t flow_seq;    /* per-flow sequence assigned at rx */
-	uint32_t hdr_seq;     /* sequence from hp_app_hdr (or flow_seq) */
-	uint16_t l4_off;      /* offset of the L4 payload in the frame */
-	uint16_t data_off;    /* offset of the task data region */
-	uint16_t data_len;    /* length of the task data region */
 	uint16_t flow_slot;   /* index of the flow in the scheduler's table,
 			       * HP_FLOW_UNTRACKED when the table was full */
+	uint16_t task_err;    /* task-specific error code */
 	uint8_t type;         /* packet type (1-based index into the type table) */
 	uint8_t flags;        /* HP_MF_* */
 	uint8_t app;          /* app index */
 	uint8_t step;         /* next task in the chain */
 	uint8_t device;       /* device (worker) index that ran the chain */
 	uint8_t status;       /* enum hp_status */
-	uint16_t task_err;    /* task-specific error code */
-	uint64_t sched_tag;   /* the scheduling policy's note on this packet
-			       * (qlearn: its state-action per decision) */
+	/* line 1: tasks */
+	uint64_t flow_id __rte_cache_aligned; /* hash of the 5-tuple */
+	uint64_t t_step;      /* TSC when the last task so far ended (overhead 2) */
+	uint32_t hdr_seq;     /* sequence from hp_app_hdr (or flow_seq) */
+	uint16_t l4_off;      /* offset of the L4 payload in the frame */
+	uint16_t data_off;    /* offset of the task data region */
+	uint16_t data_len;    /* length of the task data region */
 	uint32_t res32;       /* task result: e.g. DPI match count */
 	uint32_t res32b;      /* task result: e.g. DPI first match id */
 	uint8_t digest[16];   /* task result: e.g. MD5 */
 };
+
+/* What the scheduler clears at rx: the first line. */
+#define HP_META_LINE0 offsetof(struct hp_meta, flow_id)
 
 /* flow_slot of a packet whose flow found no room in the scheduler's flow
  * table: it has no per-flow state, so flow_seq is 0 for every packet of
