@@ -399,7 +399,7 @@ batch_start(struct hp_device *dev)
 }
 
 /* One pass: finished batches out, completions in, intake, flush checks.
- * The lcore loop (batch_main) and the service (.poll) call this one copy. */
+ * The lcore loop (hp_device_main) and the service (.poll) call it. */
 static int
 batch_pass(struct hp_device *dev)
 {
@@ -478,25 +478,12 @@ batch_pass(struct hp_device *dev)
 	return (int)work;
 }
 
-static int
-batch_main(struct hp_device *dev)
-{
-	unsigned int idle_polls = 0;
-	int n;
-
-	batch_start(dev);
-	while ((n = batch_pass(dev)) != HP_DEV_POLL_DONE)
-		if (n == 0)
-			hp_device_idle(dev, &idle_polls);
-	return 0;
-}
-
 static const struct hp_device_ops dev_batch_ops = {
 	.kind = "batch",
 	.desc = "batch device (GPU worker): aggregation, accelerator backend, CPU fallback",
 	.init = batch_init,
 	.fini = batch_fini,
-	.main = batch_main,
+	.main = hp_device_main,
 	.start = batch_start,
 	.poll = batch_pass,
 	.predict = batch_predict,

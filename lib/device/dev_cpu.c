@@ -36,7 +36,7 @@ cpu_start(struct hp_device *dev)
 /* One pass: flush staging, dequeue a burst, run the chain, stage and
  * flush the output. One pass costs ~60 cycles of ring and stage work per
  * burst on top of the tasks (measured with the null task, bench/pipeline).
- * The lcore loop (cpu_main) and the service (.poll) call this one copy.
+ * The lcore loop (hp_device_main) and the service (.poll) call it.
  */
 static int
 cpu_pass(struct hp_device *dev)
@@ -74,19 +74,6 @@ cpu_pass(struct hp_device *dev)
 	return (int)n;
 }
 
-static int
-cpu_main(struct hp_device *dev)
-{
-	unsigned int idle_polls = 0;
-	int n;
-
-	cpu_start(dev);
-	while ((n = cpu_pass(dev)) != HP_DEV_POLL_DONE)
-		if (n == 0)
-			hp_device_idle(dev, &idle_polls);
-	return 0;
-}
-
 static uint64_t
 cpu_predict(const struct hp_device *dev, unsigned int task, uint32_t n,
 	    uint32_t bytes)
@@ -103,7 +90,7 @@ static const struct hp_device_ops dev_cpu_ops = {
 	.kind = "cpu",
 	.desc = "worker lcore running the chain burst by burst",
 	.init = cpu_init,
-	.main = cpu_main,
+	.main = hp_device_main,
 	.start = cpu_start,
 	.poll = cpu_pass,
 	.predict = cpu_predict,

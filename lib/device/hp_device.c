@@ -403,3 +403,17 @@ hp_device_idle(const struct hp_device *dev, unsigned int *idle_polls)
 		rte_pause();
 	}
 }
+
+/* One indirect call per pass (a few cycles against a burst's work). */
+int
+hp_device_main(struct hp_device *dev)
+{
+	unsigned int idle_polls = 0;
+	int n;
+
+	dev->ops->start(dev);
+	while ((n = dev->ops->poll(dev)) != HP_DEV_POLL_DONE)
+		if (n == 0)
+			hp_device_idle(dev, &idle_polls);
+	return 0;
+}

@@ -79,8 +79,9 @@ struct hp_device_ops {
 		    size_t errlen);
 	void (*fini)(struct hp_device *dev);
 	/* The device's lcore loop: in -> chain -> out until quit is set and
-	 * nothing is left inside. It is start, then poll over and over (the
-	 * kind's own poll function), pausing when a pass found nothing. */
+	 * nothing is left inside. hp_device_main for kinds with start and
+	 * poll: start, then poll over and over, pausing when a pass found
+	 * nothing. */
 	int (*main)(struct hp_device *dev);
 	/* The same loop as a service (--stages-as-services, lib/svc): start
 	 * once before the first pass, then one pass per poll call, from any
@@ -155,6 +156,10 @@ bool hp_device_epoch(struct hp_device *dev);
 
 /* Idle pause of a polling loop (yields the CPU after a while when asked). */
 void hp_device_idle(const struct hp_device *dev, unsigned int *idle_polls);
+
+/* The lcore loop of a kind with start and poll ops (its .main): start,
+ * then poll until HP_DEV_POLL_DONE, pausing after a pass with nothing. */
+int hp_device_main(struct hp_device *dev);
 
 /* ---- accelerator backends behind the batch device ---- */
 
