@@ -103,6 +103,7 @@ test_stats_vs_dpdk(void **state)
 	struct hp_svc_stats sb, si, sp;
 	uint32_t ib, ii;
 	uint64_t dcalls = 0, dcycles = 0, icycles = 1;
+	unsigned int n;
 
 	(void)state;
 	setup(&c, false);
@@ -114,6 +115,23 @@ test_stats_vs_dpdk(void **state)
 	assert_int_equal(hp_svc_map(ii, lc1, true), 0);
 	assert_int_equal(hp_svc_start(), 0);
 	run_ticks(0.2);
+	/* the balancer's table: the idle service's idle calls and their
+	 * cycles, and the runner's own cycles per loop (the poll term of the
+	 * delay prediction), measured on lc1; lc2 runs nothing
+	 */
+	for (n = 0; n < 100; n++) {	/* an interval lc1's thread had a CPU in */
+		const struct hp_svc_table *t = hp_svc_last_table();
+		const struct hp_svc_cell *ci = &t->cell[ii][0];
+
+		assert_true(ci->jobs == 0);
+		assert_true(ci->idle_cycles <= (double)t->interval_cycles);
+		assert_true(t->loop_cycles[0] < (double)t->interval_cycles);
+		if (ci->idle_calls > 0 && ci->idle_cycles > 0.0 &&
+		    t->loop_cycles[0] > 0.0 && t->cell[ib][0].jobs > 0)
+			break;
+		run_ticks(0.01);
+	}
+	assert_true(n < 100);
 	assert_int_equal(hp_svc_stop(), 0);
 
 	assert_int_equal(hp_svc_stats_get(ib, lc1, HP_SVC_CUMULATIVE, &sb), 0);
