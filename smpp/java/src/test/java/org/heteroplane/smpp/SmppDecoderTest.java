@@ -105,19 +105,23 @@ class SmppDecoderTest {
         }
     }
 
+    /* Every PDU i with i % every == phase loses its service_type NUL. */
+    private static void corrupt(ByteBuffer in, int every, int phase) {
+        for (int p = 0, i = 0; p < in.limit(); i++) {
+            int cl = in.getInt(p);
+            if (i % every == phase) {
+                in.put(p + 16, (byte) 'x');
+            }
+            p += cl;
+        }
+    }
+
     @Test
     void twoThreadsGiveTheSameRecordsAsOne() {
         SmppConfig one = new SmppConfig();
         SmppConfig two = new SmppConfig().threads(2).minParallel(0);
         ByteBuffer in = sim(20000, one, 20, 5);
-        /* corrupt a few PDUs so that errors are compared too */
-        for (int p = 0, i = 0; p < in.limit(); i++) {
-            int cl = in.getInt(p);
-            if (i % 997 == 5) {
-                in.put(p + 16, (byte) 'x');      /* service_type without NUL */
-            }
-            p += cl;
-        }
+        corrupt(in, 997, 5);   /* so that errors are compared too */
         try (SmppDecoder a = new SmppDecoder(one); SmppDecoder b2 = new SmppDecoder(two)) {
             DecodedBatch x = a.decode(in);
             DecodedBatch y = b2.decode(in);
@@ -206,13 +210,7 @@ class SmppDecoderTest {
     void heapArrayDecodesLikeDirectBuffer() {
         SmppConfig cfg = new SmppConfig();
         ByteBuffer in = sim(5000, cfg, 20, 5);
-        for (int p = 0, i = 0; p < in.limit(); i++) {
-            int cl = in.getInt(p);
-            if (i % 501 == 7) {
-                in.put(p + 16, (byte) 'x');      /* service_type without NUL */
-            }
-            p += cl;
-        }
+        corrupt(in, 501, 7);
         /* the batch at index 7 of a larger array: offsets are array indexes */
         byte[] a = new byte[in.limit() + 11];
         in.get(0, a, 7, in.limit());
