@@ -35,6 +35,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from rtrun import run_rt  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATE = "2026-11-22"  # the results file name the project records under
 
@@ -44,55 +47,10 @@ def sh(cmd, **kw):
 
 
 def sh_rt(cmd, timeout, rt=True):
-    """Runs hplane with its lcore threads (rte-worker-*) in SCHED_FIFO,
-    priority 1, set from here as soon as they exist (EAL creates them
-    before anything is measured); the main thread stays as it is. On this
-    shared 2-CPU VM other tenants' builds otherwise take 30-80 % of a
-    CPU at random, a CFS share that nice cannot win across cgroups; FIFO
-    gives the polling threads their CPUs like isolated cores would, while
-    a loop with nothing to do still sleeps (--idle sleep) and leaves the
-    CPU to others. The kernel keeps 5 % of every second for the others
-    (sched_rt_runtime_us), so a saturated loop runs 95 % of the time:
-    the kernel's schedstat shows it (os_cpu in ramp.csv) and
-    tools/load_plot.py's capacity accounts for it. Returns (stdout,
-    number of threads made real-time, or the reason it could not)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
-    done, why = set(), None
-    t_end = time.monotonic() + timeout
-    out = {}
-
-    def drain(name, f):
-        out[name] = f.read()
-    import threading
-    th = [threading.Thread(target=drain, args=(n, f)) for n, f in (("o", p.stdout), ("e", p.stderr))]
-    for t in th:
-        t.start()
-    while p.poll() is None:
-        if time.monotonic() > t_end:
-            os.killpg(p.pid, 9)
-            p.wait()
-            raise RuntimeError(f"timeout: {' '.join(cmd)}")
-        if rt and why is None:
-            try:
-                for t in os.listdir(f"/proc/{p.pid}/task"):
-                    if t in done:
-                        continue
-                    with open(f"/proc/{p.pid}/task/{t}/comm") as f:
-                        if not f.read().startswith("rte-worker"):
-                            continue
-                    os.sched_setscheduler(int(t), os.SCHED_FIFO, os.sched_param(1))
-                    done.add(t)
-            except FileNotFoundError:
-                pass
-            except PermissionError as e:
-                why = f"no real-time threads ({e})"
-        time.sleep(0.005)
-    for t in th:
-        t.join()
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {out['e'].strip()[-500:]}")
-    return out["o"], (why or f"{len(done)} lcore threads SCHED_FIFO") if rt else "no real-time threads"
+    """hplane with its lcore threads in SCHED_FIFO (bench/rtrun.py says
+    why); returns (stdout, note on the real-time threads)."""
+    out, note, _ = run_rt(cmd, timeout, rt)
+    return out, note
 
 
 def loadavg():

@@ -7,19 +7,22 @@
    IMIX payloads, both on the same CPU (the worker's), alternated
    `--rounds` times; the ratio of medians is the share of the bare loop the
    pipeline keeps (the issue's measure).
-2. The same per packet on the worker's core, from CPU time: the worker
-   thread's CPU time (/proc/PID/task/TID/schedstat, which leaves out the
-   time other tenants of a shared machine took) x the share of its loop
-   time that found work x the TSC rate / packets,
+2. The same per packet on the worker's core, from CPU time: per trace row,
+   the share of the second the worker thread ran and had work (os_cpu from
+   the kernel's accounting, b_busy from its own counters) x the TSC rate /
+   packets delivered, median over rows,
    against the bare loop's CPU time per packet. On a 2-CPU machine the
    scheduler and the generator share the other CPU and may limit (1); (2)
    is the framework's cost where the task runs.
-3. Dispatch cost with the null task: the scheduler thread's CPU time x the
-   share of its loop time that found work / packets (hplane's summary,
-   sched_cycles_per_packet), at the highest rate the run reaches.
+3. Dispatch cost with the null task: the same for the scheduler lcore, at
+   the highest rate the run reaches.
+The timed threads (the bare loop; hplane's lcores) run SCHED_FIFO so other
+tenants of a shared machine do not take their CPUs (bench/rtrun.py;
+--no-rt to not); hplane's lcores that share a CPU yield when idle.
 Writes a markdown table to stdout and, with --record, to bench/results/.
 """
 import argparse
+import csv
 import datetime
 import json
 import os
@@ -28,50 +31,44 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from rtrun import run_rt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def thread_cpu_ns(pid):
-    """{thread name: CPU ns so far} for a running process (schedstat's first
-    field is the time on a CPU, in ns)."""
-    out = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                ns = int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue
-        out[name] = max(ns, out.get(name, 0))
-    return out
-
-
-def hplane_run(hplane, app, secs, extra=()):
-    """Runs hplane; returns its summary with the last CPU time seen per
-    thread (sampled every 50 ms while it runs) under "_cpu_ns"."""
+def hplane_run(hplane, app, secs, extra=(), rt=True):
+    """Runs hplane (lcore threads in SCHED_FIFO unless rt is False, see
+    bench/rtrun.py); returns its summary with the CPU time each thread had
+    under "_cpu_ns" and the real-time note under "_rt"."""
     with tempfile.TemporaryDirectory() as d:
         cmd = [hplane, "run", "--app", app, "--scenario", "stress", "--duration", str(secs),
                "--verify-every", "0", "--quiet", "--out", d] + list(extra)
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        cpu = {}
-        while p.poll() is None:
-            for k, v in thread_cpu_ns(p.pid).items():
-                cpu[k] = max(v, cpu.get(k, 0))
-            time.sleep(0.05)
-        out, err = p.communicate()
-        if p.returncode != 0:
-            sys.exit(f"bench/pipeline: {' '.join(cmd)} failed: {err.strip() or out.strip()}")
+        try:
+            _, note, cpu = run_rt(cmd, timeout=120 + 4 * secs, rt=rt)
+        except RuntimeError as e:
+            sys.exit(f"bench/pipeline: {e}")
         with open(os.path.join(d, "summary.json")) as f:
             s = json.load(f)
-        s["_cpu_ns"] = cpu
+        with open(os.path.join(d, "trace.csv")) as f:
+            s["_trace"] = list(csv.DictReader(f))
+        s["_cpu_ns"], s["_rt"] = cpu, note
         return s
+
+
+def loop_cycles(s, loop, hz):
+    """Cycles per delivered packet a loop spent, per trace row (one a
+    second, measured phase only), median: the share of the row its thread
+    ran (os_cpu, the kernel's accounting) and had work (b_busy, its own
+    TSC count; the smaller of the two) x TSC rate / packets delivered."""
+    vals = []
+    for r in s["_trace"]:
+        pps = float(r["delivered_pps"])
+        busy = min(float(r[f"{loop}_os_cpu"]), float(r[f"{loop}_b_busy"]))
+        if pps > 0 and busy >= 0:  # os_cpu is -1 where unknown (first row)
+            vals.append(busy * hz / pps)
+    return statistics.median(vals) if vals else 0.0
 
 
 def main():
@@ -80,32 +77,39 @@ def main():
     ap.add_argument("--seconds", type=float, default=4)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--record", action="store_true")
+    ap.add_argument("--no-rt", action="store_true",
+                    help="normal scheduling (default: SCHED_FIFO for the timed threads)")
+    ap.add_argument("--hplane-args", default="",
+                    help="more `hplane run` options for both pipeline runs, e.g. '--ring-size 256'")
     a = ap.parse_args()
     hplane = os.path.join(a.build, "apps/hplane/hplane")
     bare = os.path.join(a.build, "bench/bare_ctr")
     cpu = "1" if os.cpu_count() > 1 else "0"  # hplane puts worker 0 there
-    rows = {k: [] for k in ("bare_pps", "pipe_pps", "bare_cyc", "work_cyc", "disp", "disp_pps")}
+    rows = {k: [] for k in ("bare_pps", "pipe_pps", "bare_cyc", "work_cyc", "disp", "disp_sum",
+                              "disp_pps")}
     load0 = os.getloadavg()[0]
     for _ in range(a.rounds):
-        p = subprocess.run(["taskset", "-c", cpu, bare, str(a.seconds)], check=True,
-                           capture_output=True, text=True)
+        pre = ["taskset", "-c", cpu] + ([] if a.no_rt else ["chrt", "-f", "1"])
+        p = subprocess.run(pre + [bare, str(a.seconds)], check=True, capture_output=True,
+                           text=True)
         b = json.loads(p.stdout)
         hz = b["tsc_cycles_per_pkt"] * b["pps"]  # TSC ticks per second
         rows["bare_pps"].append(b["pps"])
         rows["bare_cyc"].append(b["cpu_cycles_per_pkt"])
         # Offered far above what one worker can do (no calibration:
         # the capacity is the bare loop's rate, stress offers twice it).
-        s = hplane_run(hplane, "crypto", a.seconds, ["--capacity", str(int(b["pps"]))])
+        s = hplane_run(hplane, "crypto", a.seconds,
+                       ["--capacity", str(int(b["pps"])), "--idle", "yield"] +
+                       a.hplane_args.split(), rt=not a.no_rt)
         assert s["dropped_internal"] == 0 and s["mbufs_leaked"] == 0
         rows["pipe_pps"].append(s["throughput_mpps"] * 1e6)
         # EAL names the worker lcore's thread rte-worker-1 (lcore 1 = device 0)
-        # x the share of its loop time that had work: its idle polls are
-        # not a cost of the packets (the scheduler's figure does the same)
-        wns = s["_cpu_ns"].get("rte-worker-1", 0) * s["devices"][0]["busy_pct"] / 100
-        rows["work_cyc"].append(wns * 1e-9 * hz / s["packets_delivered"]
-                                if s["packets_delivered"] else 0)
-        n = hplane_run(hplane, "null", a.seconds)
-        rows["disp"].append(n["sched_cycles_per_packet"])
+        rows["work_cyc"].append(loop_cycles(s, "cpu0", hz))
+        rtnote = s["_rt"]
+        n = hplane_run(hplane, "null", a.seconds, ["--idle", "yield"] + a.hplane_args.split(),
+                       rt=not a.no_rt)
+        rows["disp"].append(loop_cycles(n, "sched", hz))
+        rows["disp_sum"].append(n["sched_cycles_per_packet"])
         rows["disp_pps"].append(n["throughput_mpps"] * 1e6)
     med = {k: statistics.median(v) for k, v in rows.items()}
     date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
@@ -118,7 +122,11 @@ def main():
         "",
         f"machine: {platform.node()} ({os.cpu_count()} CPUs, {platform.processor() or platform.machine()}), "
         f"load average {load0:.1f} at the start, "
-        f"command: `python3 bench/pipeline/run.py --seconds {a.seconds} --rounds {a.rounds}`",
+        f"command: `python3 bench/pipeline/run.py --seconds {a.seconds} --rounds {a.rounds}"
+        + (" --no-rt" if a.no_rt else "")
+        + (f" --hplane-args '{a.hplane_args}'" if a.hplane_args else "") + "`; "
+        + ("normal scheduling" if a.no_rt else
+           f"bare loop and hplane lcores SCHED_FIFO ({rtnote})"),
         "",
         "| measure | median | rounds |",
         "|---|---|---|",
@@ -129,6 +137,7 @@ def main():
         f"| worker thread, cycles/packet of its CPU time | {med['work_cyc']:,.0f} | {cells('work_cyc')} |",
         f"| **bare / worker cycles**: the pipeline on the worker's core | **{med['bare_cyc'] / med['work_cyc'] if med['work_cyc'] else 0:.3f}** | |",
         f"| scheduler lcore, null task: cycles/packet of its CPU time while busy (goal <= 100) | {med['disp']:.0f} | {cells('disp')} |",
+        f"| ... the same over the whole run (summary.json sched_cycles_per_packet) | {med['disp_sum']:.0f} | {cells('disp_sum')} |",
         f"| ... at this rate (pps delivered) | {med['disp_pps']:,.0f} | {cells('disp_pps')} |",
         "",
     ]

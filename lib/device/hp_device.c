@@ -315,10 +315,14 @@ hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 	unsigned int i, k, m;
 
 	RTE_ASSERT(n <= HP_BURST);
-	/* The scheduler wrote the metadata on its core: ask for all of the
-	 * burst's lines before the first pass needs them. */
-	for (i = 0; i < n; i++)
+	/* The mbufs and their metadata were written on other cores (the
+	 * generator or NIC, then the scheduler): ask for all of the burst's
+	 * lines before the first pass needs them; tasks find buf_addr and
+	 * data_off (the mbuf's first line) there too. */
+	for (i = 0; i < n; i++) {
+		rte_prefetch0(pkts[i]);
 		hp_prefetch_meta(pkts[i]);
+	}
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pkts[i]);
 

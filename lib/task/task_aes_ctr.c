@@ -142,13 +142,11 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	struct ctr_priv *p = ctx->priv;
 	uint16_t i;
 
-	/* The packets were last written on other cores (generator or NIC,
-	 * then the scheduler): without prefetch each 64 B line is a serial
-	 * cross-core miss (~180 cycles on the 2-CPU VM, ~2,000 cycles per
-	 * IMIX packet). Metadata of the burst first, then each payload one
-	 * packet ahead of the cipher. */
-	for (i = 0; i < n; i++)
-		hp_prefetch_meta(pkts[i]);
+	/* The payloads were written on another core (generator or NIC):
+	 * without prefetch each 64 B line is a serial cross-core miss (~180
+	 * cycles on the 2-CPU VM, ~2,000 cycles per IMIX packet). Each one
+	 * is asked for one packet ahead of the cipher (the metadata came
+	 * with hp_device_run_chain's prefetch). */
 	if (n > 0)
 		hp_prefetch_data(pkts[0]);
 	for (i = 0; i < n; i++) {
