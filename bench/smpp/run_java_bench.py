@@ -62,6 +62,13 @@ def classpath(build, work):
     return os.path.join(target, "classes") + os.pathsep + deps
 
 
+def loadavg():
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "?"
+
+
 def parse_tsv(text):
     rows = []
     for line in text.splitlines():
@@ -94,6 +101,7 @@ def main():
     ap.add_argument("--reps", default="5")
     ap.add_argument("--out")
     a = ap.parse_args()
+    load0 = loadavg()
     build = os.path.abspath(a.build)
     bench = os.path.join(build, "smpp", "bench_smpp")
     lib = os.path.join(build, "smpp", "java", "libhpsmppjni.so")
@@ -197,15 +205,12 @@ def main():
                                        for s in sizes)
                              for k in ("jni-views", "jni-views-heap")))
     now = datetime.datetime.now(datetime.timezone.utc)
-    try:
-        load = " ".join(open("/proc/loadavg").read().split()[:3])
-    except OSError:
-        load = "?"
+    load = "%s at the start, %s at the end" % (load0, loadavg())
     text = "\n".join([
         "# SMPP decoders in Java and C side by side, %s" % now.strftime("%Y-%m-%d %H:%M UTC"),
         "",
         "- machine: %s, %d CPUs online (a 2-core shared VM: other engineers' builds ran "
-        "alongside), %s; load average before the run: %s" % (
+        "alongside), %s; load average %s" % (
             cpu_model(), os.cpu_count(), platform.platform(), load),
         "- JVM: %s, flags `%s`" % (java_version(), " ".join(JVM_FLAGS)),
         "- command: `python3 bench/smpp/run_java_bench.py --build %s --sizes %s --threads %s "
