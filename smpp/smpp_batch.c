@@ -690,7 +690,7 @@ decode_rec_framed(struct smpp_rec *r, const uint8_t *in, unsigned flags,
  * PDU is in cache.  Cost (1 thread, thesis mix, 2-vCPU shared Xeon VM under
  * load, bench/results/smpp-java-2026-11-22b.md): median call 21 ns per PDU
  * at 1k PDUs, 24 ns at 100k, 43 ns at 1M (input and records from memory);
- * the same batch into struct smpp_pdu: 97-110 ns.
+ * the same batch into struct smpp_pdu in that run: 97-161 ns.
  */
 static int
 decode_rec_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
