@@ -74,7 +74,7 @@ struct sched_lc {
 	uint64_t in_flight;
 	int done;
 	int epoch_seen;
-	struct hp_hist lat, ilat;
+	struct hp_hist lat, ilat; /* the run's; this second's (merged into lat per row) */
 	struct hp_hist dlat[HP_MAX_DEVICES]; /* latency per device */
 	/* per-second interval snapshot */
 	uint64_t i_tx, i_bytes, i_dl, i_dlmet, i_ro, i_roin, i_off, i_portdrop;
@@ -325,7 +325,8 @@ account_tx(struct sched_lc *sc, struct rte_mbuf *m, uint64_t now)
 	uint64_t ns = (lat * sc->cyc2ns_mult) >> 32;
 
 	sc->bytes_tx += rte_pktmbuf_pkt_len(m);
-	hp_hist_add(&sc->lat, ns);
+	/* the run's histogram takes each second's (ilat) when the row is
+	 * written: one add per packet fewer */
 	hp_hist_add(&sc->ilat, ns);
 	hp_hist_add(&sc->dlat[md->device], ns);
 	sc->oh1 += md->t_work - md->t_rx;
@@ -455,6 +456,7 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 	sc->i_portdrop = pd;
 	sc->i_busy = sc->busy_cycles;
 	sc->i_total = sc->total_cycles;
+	hp_hist_merge(&sc->lat, &sc->ilat);
 	hp_hist_reset(&sc->ilat);
 	row->n_load = n_loops(r);
 	for (i = 0; i < row->n_load; i++)
@@ -1187,6 +1189,9 @@ collect(struct run *r, struct hp_run_result *res)
 	res->received = sc->rx;
 	res->n_tasks = r->app->n_tasks;
 	memcpy(res->dropped_invalid, sc->invalid, sizeof(sc->invalid));
+	/* what came after the last row */
+	hp_hist_merge(&sc->lat, &sc->ilat);
+	hp_hist_reset(&sc->ilat);
 	res->lat = sc->lat;
 	res->deadline_pkts = sc->dl_pkts;
 	res->deadline_met = sc->dl_met;
