@@ -101,6 +101,10 @@ usage(FILE *o)
 "  --ring-size N         ring and port queue size, power of two [1024]\n"
 "  --mbufs N             mbufs in the pool [32767]\n"
 "  --verify-every N      sink verifies every Nth packet, 0 = off [1]\n"
+"  --gen-recycle         the generator sends delivered frames again as they are\n"
+"                        instead of building new ones: a NIC at no CPU cost, for\n"
+"                        measuring the pipeline on small machines where the\n"
+"                        generator shares a CPU (needs --verify-every 0)\n"
 "  --key HEX             128-bit master key, 32 hex digits [000102..0f]\n"
 "  --param OPTS          task options, name=value[,name=value...], e.g.\n"
 "                        ids: engine=hs|ac,patterns=FILE|gen=N,seed=S,plant=P;\n"
@@ -224,7 +228,7 @@ enum {
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 	O_FROM, O_TO, O_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
-	O_SAS, O_SVCCORES, O_SVCBAL,
+	O_SAS, O_SVCCORES, O_SVCBAL, O_RECYCLE,
 };
 
 static const struct option longopts[] = {
@@ -275,6 +279,7 @@ static const struct option longopts[] = {
 	{ "stages-as-services", no_argument, NULL, O_SAS },
 	{ "service-cores", required_argument, NULL, O_SVCCORES },
 	{ "svc-balance", required_argument, NULL, O_SVCBAL },
+	{ "gen-recycle", no_argument, NULL, O_RECYCLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -382,6 +387,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 			bad = strcmp(a, "auto") && strcmp(a, "yield") && strcmp(a, "spin") &&
 			      strcmp(a, "sleep"); break;
 		case O_QUIET: cfg->quiet = true; break;
+		case O_RECYCLE: cfg->gen_recycle = true; break;
 		case O_PCAP: c->pcap_out = a; break;
 		case O_COUNT: bad = parse_u64(a, &c->count) || c->count == 0; break;
 		case O_GPU: cfg->gpu = a; break;
@@ -558,6 +564,8 @@ validate(struct cli *c)
 	static struct hp_profile prof;
 	FILE *f;
 
+	if (cfg->gen_recycle && (cfg->verify_every != 0 || cfg->src != HP_SRC_GEN))
+		return fail(EXIT_USAGE, "--gen-recycle needs the generator (--source gen) and --verify-every 0");
 	if (hp_imix_parse(&cfg->imix, c->sizes, c->shares, err, sizeof(err)) < 0)
 		return fail(EXIT_USAGE, "%s", err);
 	if (c->types_file) {

@@ -120,6 +120,10 @@ struct traffic {
 	uint64_t last;  /* generator: TSC of the last pass */
 	double credit;  /* generator: frames due, not yet offered */
 	int ep;         /* the epoch its counters belong to */
+	/* --gen-recycle: delivered frames kept for the generator to send
+	 * again as they are (LIFO, so they are warm in this core's cache) */
+	struct rte_mbuf **recyc;
+	unsigned int recyc_n, recyc_cap;
 };
 
 struct run {
@@ -853,7 +857,21 @@ traffic_pass(struct run *r)
 		tr->sink_bytes += rte_pktmbuf_pkt_len(pkts[i]);
 	}
 	if (n) {
-		rte_pktmbuf_free_bulk(pkts, n);
+		unsigned int nf = n;
+
+		if (tr->recyc != NULL) {
+			/* keep the frames whose length no task changed (a CBC
+			 * pad would grow them pass after pass) */
+			for (i = 0, nf = 0; i < n; i++) {
+				if (tr->recyc_n < tr->recyc_cap &&
+				    rte_pktmbuf_pkt_len(pkts[i]) == hp_meta(pkts[i])->gen_len)
+					tr->recyc[tr->recyc_n++] = pkts[i];
+				else
+					pkts[nf++] = pkts[i];
+			}
+		}
+		if (nf)
+			rte_pktmbuf_free_bulk(pkts, nf);
 		PUB(tr->sink, tr->sink + n);
 		work += n;
 	}
@@ -861,7 +879,7 @@ traffic_pass(struct run *r)
 	now = rte_rdtsc();
 	if (LOAD(r->gen_on)) {
 		double rate, dt = (double)(now - tr->last) / (double)r->hz;
-		unsigned int k, sent, room, fit;
+		unsigned int k, sent, room, fit, old;
 
 		if (LOAD(r->calibrating))
 			rate = 1e12;
@@ -884,10 +902,16 @@ traffic_pass(struct run *r)
 			 * enqueues, so the free count cannot shrink. */
 			room = rte_ring_free_count(tr->rx_ring);
 			fit = RTE_MIN(k, room);
-			if (fit > 0 && rte_pktmbuf_alloc_bulk(r->pool, pkts, fit) != 0)
-				fit = 0; /* no buffer for the "NIC": a port drop */
-			for (i = 0; i < fit; i++)
+			old = RTE_MIN(fit, tr->recyc_n);
+			for (i = 0; i < old; i++)
+				pkts[i] = tr->recyc[--tr->recyc_n];
+			if (fit > old &&
+			    rte_pktmbuf_alloc_bulk(r->pool, pkts + old, fit - old) != 0)
+				fit = old; /* no buffer for the "NIC": a port drop */
+			for (i = old; i < fit; i++) {
 				hp_gen_build(&tr->gen, pkts[i]);
+				hp_meta(pkts[i])->gen_len = (uint16_t)rte_pktmbuf_pkt_len(pkts[i]);
+			}
 			sent = fit ? rte_ring_enqueue_burst(tr->rx_ring, (void **)pkts,
 							    fit, NULL) : 0;
 			if (sent < fit)
@@ -1867,6 +1891,21 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		ret = -ENOMEM;
 		goto out;
 	}
+	if (cfg->gen_recycle) {
+		/* a frame sent again is not checked: its body is what the
+		 * tasks left, and its sequence numbers repeat */
+		if (cfg->verify_every != 0 || cfg->src != HP_SRC_GEN) {
+			snprintf(err, errlen, "--gen-recycle needs the generator (--source gen) and --verify-every 0");
+			ret = -EINVAL;
+			goto out;
+		}
+		r->tr->recyc_cap = cfg->mbufs;
+		r->tr->recyc = calloc(r->tr->recyc_cap, sizeof(*r->tr->recyc));
+		if (r->tr->recyc == NULL) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	ret = ctx_init_chain(r, r->tr->vctx, err, errlen);
 	if (ret < 0)
 		goto out;
@@ -2050,6 +2089,9 @@ out:
 		ctx_free_chain(r, r->tr->vctx);
 		ctx_free_chain(r, r->tr->gctx);
 		free(r->tr->scratch);
+		if (r->tr->recyc_n)
+			rte_pktmbuf_free_bulk(r->tr->recyc, r->tr->recyc_n);
+		free(r->tr->recyc);
 		hp_gen_free(&r->tr->gen);
 		rte_ring_free(r->tr->rx_ring);
 		rte_ring_free(r->tr->tx_ring);

@@ -49,6 +49,8 @@ struct hp_run_cfg {
 	unsigned int max_flows;
 	unsigned int reorder_win;
 	unsigned int verify_every; /* 0: off */
+	bool gen_recycle;          /* generator reuses delivered frames (needs
+				    * verify_every 0): a NIC at no CPU cost */
 	int idle_yield;           /* HP_IDLE_SPIN, HP_IDLE_YIELD or HP_IDLE_SLEEP */
 	uint64_t seed;
 	bool quiet;

@@ -83,6 +83,8 @@ struct hp_meta {
 	uint32_t res32;       /* task result: e.g. DPI match count */
 	uint32_t res32b;      /* task result: e.g. DPI first match id */
 	uint8_t digest[16];   /* task result: e.g. MD5 */
+	uint16_t gen_len;     /* frame length as the generator built it (a
+			       * recycled frame must still have it) */
 };
 
 /* What the scheduler clears at rx: the first line. */
