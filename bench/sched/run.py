@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The scheduler comparison (docs/scheduling.md): `hplane compare` on the
 modeled Jetson platform, every scenario x scheduler x granularity, ~17 min
-on a 2-core machine. --record writes bench/results/sched-DATE.md and its
+on a 2-core machine (more with --repeat N --repeat-scenarios stress=5,...,
+which the recorded runs use: medians of repeated runs). --record writes bench/results/sched-DATE.md and its
 plots (bench/results/sched-DATE-<scenario>-latency.png, -share.png)."""
 import argparse
 import datetime
