@@ -140,6 +140,16 @@ def jetson(s, scale, rows=None):
     }
 
 
+def best_of(rs):
+    """The run with the highest throughput, every figure from it: on a
+    shared machine a host stall only ever takes throughput away (a modeled
+    device cannot run faster than its model), so the least disturbed run
+    is the estimate of the undisturbed one."""
+    m = dict(max(rs, key=lambda r: r["gbps"]))
+    m["runs"] = [r["gbps"] for r in rs]
+    return m
+
+
 def median_of(rs):
     """Per-figure median of repeated runs of one configuration; the task
     shares come from the run with the median throughput."""
@@ -237,7 +247,7 @@ def goals(res, scenarios):
             allok &= ok_t and ok_m and ok_l
             if len(a.get("runs", [])) > 1:
                 best = max(others, key=lambda o: o["gbps"])
-                s += (f" (medians of {len(a['runs'])} runs: adaptive "
+                s += (f" ({len(a['runs'])} runs each: adaptive "
                       f"{', '.join(f'{x:.4f}' for x in sorted(a['runs']))}; best other "
                       f"{', '.join(f'{x:.4f}' for x in sorted(best.get('runs', [best['gbps']])))})")
             if scen == "stress":
@@ -279,6 +289,9 @@ def main():
     ap.add_argument("--repeat-scenarios", default="stress",
                     help="scenarios that --repeat applies to, each SCENARIO or SCENARIO=N "
                     "(N runs there) [stress: the close calls]")
+    ap.add_argument("--pick", choices=["median", "best"], default="median",
+                    help="with --repeat: the median of each figure, or the run with the "
+                    "highest throughput (host stalls only take throughput away) [median]")
     ap.add_argument("--quick", action="store_true", help="short runs (a smoke test, not a result)")
     ap.add_argument("--gpu", help="compare on real CPU workers and this accelerator (e.g. cuda) "
                     "instead of the modeled platform: hplane profile measures both first")
@@ -430,7 +443,8 @@ def main():
                           f"restored {r['restored']:6.2f} %  ({t:.0f} s)", flush=True)
                 if not got:
                     continue
-                m = res[(scen, sd, gr)] = median_of([r for r, _ in got])
+                m = res[(scen, sd, gr)] = (best_of if a.pick == "best" else median_of)(
+                    [r for r, _ in got])
                 # plots and raw data: the run with the median throughput
                 runs[(scen, sd, gr)] = min(got, key=lambda x: abs(x[0]["gbps"] - m["gbps"]))[1]
     names = [(sd, gr) for sd in scheds for gr in grans]
@@ -509,9 +523,14 @@ def report(a, prof, scenarios, names, res, cap, gpu_cap, cpu_cap, fixed_us, fail
          f"successfully* = left the window neither late nor drained ahead of a gap (the "
          f"thesis's Figures 5.6/5.13/5.20/5.27)."
          + (" Runs per configuration: " + ", ".join(
-             f"{x} {a.rep_scen.get(x, 1)}" for x in scenarios) + "; with more than one, every "
-            f"figure is the median of them (this machine is shared: a run the host stalls "
-            f"loses throughput)." if any(v > 1 for v in a.rep_scen.values()) else ""), ""]
+             f"{x} {a.rep_scen.get(x, 1)}" for x in scenarios) + "; with more than one, "
+            + ("every figure is from the run with the highest throughput (this machine is "
+               "shared: a host stall only takes throughput away, so the least disturbed run "
+               "estimates the undisturbed one; every run's throughput is listed under the "
+               "bar below)" if a.pick == "best" else
+               "every figure is the median of them (this machine is shared: a run the host "
+               "stalls loses throughput)") + "."
+            if any(v > 1 for v in a.rep_scen.values()) else ""), ""]
     return "\n".join(L + tables(a, scenarios, names, res, failed, out, pfx))
 
 
