@@ -133,21 +133,6 @@ hp_prefetch_meta(struct rte_mbuf *m)
 	rte_prefetch0(md + RTE_CACHE_LINE_SIZE);
 }
 
-/* Prefetches the task data region of a classified packet, one 64 B line
- * at a time (a few instructions per line): tasks call it one packet ahead
- * so the lines arrive from the core that wrote them while the current
- * packet is being worked on. */
-static inline void
-hp_prefetch_data(struct rte_mbuf *m)
-{
-	const struct hp_meta *md = hp_meta(m);
-	const uint8_t *d = rte_pktmbuf_mtod_offset(m, const uint8_t *, md->data_off);
-	uint32_t o;
-
-	for (o = 0; o < md->data_len; o += RTE_CACHE_LINE_SIZE)
-		rte_prefetch0(d + o);
-}
-
 /* Creates a packet pool whose mbufs carry an hp_meta. */
 struct rte_mempool *hp_pktmbuf_pool(const char *name, unsigned int n,
 				    int socket);

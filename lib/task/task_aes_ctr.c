@@ -142,22 +142,17 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	struct ctr_priv *p = ctx->priv;
 	uint16_t i;
 
-	/* The payloads were written on another core (generator or NIC):
-	 * without prefetch each 64 B line is a serial cross-core miss (~180
-	 * cycles on the 2-CPU VM, ~2,000 cycles per IMIX packet). Each one
-	 * is asked for one packet ahead of the cipher (the metadata came
-	 * with hp_device_run_chain's prefetch). */
-	if (n > 0)
-		hp_prefetch_data(pkts[0]);
+	/* No software prefetch of the payload: it was measured one packet
+	 * ahead (bench/pipeline, 2026-11-22) and cost the worker ~100 cycles
+	 * per IMIX packet; twelve prefetches compete with the cipher's own
+	 * loads, which the hardware prefetcher already streams. The mbuf and
+	 * metadata lines come with hp_device_run_chain's prefetch. */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct hp_meta *md = hp_meta(m);
 		struct ctr_flow *f;
 		uint8_t iv[16], *d;
 		int outl;
-
-		if (i + 1 < n)
-			hp_prefetch_data(pkts[i + 1]);
 
 		if (md->status != HP_ST_OK || md->data_len == 0)
 			continue;
