@@ -59,7 +59,10 @@ RTE_LOG_REGISTER(hp_svc_logtype, heteroplane.svc, INFO);
  * may have several writers and uses atomic adds.
  */
 struct slot {
-	uint64_t calls;
+	/* A call adds to exactly one of these two, so a reader's interval
+	 * never shows work (or a negative count) that a half-updated pair
+	 * would make up; calls is their sum. */
+	uint64_t busy_calls;
 	uint64_t idle_calls;
 	uint64_t busy_cycles;
 	uint64_t call_cycles;
@@ -154,12 +157,13 @@ svc_trampoline(void *arg)
 		rc = s->fn(s->arg);
 		dt = rte_rdtsc() - t0;
 		RTE_PER_LCORE(cur_slot) = NULL;
-		__atomic_fetch_add(&sl->calls, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&sl->call_cycles, dt, __ATOMIC_RELAXED);
-		if (rc == -EAGAIN)
+		if (rc == -EAGAIN) {
 			__atomic_fetch_add(&sl->idle_calls, 1, __ATOMIC_RELAXED);
-		else
+		} else {
+			__atomic_fetch_add(&sl->busy_calls, 1, __ATOMIC_RELAXED);
 			__atomic_fetch_add(&sl->busy_cycles, dt, __ATOMIC_RELAXED);
+		}
 		return rc;
 	}
 	sl = &s->slot[idx];
@@ -170,12 +174,13 @@ svc_trampoline(void *arg)
 	rc = s->fn(s->arg);
 	dt = rte_rdtsc() - t0;
 	RTE_PER_LCORE(cur_slot) = NULL;
-	add_own(&sl->calls, 1);
 	add_own(&sl->call_cycles, dt);
-	if (rc == -EAGAIN)
+	if (rc == -EAGAIN) {
 		add_own(&sl->idle_calls, 1);
-	else
+	} else {
+		add_own(&sl->busy_calls, 1);
 		add_own(&sl->busy_cycles, dt);
+	}
 	__atomic_store_n(&sl->in_call, 0, __ATOMIC_RELEASE);
 	return rc;
 }
@@ -688,8 +693,8 @@ hp_svc_map(uint32_t id, unsigned int lcore_id, bool on)
 static void
 slot_read(const struct slot *sl, struct hp_svc_stats *o)
 {
-	o->calls = __atomic_load_n(&sl->calls, __ATOMIC_RELAXED);
 	o->idle_calls = __atomic_load_n(&sl->idle_calls, __ATOMIC_RELAXED);
+	o->calls = __atomic_load_n(&sl->busy_calls, __ATOMIC_RELAXED) + o->idle_calls;
 	o->busy_cycles = __atomic_load_n(&sl->busy_cycles, __ATOMIC_RELAXED);
 	o->call_cycles = __atomic_load_n(&sl->call_cycles, __ATOMIC_RELAXED);
 	o->delay_sum = __atomic_load_n(&sl->delay_sum, __ATOMIC_RELAXED);
@@ -733,7 +738,7 @@ sample_foreign(uint32_t id)
 	for (i = 0; i < G.n_lcores; i++) {
 		if (!((s->running >> i) & 1u))
 			continue;
-		s->slot[i].calls += dc / n;
+		s->slot[i].busy_calls += dc / n; /* DPDK counts no idle calls */
 		s->slot[i].call_cycles += dy / n;
 		s->slot[i].busy_cycles += dy / n;
 	}
