@@ -78,6 +78,7 @@ struct sched_lc {
 	struct hp_hist dlat[HP_MAX_DEVICES]; /* latency per device */
 	/* per-second interval snapshot */
 	uint64_t i_tx, i_bytes, i_dl, i_dlmet, i_ro, i_roin, i_off, i_portdrop;
+	uint64_t i_held; /* packets the reorder stage held at the last row */
 	uint64_t i_roooo; /* reorder.st.arrived_ooo at the last row */
 	uint64_t i_busy, i_total, i_wbusy[HP_MAX_DEVICES], i_wtotal[HP_MAX_DEVICES];
 	struct hp_load load;
@@ -357,6 +358,7 @@ sched_reset(struct run *r, struct sched_lc *sc)
 	sc->busy_cycles = sc->total_cycles = 0;
 	sc->cpu_ns0 = hp_thread_cpu_ns();
 	sc->i_tx = sc->i_bytes = sc->i_dl = sc->i_dlmet = sc->i_ro = sc->i_roin = 0;
+	sc->i_held = sc->ro.held; /* held packets survive the reset */
 	sc->i_roooo = 0;
 	sc->i_off = sc->i_portdrop = 0;
 	sc->i_busy = sc->i_total = 0;
@@ -419,8 +421,15 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 	row->p99_us = (double)hp_hist_quantile(&sc->ilat, 0.99) / 1e3;
 	row->deadline_pct = sc->dl_pkts > sc->i_dl ?
 		100.0 * (double)(sc->dl_met - sc->i_dlmet) / (double)(sc->dl_pkts - sc->i_dl) : 100.0;
-	row->reorder_pct = ro > sc->i_ro ?
-		100.0 * (double)(roin - sc->i_roin) / (double)(ro - sc->i_ro) : 100.0;
+	{
+		/* in-order sends over the second's sends (pushed less what
+		 * the window kept; releases of earlier packets count too) */
+		int64_t sent = (int64_t)(ro - sc->i_ro) + (int64_t)sc->i_held -
+			       (int64_t)sc->ro.held;
+
+		row->reorder_pct = sent > 0 ?
+			100.0 * (double)(roin - sc->i_roin) / (double)sent : 100.0;
+	}
 	row->arrived_pct = ro > sc->i_ro ? 100.0 - 100.0 * (double)(sc->ro.st.arrived_ooo - sc->i_roooo) /
 		(double)(ro - sc->i_ro) : 100.0;
 	row->dropped_port = pd - sc->i_portdrop;
@@ -455,6 +464,7 @@ sched_row(struct run *r, struct sched_lc *sc, uint64_t now, double dt)
 	sc->i_dlmet = sc->dl_met;
 	sc->i_ro = ro;
 	sc->i_roin = roin;
+	sc->i_held = sc->ro.held;
 	sc->i_roooo = sc->ro.st.arrived_ooo;
 	sc->i_off = off;
 	sc->i_portdrop = pd;
