@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Runs hplane for a benchmark with its lcore threads in SCHED_FIFO and
-notes the CPU time each thread had (shared by bench/load and
-bench/pipeline).
+"""Runs hplane for a benchmark with its lcore threads in SCHED_FIFO (shared
+by bench/load and bench/pipeline).
 
 On a shared 2-CPU VM other tenants' builds take 30-80 % of a CPU at random,
 a CFS share that nice cannot win across cgroups. SCHED_FIFO priority 1 gives
@@ -9,8 +8,8 @@ the polling threads their CPUs like isolated cores would, while a loop with
 nothing to do still gives the CPU away (--idle yield or sleep): two lcores
 that share a CPU then take turns whenever one runs dry. The kernel keeps 5 %
 of every second for everything else (sched_rt_runtime_us), so a saturated
-loop runs ~95 % of the time; the CPU time noted per thread
-(/proc/PID/task/TID/schedstat) shows how much each really had.
+loop runs ~95 % of the time; hplane's trace shows how much each loop's
+thread really had (os_cpu, from /proc/PID/task/TID/schedstat).
 """
 import os
 import subprocess
@@ -18,32 +17,14 @@ import threading
 import time
 
 
-def _thread_cpu(pid, cpu_ns):
-    """Adds {thread name: CPU ns so far} of a running process into cpu_ns."""
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                ns = int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue
-        cpu_ns[name] = max(ns, cpu_ns.get(name, 0))
-
-
 def run_rt(cmd, timeout, rt=True):
     """Runs cmd (an hplane command line); its lcore threads (rte-worker-*)
     go to SCHED_FIFO priority 1 as soon as they exist, the main thread
     stays as it is. Returns (stdout, note on the real-time threads or why
-    there are none, {thread name: CPU ns it had}). Raises RuntimeError on
-    a non-zero exit or a timeout."""
+    there are none). Raises RuntimeError on a non-zero exit or a timeout."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
-    done, why, cpu_ns, out = set(), None, {}, {}
+    done, why, out = set(), None, {}
     t_end = time.monotonic() + timeout
 
     def drain(name, f):
@@ -51,7 +32,6 @@ def run_rt(cmd, timeout, rt=True):
     th = [threading.Thread(target=drain, args=(n, f)) for n, f in (("o", p.stdout), ("e", p.stderr))]
     for t in th:
         t.start()
-    last_sample = 0.0
     while p.poll() is None:
         if time.monotonic() > t_end:
             os.killpg(p.pid, 9)
@@ -71,13 +51,10 @@ def run_rt(cmd, timeout, rt=True):
                 pass
             except PermissionError as e:
                 why = f"no real-time threads ({e})"
-        if time.monotonic() - last_sample >= 0.05:
-            _thread_cpu(p.pid, cpu_ns)
-            last_sample = time.monotonic()
         time.sleep(0.005)
     for t in th:
         t.join()
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {out['e'].strip()[-500:]}")
     note = (why or f"{len(done)} lcore threads SCHED_FIFO") if rt else "no real-time threads"
-    return out["o"], note, cpu_ns
+    return out["o"], note

@@ -18,7 +18,7 @@
    (-Dload_counters=false, in <build>-nocount), the same worker-bound
    overload run alternated over many rounds; plus load-synth's loop with
    and without hp_load_poll().
-hplane's lcore threads run SCHED_FIFO (see sh_rt; --no-rt to not).
+hplane's lcore threads run SCHED_FIFO (bench/rtrun.py; --no-rt to not).
 Prints markdown; with --record writes bench/results/load-<date>b.md and the
 ramp plot beside it.
 """
@@ -46,13 +46,6 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
 
 
-def sh_rt(cmd, timeout, rt=True):
-    """hplane with its lcore threads in SCHED_FIFO (bench/rtrun.py says
-    why); returns (stdout, note on the real-time threads)."""
-    out, note, _ = run_rt(cmd, timeout, rt)
-    return out, note
-
-
 def loadavg():
     with open("/proc/loadavg") as f:
         return f.read().split()[0]
@@ -60,7 +53,7 @@ def loadavg():
 
 def ramp(hplane, out, app, args, rt=True):
     cmd = [hplane, "ramp", "--app", app, "--verify-every", "0", "--quiet", "--out", out] + args
-    stdout, rtnote = sh_rt(cmd, timeout=1200, rt=rt)
+    stdout, rtnote = run_rt(cmd, timeout=1200, rt=rt)
     js = os.path.join(out, "score.json")
     plot = sh([sys.executable, os.path.join(ROOT, "tools/load_plot.py"), os.path.join(out, "ramp.csv"),
                "-o", os.path.join(out, "ramp.png"), "--json", js,
@@ -128,7 +121,7 @@ def nocount_build(build):
 
 def overload_pps(hplane, app, secs, param):
     with tempfile.TemporaryDirectory() as d:
-        sh_rt([hplane, "run", "--app", app, "--param", param, "--scenario", "stress",
+        run_rt([hplane, "run", "--app", app, "--param", param, "--scenario", "stress",
                "--duration", str(secs), "--idle", "sleep", "--verify-every", "0", "--quiet",
                "--out", d], timeout=300)
         with open(os.path.join(d, "summary.json")) as f:

@@ -213,7 +213,7 @@ sentinel_fn(void *arg)
 
 /* Register a sentinel whose id is above 'above' (or the lowest free one
  * when above < 0): DPDK hands out the lowest free id, so fill any lower
- * holes with placeholders first and release them afterwards.
+ * holes with temporary registrations first and release them afterwards.
  */
 static int
 sentinel_register(const char *tag, int above, uint32_t *id)
