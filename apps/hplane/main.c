@@ -631,17 +631,17 @@ static int
 gen_body_setup(struct cli *c, struct hp_gen *g, struct hp_task_ctx *ctx)
 {
 	const struct hp_app *app = hp_app_find(c->cfg.app);
+	const struct hp_task_ops *ops;
 	char *eargv[64], store[1024];
-	int eargc;
+	int eargc, ret;
 
 	if (app == NULL) {
 		fail(EXIT_USAGE, "unknown app '%s' (see hplane list)", c->cfg.app);
 		return -1;
 	}
-	ctx->ops = hp_task_find(app->tasks[0]);
-	ctx->cfg = &c->cfg.task;
-	ctx->priv = NULL;
-	if (ctx->ops == NULL || ctx->ops->gen_body == NULL)
+	ops = hp_task_find(app->tasks[0]);
+	ctx->ops = NULL;
+	if (ops == NULL || ops->gen_body == NULL)
 		return 0;
 	eargc = default_eal(c, eargv, store, sizeof(store));
 	eargv[eargc] = NULL;
@@ -649,9 +649,10 @@ gen_body_setup(struct cli *c, struct hp_gen *g, struct hp_task_ctx *ctx)
 		fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
 		return -1;
 	}
-	if (ctx->ops->ctx_init != NULL && ctx->ops->ctx_init(ctx) < 0) {
+	ret = hp_task_body_init(ctx, ops, &c->cfg.task);
+	if (ret < 0) {
 		rte_eal_cleanup();
-		fail(EXIT_USAGE, "task %s: set-up failed", ctx->ops->name);
+		fail(EXIT_USAGE, "task %s: set-up failed: %s", ops->name, strerror(-ret));
 		return -1;
 	}
 	hp_gen_set_body(g, hp_task_gen_body, ctx);

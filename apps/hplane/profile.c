@@ -276,7 +276,7 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 			for (si = 0; si < cfg->imix.n && ret == 0; si++) {
 				struct hp_imix one = { .n = 1, .size = { cfg->imix.size[si] },
 						       .share = { 1.0 } };
-				struct hp_task_ctx gctx = { .ops = dev->ctx[0].ops, .cfg = &cfg->task };
+				struct hp_task_ctx gctx;
 				struct hp_gen g;
 				struct point ptv;
 				uint32_t frame = 0;
@@ -285,11 +285,16 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 				ret = hp_gen_init(&g, &one, &cfg->types, 4, cfg->seed + si, err, errlen);
 				if (ret < 0)
 					break;
-				if (gctx.ops->gen_body != NULL &&
-				    (gctx.ops->ctx_init == NULL || gctx.ops->ctx_init(&gctx) == 0))
+				ret = hp_task_body_init(&gctx, dev->ctx[0].ops, &cfg->task);
+				if (ret < 0) {
+					snprintf(err, errlen, "profile: task %s: set-up failed: %s",
+						 dev->ctx[0].ops->name, strerror(-ret));
+					hp_gen_free(&g);
+					break;
+				}
+				ret = 0;
+				if (gctx.ops != NULL)
 					hp_gen_set_body(&g, hp_task_gen_body, &gctx);
-				else
-					gctx.ops = NULL;
 				for (rep = 0; rep < o->reps && ret == 0; rep++) {
 					uint64_t c;
 

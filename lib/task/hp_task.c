@@ -94,6 +94,24 @@ hp_task_gen_body(void *arg, uint64_t gen_id, uint32_t size, uint32_t hdr_len,
 }
 
 int
+hp_task_body_init(struct hp_task_ctx *ctx, const struct hp_task_ops *ops,
+		  const struct hp_task_cfg *cfg)
+{
+	int ret;
+
+	ctx->ops = NULL;
+	ctx->cfg = cfg;
+	ctx->priv = NULL;
+	if (ops == NULL || ops->gen_body == NULL)
+		return 0;
+	ret = ops->ctx_init != NULL ? ops->ctx_init(ctx) : 0;
+	if (ret < 0)
+		return ret;
+	ctx->ops = ops;
+	return 1;
+}
+
+int
 hp_task_opt_get(const char *param, const char *name, char *val, size_t vlen)
 {
 	size_t nl = strlen(name);

@@ -152,6 +152,12 @@ struct hp_task_ctx *hp_app_body_ctx(const struct hp_app *app,
  * hp_gen_body_fn (hp_gen.h), for hp_gen_set_body(). */
 uint32_t hp_task_gen_body(void *arg, uint64_t gen_id, uint32_t size,
 			  uint32_t hdr_len, uint8_t *body, uint32_t room);
+/* Sets ctx up as a generator's body writer for task ops (its context made
+ * with cfg), for hp_gen_set_body(g, hp_task_gen_body, ctx). Returns 1 when
+ * set up (free it with ops->ctx_free), 0 when the task writes no bodies
+ * (ctx->ops is then NULL), or the -errno of its ctx_init. */
+int hp_task_body_init(struct hp_task_ctx *ctx, const struct hp_task_ops *ops,
+		      const struct hp_task_cfg *cfg);
 /* Checks a --param string for an app: comma-separated name=value items,
  * each name read by some task of the chain, each value accepted by that
  * task's param_check. 0 or -EINVAL with a one-line reason in err. */
