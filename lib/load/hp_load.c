@@ -30,6 +30,17 @@
 #define LIM_MULT 4
 #define LIM_US 50.0
 #define LIM_MIN_N 64
+/* A batch size seen fewer than LIM_MIN_N times (a backlog after a stop, a
+ * rare burst) has no mean of its own yet: its limit is taken from the
+ * dearest item cost of the trusted sizes, with twice the margin (cold
+ * single items cost ~4.5x a full batch's, bench/results/load-*). Without
+ * it a 50 ms stop of the kernel's real-time throttling in such an
+ * iteration went into the table as work and lifted (c)'s level by 10 %. */
+#define LIM_DERIVED_MULT (2 * LIM_MULT)
+/* After an empty poll a yielding loop sleeps (~100 us) or yields (a time
+ * slice of whoever else wants the CPU, a few ms): a pause longer than
+ * this was not its own. */
+#define IDLE_GAP_US 5000.0
 /* Trend of (c) for the projection: EWMA time constant. */
 #define TREND_TAU_S 1.0
 #define WARN_HYSTERESIS 0.05
@@ -59,7 +70,10 @@ hp_load_init(struct hp_load *ld, const struct hp_load_conf *conf)
 	memset(ld, 0, sizeof(*ld));
 	ld->conf = c;
 	ld->interval_cyc = (uint64_t)(c.interval_s * (double)c.hz);
-	ld->gap_lim = c.yields ? UINT64_MAX : (uint64_t)(LIM_US * (double)c.hz / 1e6);
+	ld->gap_lim = (uint64_t)(LIM_US * (double)c.hz / 1e6);
+	ld->gap_lim_idle = c.yields ? (uint64_t)(IDLE_GAP_US * (double)c.hz / 1e6) :
+				      ld->gap_lim;
+	ld->gap_lim_next = ld->gap_lim_idle;
 	for (k = 0; k < HP_LOAD_HIST; k++)
 		ld->hist[k].lim = UINT64_MAX;
 	ld->next_roll = UINT64_MAX; /* no window until hp_load_start */
@@ -274,13 +288,26 @@ trend(struct hp_load *ld, struct hp_load_est *e)
 static void
 update_limits(struct hp_load *ld, const struct hp_load_raw *r)
 {
-	double extra = LIM_US * (double)ld->conf.hz / 1e6;
+	double extra = LIM_US * (double)ld->conf.hz / 1e6, p = 0, item = 0;
 	unsigned int k;
 
-	for (k = 0; k < HP_LOAD_HIST; k++)
-		if (r->hn[k] >= LIM_MIN_N)
-			ld->hist[k].lim = (uint64_t)(LIM_MULT * (double)r->hcyc[k] /
-						     (double)r->hn[k] + extra);
+	if (r->hn[0] >= LIM_MIN_N)
+		p = (double)r->hcyc[0] / (double)r->hn[0];
+	for (k = 0; k < HP_LOAD_HIST; k++) {
+		if (r->hn[k] < LIM_MIN_N)
+			continue;
+		ld->hist[k].lim = (uint64_t)(LIM_MULT * (double)r->hcyc[k] /
+					     (double)r->hn[k] + extra);
+		if (k >= 1 && k < HP_LOAD_MAX_BATCH)
+			item = fmax(item, ((double)r->hcyc[k] / (double)r->hn[k] - p) / k);
+	}
+	/* untrusted sizes, from the dearest trusted item (the last bucket
+	 * has no fixed size: it keeps no limit until it has a mean) */
+	if (item > 0)
+		for (k = 1; k < HP_LOAD_MAX_BATCH; k++)
+			if (r->hn[k] < LIM_MIN_N)
+				ld->hist[k].lim = (uint64_t)(LIM_DERIVED_MULT *
+							     (p + k * item) + extra);
 }
 
 void

@@ -54,8 +54,11 @@ struct hp_load_conf {
 	double warn_threshold;       /* projected load that warns; 0: 0.9 */
 	double warn_horizon_s;       /* how far ahead to project; 0: 2 s */
 	bool yields;                 /* the loop gives the CPU away when idle
-					(sched_yield): a long pause between
-					iterations is then its own doing */
+					(sleep, sched_yield): a pause of up to
+					5 ms after an empty poll is then its
+					own doing; after a busy one, and in a
+					loop that never yields, a pause over
+					50 us is time the CPU was taken away */
 };
 
 /* One bucket of the batch-size table (32 bytes: one iteration touches one
@@ -117,7 +120,10 @@ struct hp_load {
 	uint64_t last;
 	uint64_t total_cycles, busy_cycles, polls, empty_polls, packets, outliers;
 	uint64_t outlier_cycles;
-	uint64_t gap_lim;          /* longer pauses between iterations: preempted */
+	uint64_t gap_lim;          /* longer pauses after a busy iteration: preempted */
+	uint64_t gap_lim_idle;     /* the same after an empty one (a yielding
+				      loop may pause by itself then) */
+	uint64_t gap_lim_next;     /* the one that applies before the next poll */
 	uint64_t next_roll;
 	bool cpu_shared;           /* set by hp_load_start (registry) */
 	struct hp_load_bucket hist[HP_LOAD_HIST] __rte_cache_aligned;
@@ -160,11 +166,14 @@ hp_load_poll(struct hp_load *ld, uint64_t t0, uint64_t t1, unsigned int n)
 		&ld->hist[n < HP_LOAD_MAX_BATCH ? n : HP_LOAD_MAX_BATCH];
 
 	HP_LOAD_ADD_(ld->total_cycles, t1 - ld->last);
-	/* A loop that never yields pauses for ~100 cycles between
-	 * iterations; a much longer pause is time the CPU was taken away. */
-	if (unlikely(t0 - ld->last > ld->gap_lim))
+	/* Between iterations a loop pauses for ~100 cycles, and a yielding
+	 * loop may sleep or yield after an empty poll, never after a busy
+	 * one: a much longer pause is time the CPU was taken away (a time
+	 * slice of another thread, the kernel's real-time throttling). */
+	if (unlikely(t0 - ld->last > ld->gap_lim_next))
 		HP_LOAD_ADD_(ld->outlier_cycles, t0 - ld->last);
 	__atomic_store_n(&ld->last, t1, __ATOMIC_RELAXED);
+	ld->gap_lim_next = n ? ld->gap_lim : ld->gap_lim_idle;
 	HP_LOAD_ADD_(ld->polls, 1);
 	if (n == 0) {
 		HP_LOAD_ADD_(ld->empty_polls, 1);
