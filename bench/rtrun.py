@@ -17,11 +17,13 @@ import threading
 import time
 
 
-def run_rt(cmd, timeout, rt=True):
+def run_rt(cmd, timeout, rt=True, log=None, prio=1):
     """Runs cmd (an hplane command line); its lcore threads (rte-worker-*)
-    go to SCHED_FIFO priority 1 as soon as they exist, the main thread
+    go to SCHED_FIFO priority prio (1) as soon as they exist, the main thread
     stays as it is. Returns (stdout, note on the real-time threads or why
-    there are none). Raises RuntimeError on a non-zero exit or a timeout."""
+    there are none). Raises RuntimeError on a non-zero exit or a timeout.
+    log: a path that also gets stdout, stderr and the note (written before
+    any exception, so a failed run leaves its whole output there)."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     done, why, out = set(), None, {}
@@ -32,10 +34,18 @@ def run_rt(cmd, timeout, rt=True):
     th = [threading.Thread(target=drain, args=(n, f)) for n, f in (("o", p.stdout), ("e", p.stderr))]
     for t in th:
         t.start()
+
+    def keep(note):
+        if log is not None:
+            for t in th:
+                t.join()
+            with open(log, "w") as f:
+                f.write(out.get("o", "") + out.get("e", "") + note + "\n")
     while p.poll() is None:
         if time.monotonic() > t_end:
             os.killpg(p.pid, 9)
             p.wait()
+            keep("timeout")
             raise RuntimeError(f"timeout: {' '.join(cmd)}")
         if rt and why is None:
             try:
@@ -45,7 +55,7 @@ def run_rt(cmd, timeout, rt=True):
                     with open(f"/proc/{p.pid}/task/{t}/comm") as f:
                         if not f.read().startswith("rte-worker"):
                             continue
-                    os.sched_setscheduler(int(t), os.SCHED_FIFO, os.sched_param(1))
+                    os.sched_setscheduler(int(t), os.SCHED_FIFO, os.sched_param(prio))
                     done.add(t)
             except FileNotFoundError:
                 pass
@@ -54,7 +64,9 @@ def run_rt(cmd, timeout, rt=True):
         time.sleep(0.005)
     for t in th:
         t.join()
+    note = (why or f"{len(done)} lcore threads SCHED_FIFO" + (f" priority {prio}" if prio != 1 else "")) \
+        if rt else "no real-time threads"
+    keep(f"exit {p.returncode}; {note}")
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {out['e'].strip()[-500:]}")
-    note = (why or f"{len(done)} lcore threads SCHED_FIFO") if rt else "no real-time threads"
     return out["o"], note

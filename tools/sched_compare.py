@@ -21,11 +21,14 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from rtrun import run_rt  # noqa: E402  (bench/rtrun.py: SCHED_FIFO lcores)
 
 SCENARIOS = ["low", "medium", "stress", "standard"]
 APP_TASKS = {"ran": ["ldpc", "aes_ctr"], "crypto": ["aes_ctr"], "vpn": ["aes_cbc"],
@@ -73,11 +76,24 @@ def platform_capacity(prof, tasks, workers, mean_bytes):
     return gpu + workers * cpu, gpu, cpu
 
 
-def run(cmd, log, timeout):
+RT_NOTES = []
+
+
+def run(cmd, log, timeout, rt=True, prio=1):
+    """Runs one hplane command, its output to log. rt: its lcore threads
+    SCHED_FIFO (bench/rtrun.py), so the other tenants of a shared machine
+    do not take the modeled devices' and the scheduler's CPUs in the
+    middle of a run; each run's note (how many threads, or why none) is
+    kept for the report."""
     t0 = time.time()
-    with open(log, "w") as f:
-        p = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout)
-    return p.returncode, time.time() - t0
+    try:
+        _, note = run_rt(cmd, timeout, rt=rt, log=log, prio=prio)
+        rc = 0
+    except RuntimeError as e:
+        m = re.search(r": exit (-?\d+):", str(e))
+        rc, note = (int(m.group(1)) if m else 124), str(e).split(":")[0]
+    RT_NOTES.append(note)
+    return rc, time.time() - t0
 
 
 def summary(d):
@@ -91,34 +107,80 @@ def trace(d):
         return list(csv.DictReader(f))
 
 
-def window_tput(rows):
+def window_tput(rows, start=1.0):
     """Delivered Gbit/s and kpps over the run's window from its per-second
-    rows, the first second left out (queues filling): the summary's figure
-    also counts what drains after the end, which favours deep queues."""
-    gb = pk = tt = 0.0
+    rows, the first second (up to start) left out (queues filling): the
+    summary's figure also counts what drains after the end, which favours
+    deep queues.
+
+    What is delivered in the window is at most what entered it (offered
+    less the port's drops) plus what was inside the pipeline when it
+    began. A host stall in the left-out first second leaves a backlog
+    there that drains inside the window and used to count as throughput
+    (a qlearn medium run "delivered" 393.7 pps of 389.9 offered: 73 more
+    packets left the pipeline than entered during the window). So the
+    window counts at most what entered it: min(delivered, entered) =
+    delivered less the net drain of the earlier backlog (a backlog built
+    up in the window stays a loss: the stall did take throughput away).
+    Returns (Gbps, kpps, packets drained from before the window)."""
+    gb = pk = tt = ent = 0.0
     last = 0.0
     for i, x in enumerate(rows):
         t = float(x["t_s"])
         dt = t - last
         last = t
-        if i == 0 or dt <= 0:
+        if i == 0 or dt <= 0 or t - dt < start - 1e-3:
             continue
         gb += float(x["gbps"]) * dt
         pk += float(x["delivered_pps"]) * dt
+        ent += float(x["offered_pps"]) * dt - float(x.get("dropped_port") or 0)
         tt += dt
-    return (gb / tt, pk / tt / 1e3) if tt > 0 else (None, None)
+    if tt <= 0:
+        return None, None, 0.0
+    drained = max(0.0, pk - ent)
+    f = (pk - drained) / pk if pk > 0 else 1.0
+    return gb * f / tt, (pk - drained) / tt / 1e3, drained
 
 
-def jetson(s, scale, rows=None):
-    """The run's figures in the profile's time."""
+def settled(rows, scale, start):
+    """Deadline misses (%) and mean latency (ms, the profile's time) over
+    the per-second rows from start (wall s) on, each second weighted by
+    its deliveries (the latency-sensitive share of a second's packets is
+    the IMIX's, so this weights its misses by their count up to sampling
+    noise). None when no row is that late."""
+    n = miss = lat = 0.0
+    last = 0.0
+    for x in rows:
+        t = float(x["t_s"])
+        dt, last = t - last, t
+        if dt <= 0 or t - dt < start - 1e-3:
+            continue
+        k = float(x["delivered_pps"]) * dt
+        n += k
+        miss += k * (100.0 - float(x["deadline_pct"]))
+        lat += k * float(x["mean_us"])
+    return (miss / n, lat / n / 1e3 / scale) if n > 0 else (None, None)
+
+
+def jetson(s, scale, rows=None, settle=0.0):
+    """The run's figures in the profile's time. settle > 0: throughput,
+    misses and mean latency from the per-second rows after settle wall
+    seconds (the thesis's runs are long enough that the queues' filling
+    does not count; ours cover 1 s of the profile's time)."""
     ov = s["overhead_us"]
-    gbps, kpps = window_tput(rows) if rows else (None, None)
+    gbps, kpps, drained = window_tput(rows, max(1.0, settle)) if rows else (None, None, 0.0)
     if gbps is None:
         gbps, kpps = s["throughput_gbps"], s["throughput_mpps"] * 1e3
     power = s.get("power", {}).get("sources", [])
-    return {
+    dur = float(rows[-1]["t_s"]) if rows else 0.0
+    # every run's misses in its second half: what they settle at once the
+    # queues have filled (round robin's CPU rings take 5-12 s to fill at
+    # low and medium)
+    miss2, lat2 = settled(rows, scale, dur / 2) if rows else (None, None)
+    r = {
         "gbps": gbps * scale,
         "kpps": kpps * scale,
+        "drained": drained,
         "lat_ms": s["latency_us"]["mean"] / 1e3 / scale,
         "p99_ms": s["latency_us"]["p99"] / 1e3 / scale,
         "miss": 100.0 - s["deadline"]["success_pct"] if s["deadline"]["packets"] else 0.0,
@@ -137,7 +199,13 @@ def jetson(s, scale, rows=None):
         "power_n": len(power),
         "ok": s["dropped_internal"] == 0 and s["verify_failures"] == 0 and s["mbufs_leaked"] == 0,
         "verified": s["verified"], "delivered": s["packets_delivered"],
+        "miss_half2": miss2, "lat_half2": lat2,
     }
+    if settle > 0 and rows:
+        m, lt = settled(rows, scale, settle)
+        if m is not None:
+            r["miss"], r["lat_ms"] = m, lt
+    return r
 
 
 def best_of(rs):
@@ -281,6 +349,8 @@ def main():
     ap.add_argument("--ring-size", type=int, default=128, help="device rings [128, the thesis's]")
     ap.add_argument("--flows", type=int, default=16,
                     help="generator flows per packet type: order is kept per flow [16]")
+    ap.add_argument("--reorder-window", type=int, default=64,
+                    help="reorder window per flow, power of two [64]: the thesis does not give its own")
     ap.add_argument("--verify-every", type=int, default=4, help="sink verifies every Nth [4]")
     ap.add_argument("--qtable-dir", help="reuse Q-tables from here (qtable-chain.json, qtable-task.json)")
     ap.add_argument("--record", help="also write the report to this markdown file")
@@ -295,6 +365,16 @@ def main():
     ap.add_argument("--quick", action="store_true", help="short runs (a smoke test, not a result)")
     ap.add_argument("--gpu", help="compare on real CPU workers and this accelerator (e.g. cuda) "
                     "instead of the modeled platform: hplane profile measures both first")
+    ap.add_argument("--settle", type=float, default=0,
+                    help="wall seconds: throughput, misses and mean latency from the per-second "
+                    "rows after this (the thesis's steady state: its standard trace alone has 50 "
+                    "one-second steps; a run here covers 1 s of modeled time) [0: every packet; throughput from second 1]")
+    ap.add_argument("--no-rt", dest="rt", action="store_false",
+                    help="leave hplane's lcore threads in normal scheduling (by default they run "
+                    "SCHED_FIFO priority 1, bench/rtrun.py, where this user may)")
+    ap.add_argument("--rt-prio", type=int, default=1, choices=range(1, 100), metavar="N",
+                    help="their SCHED_FIFO priority [1, as bench/pipeline and bench/load]: 2 "
+                    "keeps a stray priority-1 spinner outside the benchmark lock from starving them")
     ap.add_argument("--reuse", action="store_true",
                     help="keep runs (and Q-tables) already in --out; run only what is missing")
     a = ap.parse_args()
@@ -331,7 +411,7 @@ def main():
         if not (a.reuse and Path(a.profile).exists()):
             cmd = [a.hplane, "profile", "--app", a.app, "--workers", str(a.workers), "--gpu", a.gpu,
                    "--reps", "10", "--duration", "2", "--out", a.profile]
-            rc, t = run(cmd, out / "profile.log", 1800)
+            rc, t = run(cmd, out / "profile.log", 1800, a.rt, a.rt_prio)
             print(f"  profile: exit {rc}, {t:.0f} s -> {a.profile}", flush=True)
             if rc != 0:
                 print(f"hplane compare: hplane profile failed, see {out}/profile.log", file=sys.stderr)
@@ -388,14 +468,16 @@ def main():
         eal = []
         base = [a.hplane, "run", "--app", a.app, "--workers", str(a.workers), "--gpu", a.gpu,
                 "--profile", a.profile, "--types", str(tfile), "--ring-size", str(a.ring_size),
-                "--capacity", f"{cap:.3f}", "--verify-every", str(a.verify_every), "--quiet", "--flows", str(a.flows)]
+                "--capacity", f"{cap:.3f}", "--verify-every", str(a.verify_every), "--quiet", "--flows", str(a.flows),
+                "--reorder-window", str(a.reorder_window)]
     else:
         base = [a.hplane, "run", "--app", a.app, "--workers", str(a.workers),
                 "--cpu-model", f"{a.profile},scale={F:g}",
                 "--gpu", f"model:{a.profile},scale={F:g},inflight=2,timeout_us={fixed_us * F:.0f}",
                 "--types", str(tfile), "--ring-size", str(a.ring_size),
                 "--capacity", f"{cap / F:.3f}", "--verify-every", str(a.verify_every),
-                "--idle", "sleep", "--quiet", "--flows", str(a.flows)]
+                "--idle", "sleep", "--quiet", "--flows", str(a.flows),
+                "--reorder-window", str(a.reorder_window)]
     print(f"compare: {a.app} on {a.gpu or 'modeled ' + a.profile} ({a.workers} CPU workers + GPU), "
           f"capacity {cap:.0f} pps (GPU {gpu_cap:.0f}, CPU worker {cpu_cap:.0f}), "
           f"time x{F:g}, deadline {a.deadline_ms:g} ms, {dur:g} s per run", flush=True)
@@ -406,11 +488,13 @@ def main():
             qt = (Path(a.qtable_dir) if a.qtable_dir else out) / f"qtable-{gr}.json"
             qtables[gr] = qt
             if (a.qtable_dir or a.reuse) and qt.exists():
+                if not a.qtable_dir:
+                    RT_NOTES.append(logged_note(out / f"train-{gr}.log"))
                 continue
             cmd = [base[0], "train"] + base[2:] + [
                 "--granularity", gr, "--scenario", "random", "--duration", f"{a.train:g}",
                 "--qtable", str(qt), "--out", str(out / f"train-{gr}")] + eal
-            rc, t = run(cmd, out / f"train-{gr}.log", a.train * 4 + 120)
+            rc, t = run(cmd, out / f"train-{gr}.log", a.train * 4 + 120, a.rt, a.rt_prio)
             print(f"  train {gr}: exit {rc}, {t:.0f} s -> {qt}", flush=True)
             if rc != 0:
                 print(f"hplane compare: training failed, see {out}/train-{gr}.log", file=sys.stderr)
@@ -424,19 +508,20 @@ def main():
                 for i in range(reps):
                     d = out / (f"{scen}-{sd}-{gr}" + (f"-r{i + 1}" if i else ""))
                     if a.reuse and (d / "summary.json").exists() and (d / "trace.csv").exists():
-                        got.append((jetson(summary(d), F, trace(d)), d))
+                        got.append((jetson(summary(d), F, trace(d), a.settle), d))
+                        RT_NOTES.append(logged_note(out / f"{d.name}.log"))
                         continue
                     cmd = base + ["--sched", sd, "--granularity", gr, "--trace",
                                   str(trace_files[scen]), "--duration", f"{dur:g}", "--out", str(d)]
                     if sd == "qlearn":
                         cmd += ["--qtable", str(qtables[gr])]
                     cmd += eal
-                    rc, t = run(cmd, out / f"{d.name}.log", dur * 6 + 120)
+                    rc, t = run(cmd, out / f"{d.name}.log", dur * 6 + 120, a.rt, a.rt_prio)
                     if rc != 0 or not (d / "summary.json").exists():
                         failed.append(f"{d.name} (exit {rc})")
                         print(f"  {scen:8s} {CONF[gr]} {sd:8s} FAILED (exit {rc})", flush=True)
                         continue
-                    r = jetson(summary(d), F, trace(d))
+                    r = jetson(summary(d), F, trace(d), a.settle)
                     got.append((r, d))
                     print(f"  {scen:8s} {CONF[gr]} {sd:8s} {r['gbps']:.4f} Gbps  {r['lat_ms']:8.2f} ms  "
                           f"missed {r['miss']:6.2f} %  arrived in order {r['arrived']:6.2f} %  "
@@ -479,6 +564,30 @@ def main():
     return 0 if not failed else 1
 
 
+def logged_note(log):
+    """The host-scheduling note run() left at the end of a run's log."""
+    try:
+        last = Path(log).read_text().rstrip().rsplit("\n", 1)[-1]
+    except OSError:
+        return "not known (no log)"
+    m = re.match(r"exit -?\d+; (.*)$", last)
+    return m.group(1) if m else "not known (made before the runs were logged with it)"
+
+
+def rt_note():
+    """How the runs were scheduled on the host, from run()'s notes."""
+    fifo = [n for n in RT_NOTES if "SCHED_FIFO" in n and not n.startswith("no ")]
+    if not RT_NOTES:
+        return ""
+    if len(fifo) == len(RT_NOTES):
+        prios = sorted(set(n.split("priority ")[1] if "priority " in n else "1" for n in fifo))
+        return (f"hplane's lcore threads ran SCHED_FIFO priority {', '.join(prios)} in every run "
+                f"({len(fifo)}, training included; bench/rtrun.py).")
+    other = sorted(set(n for n in RT_NOTES if n not in fifo))
+    return (f"hplane's lcore threads ran SCHED_FIFO in {len(fifo)} of the {len(RT_NOTES)} runs; "
+            f"the others: {'; '.join(other)}.")
+
+
 def report(a, prof, scenarios, names, res, cap, gpu_cap, cpu_cap, fixed_us, failed, out, pfx):
     F = a.scale
     now = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
@@ -516,8 +625,13 @@ def report(a, prof, scenarios, names, res, cap, gpu_cap, cpu_cap, fixed_us, fail
          f"chain's fixed GPU time), 2 batches in flight; CPU workers bursts of up to 32, one at a "
          f"time. C1 = granularity chain, C2 = granularity task. Throughput is what was delivered "
          f"per second over the run (per-second rows, the first second left out; what drains "
-         f"after the end is not counted); latency and misses cover every packet. Traffic: "
-         f"{a.flows} flow(s) per packet type, order kept per flow, reorder window 64 per flow. "
+         f"after the end is not counted; at most what entered the window, so a backlog from "
+         f"before it does not count); "
+         + (f"throughput, latency and misses from the rows after {a.settle:g} s (`--settle`: the "
+            f"thesis's steady state), p99 and order over every packet. "
+            if a.settle > 0 else "latency and misses cover every packet. ")
+         + f"{rt_note()} Traffic: "
+         f"{a.flows} flow(s) per packet type, order kept per flow, reorder window {a.reorder_window} per flow. "
          f"Order-needing packets (types 1 and 4): *arrived in order* = reached the reorder "
          f"stage with no higher sequence of their flow ahead of them (RFC 4737), *reordered "
          f"successfully* = left the window neither late nor drained ahead of a gap (the "
@@ -586,6 +700,13 @@ def findings(res, scenarios):
         out.append(f"- Round robin misses {min(v['miss'] for v in rr):.0f}-{max(v['miss'] for v in rr):.0f} % "
                    f"of latency-sensitive packets (mean {m:.0f} %; thesis: 99-100 % except C1 stress "
                    f"98.8 %).")
+        h2 = [(sc, gr, v["miss_half2"]) for (sc, sd, gr), v in sorted(res.items())
+              if sd == "rr" and v.get("miss_half2") is not None]
+        if h2:
+            out.append("- Round robin in the second half of each run, once its CPU workers' rings "
+                       "have filled (they take 5-12 s of a 20 s run to fill at low and medium, "
+                       "where a CPU worker gets ~1.3x what it can serve): misses " +
+                       ", ".join(f"{sc} {CONF[gr]} {x:.0f} %" for sc, gr, x in h2) + ".")
         for sc in scenarios:
             vs = [(g, get(sc, "rr", g)) for g in GRANS if get(sc, "rr", g)]
             if vs:
