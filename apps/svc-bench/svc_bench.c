@@ -43,12 +43,16 @@
 #include "svc_bench.h"
 
 /* The model's costs, from 'svc-bench overhead' on this project's 2.3 GHz
- * VM: the runner's loop with one idle service costs 47 cycles bare and
- * 143 through hp_svc, i.e. 47 for the runner and 96 per service call
- * (trampoline + the deadline service's idle check).
+ * VM, which times the runner's loop with 1 and with 3 idle services: the
+ * loop's own part is nil within the noise (-4..0 cycles), everything is
+ * per service visited: 15 bare and MT-safe, 51 bare and MT-unsafe (the
+ * execute lock), 130 through hp_svc (lock + trampoline). The model takes
+ * 0 per loop and 130 per call (the deadline service's own idle check, an
+ * rdtsc, is not in the 130). An earlier one-service measurement was read
+ * as 47 a loop + 96 a call: same total, wrong split.
  */
-#define MODEL_LOOP_CYCLES 47
-#define MODEL_CALL_CYCLES 96
+#define MODEL_LOOP_CYCLES 0
+#define MODEL_CALL_CYCLES 130
 
 enum mode { M_DEADLINE, M_TOKEN, M_OVERHEAD };
 
@@ -61,6 +65,7 @@ struct opts {
 	int balance;		/* 0 off, 1 load, 2 delay */
 	bool scale_down;
 	double threshold, sd_threshold, delay_target_us, sd_max_delay;
+	enum hp_svc_sd_measure sd_measure;
 	unsigned int period_us, interval_us, sustain, cooldown, migrate_timeout_us;
 	bool model;		/* dedicated cores modeled in virtual time */
 	double model_ghz;
@@ -160,17 +165,25 @@ parse_profile(const char *s, struct sb_profile *p)
 	return p->n ? 0 : -1;
 }
 
-void
+struct sb_rec *
 sb_record(struct sb_svc *d, uint64_t deadline, uint64_t start, uint32_t lcore)
 {
 	if (d->n_rec == d->cap) {
 		d->lost++;
-		return;
+		return NULL;
 	}
-	d->rec[d->n_rec++] = (struct sb_rec){
+	d->rec[d->n_rec] = (struct sb_rec){
 		.deadline = deadline - sb_run_t0, .start = start - sb_run_t0,
 		.lcore = lcore,
 	};
+	return &d->rec[d->n_rec++];
+}
+
+void
+sb_rec_done(struct sb_rec *r, uint64_t cycles)
+{
+	if (r != NULL)
+		r->dur = cycles > UINT32_MAX ? UINT32_MAX : (uint32_t)cycles;
 }
 
 static inline void
@@ -215,12 +228,14 @@ deadline_fn(void *arg)
 {
 	struct sb_svc *d = arg;
 	uint64_t now = rte_rdtsc();
+	struct sb_rec *r;
 
 	if (now < d->deadline || now >= d->t_end)
 		return -EAGAIN;
 	hp_svc_job_delay(now - d->deadline);
-	sb_record(d, d->deadline, now, rte_lcore_id());
+	r = sb_record(d, d->deadline, now, rte_lcore_id());
 	spin(now, d->work);
+	sb_rec_done(r, rte_rdtsc() - now);
 	d->jobs++;
 	sb_next_deadline(d);
 	return 0;
@@ -317,6 +332,8 @@ usage(FILE *f)
 "  --threshold F         core load that triggers a move (0.70)\n"
 "  --scale-down-threshold F   (0.20)\n"
 "  --scale-down-max-delay F   predicted extra delay allowed (0.10, <0: none)\n"
+"  --scale-down-measure response|wait   ... of the jobs' response time\n"
+"                        (wait + service, default) or of their wait alone\n"
 "  --delay-target-us F   delay mode: a mean delay above this is hot (1.0)\n"
 "  --sustain N --cooldown N   anti-thrashing, in intervals (2, 20)\n"
 "  --period-us N --interval-us N   sampling and balancing (250, 5000)\n"
@@ -410,7 +427,7 @@ parse_list(const char *a, list_item_fn fn, struct opts *o, unsigned int *n)
 
 enum {
 	O_SERVICES = 256, O_CORES, O_MAP, O_LOAD, O_BALANCE, O_SD, O_THR, O_SDTHR,
-	O_SDMAX, O_DTARGET, O_SUSTAIN, O_COOLDOWN, O_PERIOD, O_INTERVAL, O_DUR,
+	O_SDMAX, O_SDMEAS, O_DTARGET, O_SUSTAIN, O_COOLDOWN, O_PERIOD, O_INTERVAL, O_DUR,
 	O_WORK, O_JITTER, O_TOKC, O_BUCKET, O_SEED, O_MAXREC, O_CSV, O_LCSV,
 	O_ECSV, O_JSON, O_MIGTO, O_MODEL, O_MGHZ, O_MCALL, O_MLOOP,
 };
@@ -425,6 +442,7 @@ parse_opts(struct opts *o, int argc, char **argv)
 		{ "threshold", 1, NULL, O_THR },
 		{ "scale-down-threshold", 1, NULL, O_SDTHR },
 		{ "scale-down-max-delay", 1, NULL, O_SDMAX },
+		{ "scale-down-measure", 1, NULL, O_SDMEAS },
 		{ "delay-target-us", 1, NULL, O_DTARGET },
 		{ "sustain", 1, NULL, O_SUSTAIN }, { "cooldown", 1, NULL, O_COOLDOWN },
 		{ "period-us", 1, NULL, O_PERIOD }, { "interval-us", 1, NULL, O_INTERVAL },
@@ -485,6 +503,14 @@ parse_opts(struct opts *o, int argc, char **argv)
 		case O_THR: bad = parse_d(a, &o->threshold, 0.01, 1.0); break;
 		case O_SDTHR: bad = parse_d(a, &o->sd_threshold, 0.0, 0.99); break;
 		case O_SDMAX: bad = parse_d(a, &o->sd_max_delay, -1.0, 100.0); break;
+		case O_SDMEAS:
+			if (strcmp(a, "response") == 0)
+				o->sd_measure = HP_SVC_SD_RESPONSE;
+			else if (strcmp(a, "wait") == 0)
+				o->sd_measure = HP_SVC_SD_WAIT;
+			else
+				bad = 1;
+			break;
 		case O_DTARGET: bad = parse_d(a, &o->delay_target_us, 0.0, 1e6); break;
 		case O_SUSTAIN: bad = parse_u(a, &u, 1, 1000); o->sustain = u; break;
 		case O_COOLDOWN: bad = parse_u(a, &u, 0, 100000); o->cooldown = u; break;
@@ -566,6 +592,7 @@ cmp_u64(const void *a, const void *b)
 struct sstat {
 	uint64_t n, p50, p99, max;
 	double mean, sum;
+	double resp_mean;	/* response: delay + the job's service time */
 };
 
 static void
@@ -582,7 +609,9 @@ delay_stats(const struct sb_svc *d, struct sstat *s)
 	for (i = 0; i < d->n_rec; i++) {
 		v[i] = d->rec[i].start - d->rec[i].deadline;
 		s->sum += (double)v[i];
+		s->resp_mean += (double)v[i] + (double)d->rec[i].dur;
 	}
+	s->resp_mean /= (double)d->n_rec;
 	qsort(v, d->n_rec, sizeof(*v), cmp_u64);
 	s->n = d->n_rec;
 	s->mean = s->sum / (double)d->n_rec;
@@ -673,9 +702,11 @@ put_json(FILE *f, const struct opts *o, const struct sb_result *res)
 		fprintf(f, "    {\"service\": %u, \"jobs\": %" PRIu64 ", \"units\": %"
 			PRIu64 ", \"lost_records\": %" PRIu64 ", \"delay_mean\": %.1f,"
 			" \"delay_sum\": %.0f, \"delay_p50\": %" PRIu64 ", \"delay_p99\": %"
-			PRIu64 ", \"delay_max\": %" PRIu64 ", \"running\": %u}%s\n",
+			PRIu64 ", \"delay_max\": %" PRIu64 ", \"response_mean\": %.1f,"
+			" \"running\": %u}%s\n",
 			i, sb_svcs[i].jobs, sb_svcs[i].units, sb_svcs[i].lost, s.mean, s.sum,
-			s.p50, s.p99, s.max, res->running[i], i + 1 < o->services ? "," : "");
+			s.p50, s.p99, s.max, s.resp_mean, res->running[i],
+			i + 1 < o->services ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
 }
@@ -748,53 +779,110 @@ bare_loops(unsigned int lcore)
 	return v;
 }
 
-/* Cycles per runner loop with one idle service, bare DPDK vs hp_svc. */
+/* Cycles per runner loop of bare DPDK with n idle services registered
+ * and mapped here (MT-safe or not: an MT-unsafe one costs a spinlock
+ * trylock/unlock a call), DPDK's statistics on or off.
+ */
+static int
+bare_loop(unsigned int lcore, unsigned int n, bool mt_safe, bool stats,
+	  double seconds, double *cyc)
+{
+	struct rte_service_spec spec = {
+		.callback = bare_idle, .socket_id = SOCKET_ID_ANY,
+		.capabilities = mt_safe ? RTE_SERVICE_CAP_MT_SAFE : 0,
+	};
+	uint32_t id[SB_MAX_SVC];
+	unsigned int i, k = 0;
+	int ret = -1;
+
+	if (rte_service_lcore_add(lcore) < 0)
+		return -1;
+	for (k = 0; k < n; k++) {
+		snprintf(spec.name, sizeof(spec.name), "bare_idle%u", k);
+		if (rte_service_component_register(&spec, &id[k]) < 0)
+			goto out;
+		rte_service_component_runstate_set(id[k], 1);
+		rte_service_runstate_set(id[k], 1);
+		rte_service_set_stats_enable(id[k], stats);
+		rte_service_map_lcore_set(id[k], lcore, 1);
+	}
+	rte_service_lcore_start(lcore);
+	usleep(10000);
+	*cyc = loop_cycles(lcore, seconds, bare_loops);
+	/* a running service mapped only here would make the stop fail */
+	for (i = 0; i < n; i++)
+		rte_service_runstate_set(id[i], 0);
+	if (rte_service_lcore_stop(lcore) < 0)
+		goto out;
+	rte_eal_wait_lcore(lcore);
+	ret = 0;
+out:
+	for (i = 0; i < k; i++) {
+		rte_service_map_lcore_set(id[i], lcore, 0);
+		rte_service_component_unregister(id[i]);
+	}
+	rte_service_lcore_del(lcore);
+	return ret;
+}
+
+/* The runner's cost split into a part per loop and a part per service
+ * visited (from the loop with 1 and with 3 idle services), bare DPDK and
+ * through hp_svc. That split is what decides whether consolidation can be
+ * cheap at low load: a job waits half a loop for the runner to come round
+ * to its service, and merging k services onto one lcore adds (k - 1) per-
+ * service parts to a loop that has one per-loop part (docs/svc.md).
+ */
 static int
 run_overhead(unsigned int lcore, double seconds)
 {
-	struct rte_service_spec spec = {
-		.name = "bare_idle", .callback = bare_idle,
-		.socket_id = SOCKET_ID_ANY,
+	static const struct {
+		const char *what;
+		bool mt_safe, stats;
+	} v[] = {
+		{ "bare rte_service, MT-unsafe (spinlock a call)", false, false },
+		{ "bare rte_service, MT-safe (no lock)", true, false },
+		{ "bare rte_service, MT-unsafe, DPDK's stats on", false, true },
 	};
 	struct hp_svc_conf c;
-	double bare, bare_st, hp;
-	uint32_t id;
+	double one, three, per;
+	uint32_t id[3];
+	unsigned int i;
 
-	if (rte_service_component_register(&spec, &id) < 0 ||
-	    rte_service_lcore_add(lcore) < 0)
-		return -1;
-	rte_service_component_runstate_set(id, 1);
-	rte_service_runstate_set(id, 1);
-	rte_service_map_lcore_set(id, lcore, 1);
-	rte_service_lcore_start(lcore);
-	usleep(10000);
-	bare = loop_cycles(lcore, seconds, bare_loops);
-	rte_service_set_stats_enable(id, 1);	/* DPDK's own timing, for scale */
-	usleep(10000);
-	bare_st = loop_cycles(lcore, seconds, bare_loops);
-	/* a running service mapped only here would make the stop fail */
-	rte_service_runstate_set(id, 0);
-	if (rte_service_lcore_stop(lcore) < 0)
-		return -1;
-	rte_eal_wait_lcore(lcore);
-	rte_service_map_lcore_set(id, lcore, 0);
-	rte_service_component_unregister(id);
-	rte_service_lcore_del(lcore);
-
+	printf("runner loop of idle services (cycles; best 10 ms window of %.1f s:\n"
+	       "the least preempted on a shared CPU)\n"
+	       "%-48s %8s %8s %9s %9s\n", seconds, "", "1 svc", "3 svcs",
+	       "per svc", "per loop");
+	for (i = 0; i < RTE_DIM(v); i++) {
+		if (bare_loop(lcore, 1, v[i].mt_safe, v[i].stats, seconds, &one) < 0 ||
+		    bare_loop(lcore, 3, v[i].mt_safe, v[i].stats, seconds, &three) < 0)
+			return -1;
+		per = (three - one) / 2;
+		printf("%-48s %8.1f %8.1f %9.1f %9.1f\n", v[i].what, one, three, per,
+		       one - per);
+	}
 	hp_svc_conf_default(&c);
 	c.balance = false;
-	if (hp_svc_init(&c) < 0 || hp_svc_lcore_add(lcore) < 0 ||
-	    hp_svc_register("hp_idle", bare_idle, NULL, 0, &id) < 0 ||
-	    hp_svc_map(id, lcore, true) < 0 || hp_svc_start() < 0)
+	if (hp_svc_init(&c) < 0 || hp_svc_lcore_add(lcore) < 0)
+		return -1;
+	for (i = 0; i < 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "hp_idle%u", i);
+		if (hp_svc_register(name, bare_idle, NULL, 0, &id[i]) < 0)
+			return -1;
+	}
+	if (hp_svc_map(id[0], lcore, true) < 0 || hp_svc_start() < 0)
 		return -1;
 	usleep(10000);
-	hp = loop_cycles(lcore, seconds, hp_svc_lcore_loops);
+	one = loop_cycles(lcore, seconds, hp_svc_lcore_loops);
+	if (hp_svc_map(id[1], lcore, true) < 0 || hp_svc_map(id[2], lcore, true) < 0)
+		return -1;
+	usleep(10000);
+	three = loop_cycles(lcore, seconds, hp_svc_lcore_loops);
 	hp_svc_fini();
-	printf("runner loop with one idle service: bare rte_service %.1f cycles, "
-	       "with DPDK's stats %.1f, through hp_svc %.1f (+%.1f: the timing "
-	       "trampoline)\n", bare, bare_st, hp, hp - bare);
-	printf("(best 10 ms window of %.1f s each: the least preempted on a shared CPU)\n",
-	       seconds);
+	per = (three - one) / 2;
+	printf("%-48s %8.1f %8.1f %9.1f %9.1f\n", "through hp_svc (MT-unsafe + trampoline)",
+	       one, three, per, one - per);
 	return 0;
 }
 
@@ -818,6 +906,7 @@ make_policy(const struct opts *o, double hz, struct hp_svc_policy *p)
 	p->scale_down = o->scale_down;
 	p->scale_down_threshold = o->sd_threshold;
 	p->scale_down_max_delay = o->sd_max_delay;
+	p->scale_down_measure = o->sd_measure;
 	p->delay_target = o->delay_target_us * hz / 1e6;
 	p->sustain = o->sustain;
 	p->cooldown = o->cooldown;
@@ -904,11 +993,13 @@ print_summary(const struct opts *o, const struct sb_result *res)
 
 		delay_stats(&sb_svcs[s], &st);
 		printf("  service %u (%s): %" PRIu64 " %s, delay mean %.2f us p50 %.2f p99 %.2f "
-		       "max %.1f us, on lcore mask 0x%x%s\n", s, sb_svcs[s].name,
+		       "max %.1f us, response mean %.2f us, on lcore mask 0x%x%s\n", s,
+		       sb_svcs[s].name,
 		       o->mode == M_TOKEN ? sb_svcs[s].units : sb_svcs[s].jobs,
 		       o->mode == M_TOKEN ? "tokens" : "jobs",
 		       st.mean * 1e6 / sb_hz, (double)st.p50 * 1e6 / sb_hz,
 		       (double)st.p99 * 1e6 / sb_hz, (double)st.max * 1e6 / sb_hz,
+		       st.resp_mean * 1e6 / sb_hz,
 		       res->running[s], sb_svcs[s].lost ? " (records lost)" : "");
 	}
 	printf("  actions %" PRIu64 " (failed %" PRIu64 "), mean active service lcores %.2f\n",

@@ -26,7 +26,8 @@ struct sb_rec {
 	uint64_t deadline;	/* relative to the run start */
 	uint64_t start;
 	uint32_t lcore;
-	uint32_t pad;
+	uint32_t dur;		/* the job's service time: start to done (cycles,
+				 * saturated; 0 where not measured: token) */
 };
 
 struct sb_svc {
@@ -82,7 +83,11 @@ extern size_t sb_n_lsamples, sb_cap_lsamples;
 
 double sb_profile_at(const struct sb_profile *p, double x);
 void sb_next_deadline(struct sb_svc *d);
-void sb_record(struct sb_svc *d, uint64_t deadline, uint64_t start, uint32_t lcore);
+/* Returns the record (to set its dur when the job is done), NULL when the
+ * buffer is full. */
+struct sb_rec *sb_record(struct sb_svc *d, uint64_t deadline, uint64_t start,
+			 uint32_t lcore);
+void sb_rec_done(struct sb_rec *r, uint64_t cycles);
 void sb_note_event(const struct hp_svc_event *ev, const char *service_name);
 
 /* Runs the deadline services of sb_svcs[] on modeled dedicated cores from

@@ -61,7 +61,7 @@ core_run(struct mstate *ms, unsigned int c, uint64_t until)
 			if (*t >= d->deadline && *t < d->t_end) {
 				uint64_t cost = m->call_cycles + d->work;
 
-				sb_record(d, d->deadline, *t, c + 1);
+				sb_rec_done(sb_record(d, d->deadline, *t, c + 1), cost);
 				ms->cell[s][c].delay_sum += *t - d->deadline;
 				ms->cell[s][c].delay_n++;
 				ms->cell[s][c].busy += cost;

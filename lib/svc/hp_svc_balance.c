@@ -37,6 +37,7 @@ hp_svc_policy_default(struct hp_svc_policy *p)
 		.scale_down_threshold = 0.20,
 		.scale_down_sustain = 20,
 		.scale_down_max_delay = 0.10,
+		.scale_down_measure = HP_SVC_SD_RESPONSE,
 	};
 }
 
@@ -53,7 +54,9 @@ hp_svc_policy_check(const struct hp_svc_policy *p)
 	    !(p->delay_target >= 0.0) || !(p->delay_min_gain >= 0.0) ||
 	    !(p->scale_down_threshold >= 0.0 &&
 	      p->scale_down_threshold < p->threshold) ||
-	    isnan(p->scale_down_max_delay))
+	    isnan(p->scale_down_max_delay) ||
+	    (p->scale_down_measure != HP_SVC_SD_RESPONSE &&
+	     p->scale_down_measure != HP_SVC_SD_WAIT))
 		return -EINVAL;
 	if (p->cooldown_max < p->cooldown)
 		return -EINVAL;
@@ -624,6 +627,10 @@ try_scale_down(const struct hp_svc_policy *p, struct view *v,
 		 * when no service reports delays. Job rates come from the whole
 		 * spell: at low load an interval may hold no job at all, and a
 		 * guard that needs one would wave every plan through.
+		 * Bounding the response time (wait + service), the budget
+		 * also holds the jobs' own service cycles per cycle, i.e. the
+		 * services' summed load: a plan does not change how long a job
+		 * runs, only how long it waits, so the extra is the same.
 		 */
 		if (!committed && p->scale_down_max_delay >= 0.0) {
 			double ref;
@@ -634,6 +641,9 @@ try_scale_down(const struct hp_svc_policy *p, struct view *v,
 				after += lcore_cost_at(v, l, v->at);
 			ref = st->sd_delay_n > 0 && st->sd_cycles > 0 ?
 			      st->sd_delay_sum / (double)st->sd_cycles : before;
+			if (p->scale_down_measure == HP_SVC_SD_RESPONSE)
+				for (i = 0; i < v->n_in; i++)
+					ref += v->in[i].load;
 			if (after - before > p->scale_down_max_delay * ref)
 				continue;
 		}

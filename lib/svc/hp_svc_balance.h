@@ -23,6 +23,18 @@ enum hp_svc_mode {
 	HP_SVC_MODE_DELAY,	/* §8.1: measured arrival-to-service delay */
 };
 
+/* What scale-down's delay guard bounds (docs/svc.md, "Which delay"). */
+enum hp_svc_sd_measure {
+	/* A job's response time: arrival to completion, i.e. the wait plus
+	 * its own service time; what a user of the consolidated lcores sees. */
+	HP_SVC_SD_RESPONSE = 0,
+	/* The wait alone (arrival to service start, the thesis's delay). At
+	 * low load that is half the round-robin runner's loop, which grows
+	 * with every service merged onto the lcore, so no consolidation of
+	 * polled services passes a bound on it; kept to show exactly that. */
+	HP_SVC_SD_WAIT,
+};
+
 struct hp_svc_policy {
 	enum hp_svc_mode mode;
 	double threshold;	/* core load that triggers a move (0.70) */
@@ -40,6 +52,7 @@ struct hp_svc_policy {
 				      * fraction of the delay measured over the
 				      * cold spell, or predicted when no service
 				      * reports delays (0.10); < 0: no guard */
+	enum hp_svc_sd_measure scale_down_measure; /* of what (response) */
 };
 
 /* What one service did on one lcore during the last balancing interval. */

@@ -81,13 +81,26 @@ def test_model_balance_off_and_under_threshold(bench, tmp_path):
 def test_model_scale_down_guard(bench, tmp_path):
     base = ["deadline", "--model", "--services", "3", "--map", "0,0,1", "--load",
             "0.02,0.02,0.03", "--duration", "0.5", "--scale-down"]
-    js, _, events = run(bench, base, tmp_path)
+    # bounding the wait alone: merging lengthens the runner's loop, refused
+    js, _, events = run(bench, base + ["--scale-down-measure", "wait"], tmp_path)
     assert events == [] and js["mean_active_cores"] == pytest.approx(2.0)
-    js, jobs, events = run(bench, base + ["--scale-down-max-delay", "-1"], tmp_path)
-    check_consistent(js, jobs)
-    assert [e["action"] for e in events] == ["move", "park"]
-    assert js["mean_active_cores"] < 1.9
-    assert all(s["running"] == 1 for s in js["services"])
+    off, _, _ = run(bench, base[:-1], tmp_path)
+    for extra in (["--scale-down-max-delay", "-1"], []):  # forced; response guard
+        js, jobs, events = run(bench, base + extra, tmp_path)
+        check_consistent(js, jobs)
+        assert [e["action"] for e in events] == ["move", "park"]
+        assert js["mean_active_cores"] < 1.9
+        assert js["services"][0]["running"] in (1, 2)
+        assert len({s["running"] for s in js["services"]}) == 1
+    # response = wait + the job's 10 us (23,000 modeled cycles) and a call
+
+    def resp(j):
+        return sum(s["response_mean"] * s["jobs"] for s in j["services"]) / \
+            sum(s["jobs"] for s in j["services"])
+    for j in (off, js):
+        for s in j["services"]:
+            assert s["response_mean"] >= s["delay_mean"] + 23000
+    assert resp(js) <= 1.10 * resp(off)
 
 
 def test_real_run_stays_where_mapped(bench, tmp_path):
@@ -111,6 +124,7 @@ def test_real_run_stays_where_mapped(bench, tmp_path):
     (["deadline", "--services", "3", "--load", "0.1,0.2"], "2 profiles for 3 services"),
     (["deadline", "--work-us", "1,2,3"], "3 sizes for 2 services"),
     (["deadline", "--balance", "sideways"], "bad value 'sideways' for --balance"),
+    (["deadline", "--scale-down-measure", "both"], "bad value 'both' for --scale-down-measure"),
     (["token", "--model"], "deadline application only"),
     (["deadline", "--period-us", "300", "--interval-us", "1000"], "multiple of --period-us"),
     (["deadline", "--duration"], "needs a value"),

@@ -642,6 +642,7 @@ test_scale_down_delay_guard(void **state)
 
 	(void)state;
 	hp_svc_policy_default(&p);
+	p.scale_down_measure = HP_SVC_SD_WAIT;	/* the wait alone */
 	p.scale_down = true;
 	p.scale_down_sustain = 3;
 	hp_svc_bstate_init(&st);
@@ -701,6 +702,7 @@ test_scale_down_guard_poll(void **state)
 
 	(void)state;
 	hp_svc_policy_default(&p);
+	p.scale_down_measure = HP_SVC_SD_WAIT;	/* the wait alone */
 	p.scale_down = true;
 	p.scale_down_sustain = 20;
 	hp_svc_bstate_init(&st);
@@ -731,6 +733,66 @@ test_scale_down_guard_poll(void **state)
 	}
 	assert_int_equal(moved, 1);
 	free(t);
+}
+
+/* The guard on the response time (the default): a job's wait plus its own
+ * service time. The plan changes only the wait, so the extra is the same as
+ * above; the budget is 10 % of the response.
+ */
+static void
+test_scale_down_response(void **state)
+{
+	struct hp_svc_table *t = table_new(2);
+	struct hp_svc_policy p;
+	struct hp_svc_bstate st;
+	struct hp_svc_decision d;
+	int i, moved = 0;
+
+	(void)state;
+	hp_svc_policy_default(&p);
+	assert_int_equal(p.scale_down_measure, HP_SVC_SD_RESPONSE);
+	p.scale_down = true;
+	p.scale_down_sustain = 20;
+	/* genuinely low load, 1000-cycle jobs: the loop goes 143 -> 239
+	 * cycles, the wait 72 -> 120 (+67 %: test_scale_down_guard_poll
+	 * refuses it), the response 1072 -> 1120 (+4.5 %): consolidate
+	 */
+	hp_svc_bstate_init(&st);
+	for (i = 0; i < 40 && !moved; i++) {
+		poll_table(t, i % 16 == 3, true);
+		moved += hp_svc_decide(&p, t, &st, &d);
+	}
+	assert_int_equal(moved, 1);
+	assert_int_equal(d.action, HP_SVC_ACT_MOVE);
+	free(t);
+
+	/* Queueing, equal 1000-cycle jobs, one service per lcore at load r
+	 * with its predicted (M/D/1) wait measured: delay cycles per cycle
+	 * r^2 / 2 / (1 - r) each, 4r^2 / 2 / (1 - 2r) merged; response
+	 * budget 10 % of (2r + the waits). r = 0.05: extra 0.0029 against a
+	 * budget of 0.0103, through (the wait alone, 0.00026, refuses it).
+	 * r = 0.19: extra 0.072 against 0.043: refused.
+	 */
+	for (i = 0; i < 2; i++) {
+		double r = i == 0 ? 0.05 : 0.19;
+		double w = r * 1000.0 / 2.0 / (1.0 - r);
+
+		t = table_new(2);
+		put(t, 0, 0, r, 1000);
+		put(t, 1, 1, r, 1000);
+		set_delay(t, 0, 0, w);
+		set_delay(t, 1, 1, w);
+		p.scale_down_measure = HP_SVC_SD_RESPONSE;
+		hp_svc_bstate_init(&st);
+		assert_int_equal(decide_n(&p, t, &st, &d, 50), i == 0 ? 1 : 0);
+		p.scale_down_measure = HP_SVC_SD_WAIT;
+		hp_svc_bstate_init(&st);
+		assert_int_equal(decide_n(&p, t, &st, &d, 50), 0);
+		free(t);
+	}
+	/* an unknown measure is a malformed policy */
+	p.scale_down_measure = (enum hp_svc_sd_measure)7;
+	assert_int_equal(hp_svc_policy_check(&p), -EINVAL);
 }
 
 /* Predicted delay cost (jobs per cycle x mean wait) of one lcore running
@@ -773,6 +835,7 @@ test_scale_down_plan(void **state)
 
 	(void)state;
 	hp_svc_policy_default(&p);
+	p.scale_down_measure = HP_SVC_SD_WAIT;	/* the wait alone */
 	p.scale_down = true;
 	p.scale_down_sustain = 3;
 	/* emptying lcore 1 moves both of its services onto lcore 0: the guard
@@ -860,6 +923,7 @@ main(void)
 		cmocka_unit_test(test_scale_down),
 		cmocka_unit_test(test_scale_down_delay_guard),
 		cmocka_unit_test(test_scale_down_guard_poll),
+		cmocka_unit_test(test_scale_down_response),
 		cmocka_unit_test(test_scale_down_plan),
 		cmocka_unit_test(test_scale_up),
 	};
