@@ -112,6 +112,9 @@ def score(rows, unit, tvd, cap):
         col = f"{unit}_{key}"
         steps = [r for r in rows if 0.1 - 1e-9 <= r["offered_pps"] / cap <= 0.9 + 1e-9]
         errs = [abs(r[col] - r["offered_pps"] / cap) for r in steps]
+        # the same against the thesis's own line, tvp / tvd (eq. 4.4)
+        st_on = [r for r in rows if 0.1 - 1e-9 <= r["offered_pps"] / tvd <= 0.9 + 1e-9]
+        errs_on = [abs(r[col] - r["offered_pps"] / tvd) for r in st_on]
         # the same against the load on the CPU time the unit had (a loop
         # that lost 5 % of a step to other threads was that much busier)
         errs_av = [abs(r[col] - r["offered_pps"] / (cap * avail(r, unit))) for r in steps]
@@ -120,6 +123,7 @@ def score(rows, unit, tvd, cap):
             "label": label,
             "mae_points": 100 * sum(errs) / len(errs) if errs else None,
             "mae_avail_points": 100 * sum(errs_av) / len(errs_av) if errs_av else None,
+            "mae_onset_points": 100 * sum(errs_on) / len(errs_on) if errs_on else None,
             "steps": len(errs),
             "cross95_pps": x,
             "cross95_vs_onset": (x - tvd) / tvd if x is not None else None,
@@ -171,13 +175,14 @@ def main():
     if cap:
         print(f"  capacity {cap / 1e6:.4f} Mpps ({how})")
     if tvd is not None:
-        print(f"  {'estimator':22s} {'MAE 10-90 %':>12s} {'(CPU had)':>10s} {'95 % at':>12s} {'vs onset':>9s}")
+        print(f"  {'estimator':22s} {'MAE 10-90 %':>12s} {'(CPU had)':>10s} {'(tvp/tvd)':>10s} "
+              f"{'95 % at':>12s} {'vs onset':>9s}")
         for key, s in res["scores"].items():
-            mae = f"{s['mae_points']:.1f} pts" if s["mae_points"] is not None else "n/a"
-            mav = f"{s['mae_avail_points']:.1f} pts" if s["mae_avail_points"] is not None else "n/a"
+            mae, mav, mon = (f"{s[k]:.1f} pts" if s[k] is not None else "n/a"
+                             for k in ("mae_points", "mae_avail_points", "mae_onset_points"))
             x = f"{s['cross95_pps'] / 1e6:.4f} M" if s["cross95_pps"] else "never"
             d = f"{100 * s['cross95_vs_onset']:+.1f} %" if s["cross95_vs_onset"] is not None else ""
-            print(f"  {s['label']:22s} {mae:>12s} {mav:>10s} {x:>12s} {d:>9s}")
+            print(f"  {s['label']:22s} {mae:>12s} {mav:>10s} {mon:>10s} {x:>12s} {d:>9s}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)

@@ -14,12 +14,15 @@
    other ring sizes, burst sizes and mbuf counts.
 3. Synthetic accuracy on real lcores (bench/load/synth.c): a task spinning
    a known number of cycles per item at 10..90 % of a core.
-4. Cost of the counters: hplane built with and without them
-   (-Dload_counters=false, in <build>-nocount), the same worker-bound
-   overload run alternated over many rounds; plus load-synth's loop with
-   and without hp_load_poll().
+4. Cost of the counters (bench/load/cost.py): hplane built with and
+   without them (-Dload_counters=false, in <build>-nocount), paired rounds
+   in alternating order, the limiting loops' CPU time per packet and the
+   throughput, with a 95 % confidence interval of the paired difference;
+   plus load-synth's loop with and without hp_load_poll().
 hplane's lcore threads run SCHED_FIFO (bench/rtrun.py; --no-rt to not).
-Prints markdown; with --record writes bench/results/load-<date>b.md and the
+The ran ramp runs --ramps times (3): the record gives every ramp's scores
+and their median, and the per-step table and plot of the median ramp.
+Prints markdown; with --record writes bench/results/load-<date>c.md and the
 ramp plot beside it.
 """
 import argparse
@@ -37,9 +40,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from rtrun import run_rt  # noqa: E402
+import cost  # noqa: E402  (bench/load/cost.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATE = "2026-11-22"  # the results file name the project records under
+TAG = "c"            # this session's third record of the day
 
 
 def sh(cmd, **kw):
@@ -77,14 +82,16 @@ def ramp(hplane, out, app, args, rt=True):
 
 def score_rows(s):
     if "scores" not in s:
-        return ["| (no drop onset: the ramp never dropped continuously) | | | |"]
+        return ["| (no drop onset: the ramp never dropped continuously) | | | | | |"]
     out = []
     for key in ("a_polls", "b_busy", "c_load"):
         v = s["scores"][key]
         mae = f"{v['mae_points']:.1f}" if v["mae_points"] is not None else "n/a"
         x = f"{v['cross95_pps'] / 1e6:.4f}" if v["cross95_pps"] else "never"
         d = f"{100 * v['cross95_vs_onset']:+.1f} %" if v["cross95_vs_onset"] is not None else "—"
-        out.append(f"| {v['label']} | {mae} (over {v['steps']} steps) | {x} | {d} |")
+        on = f"{v['mae_onset_points']:.1f}" if v.get("mae_onset_points") is not None else "n/a"
+        av = f"{v['mae_avail_points']:.1f}" if v.get("mae_avail_points") is not None else "n/a"
+        out.append(f"| {v['label']} | {mae} (over {v['steps']} steps) | {on} | {av} | {x} | {d} |")
     return out
 
 
@@ -97,8 +104,10 @@ def ramp_section(title, s, png_name):
                if s["sporadic_drop_steps"] else "") + ".",
             "", (f"Capacity for the ideal line: {s['capacity_pps'] / 1e6:.4f} Mpps — "
                  f"{s['capacity_method']}." if s.get("capacity_pps") else ""), "",
-            "| estimator | MAE vs offered/capacity, 10–90 % (points) | reads 95 % at (Mpps) | vs drop onset |",
-            "|---|---|---|---|"] + score_rows(s) + [
+            "| estimator | MAE vs offered/capacity, 10–90 % (points) | MAE vs tvp/tvd (eq. 4.4 with "
+            "tvd = the onset) | MAE vs the load on the CPU time it had | reads 95 % at (Mpps) | "
+            "vs drop onset |",
+            "|---|---|---|---|---|---|"] + score_rows(s) + [
             "", "Per step, the largest share of time a CPU's loops waited runnable for their CPU "
             "(kernel schedstat, `core<N>_os_wait`): " +
             ", ".join(f"{100 * x:.0f} %" if x >= 0 else "n/a" for x in s["os_wait"]) +
@@ -108,56 +117,30 @@ def ramp_section(title, s, png_name):
             s["table"].rstrip(), "```", "", f"![ramp]({png_name})", ""]
 
 
-def nocount_build(build):
-    off = build.rstrip("/") + "-nocount"
-    if not os.path.exists(os.path.join(off, "build.ninja")):
-        opts = sh(["meson", "introspect", "--buildoptions", build])
-        skip = [o["value"] for o in json.loads(opts.stdout) if o["name"] == "skip_blocks"][0]
-        sh(["meson", "setup", off, "--buildtype=release", "-Dload_counters=false"] +
-           ([f"-Dskip_blocks={','.join(skip)}"] if skip else []), cwd=ROOT)
-    sh(["ninja", "-C", off, "-j2", "apps/hplane/hplane"], timeout=1800)
-    return os.path.join(off, "apps/hplane/hplane")
-
-
-def overload_pps(hplane, app, secs, param):
-    with tempfile.TemporaryDirectory() as d:
-        run_rt([hplane, "run", "--app", app, "--param", param, "--scenario", "stress",
-               "--duration", str(secs), "--idle", "sleep", "--verify-every", "0", "--quiet",
-               "--out", d], timeout=300)
-        with open(os.path.join(d, "summary.json")) as f:
-            s = json.load(f)
-        with open(os.path.join(d, "trace.csv")) as f:
-            share = [float(r["cpu0_os_cpu"]) for r in csv.DictReader(f)
-                     if float(r["cpu0_os_cpu"]) > 0]
-    assert s["dropped_internal"] == 0 and s["mbufs_leaked"] == 0, s
-    # delivered, and delivered per second of CPU the kernel gave the
-    # worker (cpu0, saturated): the real-time throttling and any time
-    # another thread had its CPU are then charged to neither build
-    pps = s["throughput_mpps"] * 1e6
-    return pps, pps / statistics.mean(share) if share else float("nan")
-
-
-def spread(xs):
-    q = statistics.quantiles(xs, n=4) if len(xs) >= 2 else [xs[0]] * 3
-    return statistics.median(xs), q[0], q[2], min(xs), max(xs)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--app", choices=("ran", "vpn"), action="append",
                     help="ramp app(s) [ran]; vpn drops from CPU 0's time slicing (see docs/load.md)")
+    ap.add_argument("--ramps", type=int, default=3, help="ran ramps to run, median reported [3]")
     ap.add_argument("--hold", type=float, default=3)
     ap.add_argument("--step", type=float, default=0.025,
                     help="ran ramp step, fraction of capacity [0.025]")
-    ap.add_argument("--rounds", type=int, default=10, help="alternating rounds of the cost run [10]")
+    ap.add_argument("--rounds", type=int, default=16, help="paired rounds per cost case [16]")
+    ap.add_argument("--cost-seconds", type=float, default=4, help="seconds per cost run [4]")
     ap.add_argument("--no-rt", action="store_true",
                     help="leave the lcore threads in the normal scheduling class")
+    ap.add_argument("--skip-ramp", action="store_true")
     ap.add_argument("--skip-sensitivity", action="store_true")
+    ap.add_argument("--skip-synth", action="store_true")
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--record", action="store_true")
     ap.add_argument("--keep", help="keep every run's output (ramp.csv, trace.csv) in this folder")
     a = ap.parse_args()
+    if a.ramps < 1 or a.rounds < 2:
+        print("bench/load: --ramps must be >= 1 and --rounds >= 2", file=sys.stderr)
+        return 2
+    a.build = os.path.abspath(a.build)
     apps = a.app or ["ran"]
     rt = not a.no_rt
     hplane = os.path.join(a.build, "apps/hplane/hplane")
@@ -166,32 +149,70 @@ def main():
     os.makedirs(work, exist_ok=True)
     la = [loadavg()]
     argv = " ".join(sys.argv[1:])
-    lines = [f"# bench/load — load estimation for polling cores, {DATE}", "",
+    lines = [f"# bench/load — load estimation for polling cores, {DATE} ({TAG})", "",
              f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on "
              f"{platform.node()}, {os.cpu_count()} CPUs "
              f"({platform.processor() or platform.machine()}), a 2-core KVM VM shared with other "
              "agents' builds and benchmarks. Command: "
-             f"`python3 bench/load/run.py{' ' + argv if argv else ''}`.", ""]
+             f"`python3 bench/load/run.py{' ' + argv if argv else ''}` (under "
+             "`flock /work/notes/bench.lock`).", ""]
 
     # 1. linearity
     png = {}
     ran_param = "flips=60"
-    for app in apps:
+    for app in ([] if a.skip_ramp else apps):
         if app == "ran":
             # LDPC with up to 60 bit errors a codeword: ~80k cycles a packet
             # on the worker (CPU 1) against ~25k for generating it and ~1k
             # for scheduling it (CPU 0): the worker saturates first by far.
             args = ["--param", ran_param, "--idle", "sleep", "--calib", "2", "--from", str(2 * a.step),
                     "--to", "1.4", "--step", str(a.step), "--hold", str(a.hold)]
+            n = a.ramps
         else:
             args = ["--idle", "sleep", "--from", "0.05M", "--to", "0.6M", "--step", "0.05M",
                     "--hold", str(a.hold)]
-        s = ramp(hplane, os.path.join(work, app), app, args, rt)
-        la.append(loadavg())
-        png[app] = os.path.join(work, app, "ramp.png")
-        lines += ramp_section(f"## 1{'ab'[len(png) - 1]}. Linearity: `hplane ramp`, app {app}", s,
-                              f"load-{DATE}b-{app}.png")
-    lines += ["Goals (issue 6): (c) MAE ≤ 3 points; (c) 95 % crossing within 5 % of the onset.", ""]
+            n = 1
+        runs = []
+        for i in range(n):
+            out = os.path.join(work, app if n == 1 else f"{app}{i + 1}")
+            runs.append((ramp(hplane, out, app, args, rt), out))
+            la.append(loadavg())
+        scored = [r for r in runs if "scores" in r[0]]
+        key = lambda r: r[0]["scores"]["c_load"]["mae_points"]  # noqa: E731
+        med = sorted(scored, key=key)[(len(scored) - 1) // 2] if scored else runs[0]
+        png[app] = os.path.join(med[1], "ramp.png")
+        title = f"## 1{'ab'[len(png) - 1]}. Linearity: `hplane ramp`, app {app}"
+        if n > 1:
+            lines += [title, "", f"{n} ramps, one after the other. Each ramp's scores against its own "
+                      "capacity and onset:", "",
+                      "| ramp | onset (Mpps) | capacity (Mpps) | (c) MAE vs offered/capacity | "
+                      "(c) vs tvp/tvd | (c) vs the CPU it had | (c) 95 % vs onset | (b) MAE | (a) MAE |",
+                      "|---|---|---|---|---|---|---|---|---|"]
+            for i, (r, _) in enumerate(runs):
+                if "scores" not in r:
+                    lines.append(f"| {i + 1} | no onset | | | | | | | |")
+                    continue
+                sc = r["scores"]
+                fm = lambda k, f="mae_points": f"{sc[k][f]:.1f}" if sc[k][f] is not None else "n/a"  # noqa: E731
+                c = sc["c_load"]["cross95_vs_onset"]
+                lines.append(f"| {i + 1} | {r['onset_pps'] / 1e6:.4f} | {r['capacity_pps'] / 1e6:.4f} | "
+                             f"{fm('c_load')} | {fm('c_load', 'mae_onset_points')} | "
+                             f"{fm('c_load', 'mae_avail_points')} | "
+                             f"{'never' if c is None else f'{100 * c:+.1f} %'} | "
+                             f"{fm('b_busy')} | {fm('a_polls')} |")
+            if scored:
+                med_of = lambda f: statistics.median(r[0]["scores"]["c_load"][f] for r in scored)  # noqa: E731
+                xs = [r[0]["scores"]["c_load"]["cross95_vs_onset"] for r in scored]
+                xs = [x for x in xs if x is not None]
+                lines.append(f"| **median** | | | **{med_of('mae_points'):.1f}** | "
+                             f"{med_of('mae_onset_points'):.1f} | {med_of('mae_avail_points'):.1f} | "
+                             + (f"**{100 * statistics.median(xs):+.1f} %**" if xs else "never")
+                             + " | | |")
+            lines += ["", f"The median ramp (by (c)'s MAE), ramp {runs.index(med) + 1}, in full:", ""]
+            title = "### The median ramp"
+        lines += ramp_section(title, med[0], f"load-{DATE}{TAG}-{app}.png")
+    if not a.skip_ramp:
+        lines += ["Goals (issue 6): (c) MAE ≤ 3 points; (c) 95 % crossing within 5 % of the onset.", ""]
 
     # 2. sensitivity
     if not a.skip_sensitivity:
@@ -209,7 +230,7 @@ def main():
                       "--step", "0.1", "--hold", "3"] + extra, rt)
             if "scores" in r:
                 sc = r["scores"]
-                f = lambda k: f"{sc[k]['mae_points']:.1f}" if sc[k]["mae_points"] is not None else "n/a"
+                f = lambda k: f"{sc[k]['mae_points']:.1f}" if sc[k]["mae_points"] is not None else "n/a"  # noqa: E731
                 c = sc["c_load"]["cross95_vs_onset"]
                 lines.append(f"| {name} | {r['onset_pps'] / 1e6:.4f} | {r['capacity_pps'] / 1e6:.4f} | "
                              f"{f('a_polls')} | {f('b_busy')} | {f('c_load')} | "
@@ -220,54 +241,33 @@ def main():
         lines.append("")
 
     # 3. synthetic accuracy on real lcores
-    p = sh([synth, "accuracy", "--secs", "1"], timeout=300)
-    la.append(loadavg())
-    lines += ["## 3. Synthetic task of known cost on real lcores (`load-synth accuracy`)", "",
-              "A generator lcore (CPU 0) paces items into an rte_ring; the worker (CPU 1) spins "
-              "2000 TSC cycles per item. True utilization = offered rate × 2000 / hz. Normal "
-              "scheduling class (its loops never sleep, so real-time threads would hold both CPUs).",
-              "", "```", p.stdout.rstrip(), "```", ""]
+    if not a.skip_synth:
+        p = sh([synth, "accuracy", "--secs", "1"], timeout=300)
+        la.append(loadavg())
+        lines += ["## 3. Synthetic task of known cost on real lcores (`load-synth accuracy`)", "",
+                  "A generator lcore (CPU 0) paces items into an rte_ring; the worker (CPU 1) spins "
+                  "2000 TSC cycles per item. True utilization = offered rate × 2000 / hz. Normal "
+                  "scheduling class (its loops never sleep, so real-time threads would hold both CPUs).",
+                  "", "```", p.stdout.rstrip(), "```", ""]
 
     # 4. cost
     if not a.skip_cost:
+        lines += ["## 4. Cost of the counters (bench/load/cost.py)", "",
+                  f"Paired rounds: each runs the command once from `{a.build}` (counters) and once "
+                  f"from `{a.build}-nocount` (`-Dload_counters=false`), in alternating order, lcore "
+                  "threads SCHED_FIFO, each loop on the same CPU in both. CPU time per packet: the "
+                  "kernel's accounting of the limiting loops' threads (trace.csv `<loop>_os_cpu`, the "
+                  "same with or without counters) over delivered pps, rows 3 on. Goal: the counters "
+                  "cost ≤ 2 % of throughput; shown when the 95 % confidence interval's worse end is "
+                  "within 2 %.", ""]
+        for case in ("crypto", "null"):
+            r = cost.measure(a.build, case, a.rounds, a.cost_seconds, log=sys.stderr)
+            lines += cost.report(r)
+            la.append(loadavg())
         u = sh([synth, "update", "--rounds", "5"], timeout=600)
         p = sh([synth, "cost", "--secs", "0.3", "--rounds", "11"], timeout=600)
-        off = nocount_build(a.build)
-        w, wo, ratio, wc, woc, ratio_c = [], [], [], [], [], []
-        for i in range(a.rounds):
-            order = [(hplane, w, wc), (off, wo, woc)] if i % 2 == 0 else [(off, wo, woc), (hplane, w, wc)]
-            for exe, acc, acc_c in order:
-                pps, per_cpu = overload_pps(exe, "ran", 3, ran_param)
-                acc.append(pps)
-                acc_c.append(per_cpu)
-            ratio.append(w[-1] / wo[-1] - 1)
-            ratio_c.append(wc[-1] / woc[-1] - 1)
         la.append(loadavg())
-        mw, mo, rm = spread(w), spread(wo), spread(ratio)
-        mwc, moc, rmc = spread(wc), spread(woc), spread(ratio_c)
-        lines += ["## 4. Cost of the counters", "",
-                  f"`hplane run --app ran --param {ran_param} --scenario stress --duration 3 --idle sleep "
-                  "--verify-every 0`, worker-bound (the worker saturates, CPU 0's loops are about "
-                  "half busy), real-time lcores as above; built with the counters "
-                  f"(`{a.build}`) and without (`-Dload_counters=false`, `{a.build.rstrip('/')}-nocount`), "
-                  f"{a.rounds} rounds, each running both builds back to back in alternating order. "
-                  "Delivered pps, median [quartiles] (min–max):", "",
-                  "| build | delivered pps |", "|---|---|",
-                  f"| with counters | {mw[0]:.0f} [{mw[1]:.0f}–{mw[2]:.0f}] ({mw[3]:.0f}–{mw[4]:.0f}) |",
-                  f"| compiled out | {mo[0]:.0f} [{mo[1]:.0f}–{mo[2]:.0f}] ({mo[3]:.0f}–{mo[4]:.0f}) |",
-                  "",
-                  f"Per round, with / without − 1: median {100 * rm[0]:+.2f} %, quartiles "
-                  f"{100 * rm[1]:+.2f} % to {100 * rm[2]:+.2f} %, range {100 * rm[3]:+.2f} % to "
-                  f"{100 * rm[4]:+.2f} %; the medians of the two builds differ by "
-                  f"{100 * (mw[0] / mo[0] - 1):+.2f} %. Goal: the counters cost ≤ 2 % of throughput. "
-                  "Rounds: " + ", ".join(f"{100 * x:+.1f}" for x in ratio) + " %.", "",
-                  "The same runs as delivered pps per second of CPU the kernel gave the worker "
-                  "(trace.csv `cpu0_os_cpu`, read with the counters compiled out too): with counters "
-                  f"{mwc[0]:.0f} [{mwc[1]:.0f}–{mwc[2]:.0f}] ({mwc[3]:.0f}–{mwc[4]:.0f}), compiled out "
-                  f"{moc[0]:.0f} [{moc[1]:.0f}–{moc[2]:.0f}] ({moc[3]:.0f}–{moc[4]:.0f}); per round "
-                  f"median {100 * rmc[0]:+.2f} %, quartiles {100 * rmc[1]:+.2f} % to {100 * rmc[2]:+.2f} %, "
-                  f"range {100 * rmc[3]:+.2f} % to {100 * rmc[4]:+.2f} %.",
-                  "", "The update alone (`load-synth update`) and the loop alone (`load-synth cost`, "
+        lines += ["The update alone (`load-synth update`) and the loop alone (`load-synth cost`, "
                   "the worker loop compiled with and without `hp_load_poll()`; the *with* variant also "
                   "reads the TSC once more in an empty poll; rates per second of the worker thread's CPU "
                   "time), normal scheduling class:", "", "```",
@@ -277,11 +277,11 @@ def main():
     print(text)
     if a.record:
         res_dir = os.path.join(ROOT, "bench/results")
-        with open(os.path.join(res_dir, f"load-{DATE}b.md"), "w") as f:
+        with open(os.path.join(res_dir, f"load-{DATE}{TAG}.md"), "w") as f:
             f.write(text)
         for app, f in png.items():
-            shutil.copy(f, os.path.join(res_dir, f"load-{DATE}b-{app}.png"))
-        print(f"recorded bench/results/load-{DATE}b.md")
+            shutil.copy(f, os.path.join(res_dir, f"load-{DATE}{TAG}-{app}.png"))
+        print(f"recorded bench/results/load-{DATE}{TAG}.md")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

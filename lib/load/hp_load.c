@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -81,6 +83,43 @@ hp_load_init(struct hp_load *ld, const struct hp_load_conf *conf)
 	return 0;
 }
 
+/* The kernel's real-time bandwidth: a SCHED_FIFO/RR thread that would run
+ * more than runtime of every period is stopped for the rest of it
+ * (Documentation/scheduler/sched-rt-group.rst; 950 ms of 1 s by default,
+ * -1 = no limit). Read once per process; 1 where unknown. */
+static double
+rt_share(void)
+{
+	static double share; /* 0: not read yet (a benign race: same value) */
+	long rt = -1, per = 0;
+	FILE *f;
+
+	if (share > 0)
+		return share;
+	f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &rt) != 1)
+			rt = -1;
+		fclose(f);
+	}
+	f = fopen("/proc/sys/kernel/sched_rt_period_us", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &per) != 1)
+			per = 0;
+		fclose(f);
+	}
+	share = rt >= 0 && per > 0 && rt < per ? (double)rt / (double)per : 1.0;
+	return share;
+}
+
+double
+hp_load_cpu_max(int tid)
+{
+	int pol = sched_getscheduler(tid);
+
+	return pol == SCHED_FIFO || pol == SCHED_RR ? rt_share() : 1.0;
+}
+
 /* The owner's own consistent snapshot (plain reads: it is the writer). */
 static void
 snap_own(const struct hp_load *ld, struct hp_load_raw *r)
@@ -98,6 +137,7 @@ snap_own(const struct hp_load *ld, struct hp_load_raw *r)
 	r->cpu_shared = ld->cpu_shared;
 	r->warn_count = ld->warn_count;
 	r->os_ns = r->os_run_ns = r->os_wait_ns = 0;
+	r->cpu_max = hp_load_cpu_max(0); /* once a window, on the owner */
 	for (k = 0; k < HP_LOAD_HIST; k++) {
 		r->hn[k] = ld->hist[k].n;
 		r->hcyc[k] = ld->hist[k].cyc;
@@ -123,6 +163,7 @@ hp_load_read(const struct hp_load *ld, struct hp_load_raw *r)
 	r->cpu_shared = RD(ld->cpu_shared);
 	r->warn_count = RD(ld->warn_count);
 	r->os_ns = r->os_run_ns = r->os_wait_ns = 0; /* hp_load_row_take's */
+	r->cpu_max = 0;
 	for (k = 0; k < HP_LOAD_HIST; k++) {
 		r->hn[k] = RD(ld->hist[k].n);
 		r->hcyc[k] = RD(ld->hist[k].cyc);
@@ -163,7 +204,7 @@ hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 {
 	uint64_t dt, polls, empty, pk, busy, lost, tn = 0, tc = 0, tp = 0;
 	const struct hp_load_raw *ref;
-	double p = 0, w, level = 1, sumc = 0, sume = 0, sat;
+	double p = 0, w, level = 1, sumc = 0, sume = 0, sat, had;
 	int k;
 
 	memset(e, 0, sizeof(*e));
@@ -247,11 +288,18 @@ hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 	e->stolen = (double)lost / (double)dt;
 	if (b->cpu_shared)
 		lost = 0;
+	/* A real-time thread never has more than the kernel's real-time
+	 * share of a window (the rest it is throttled, which is then found
+	 * as lost time): that is where it saturates, so a window in which
+	 * it was not throttled counts that share too. */
+	had = (double)(dt - lost);
+	if (b->cpu_max > 0 && b->cpu_max < 1)
+		had = fmin(had, b->cpu_max * (double)dt);
 	/* Items never cost more at saturation than the loop spends on them
 	 * now (batches only get cheaper per item), so the work is at most
 	 * the busy time: this bounds a level misled by a loop whose items
 	 * are of different kinds (the traffic lcore generates and sinks). */
-	e->load = fmin((double)pk * sat, (double)busy) / (double)(dt - lost);
+	e->load = fmin((double)pk * sat, (double)busy) / had;
 	e->headroom = e->load < 1 ? 1 - e->load : 0;
 	return 0;
 }

@@ -88,6 +88,12 @@ struct hp_load_raw {
 	 * these; 0 when not read): CLOCK_MONOTONIC, and from schedstat the
 	 * time it ran and the time it waited runnable for a CPU. */
 	uint64_t os_ns, os_run_ns, os_wait_ns;
+	/* The most of any window the owning thread can have: the kernel's
+	 * real-time bandwidth (sched_rt_runtime_us / sched_rt_period_us,
+	 * 0.95 by default) when it runs SCHED_FIFO/RR, 1 otherwise; 0 when
+	 * not read (hp_load_read leaves it so). The owner's windows and
+	 * hp_load_row_take fill it (one sched_getscheduler a window). */
+	double cpu_max;
 	uint64_t hn[HP_LOAD_HIST], hcyc[HP_LOAD_HIST], hpkts[HP_LOAD_HIST];
 };
 
@@ -105,10 +111,13 @@ struct hp_load_est {
 	double empty_poll_cycles;  /* measured cost of one empty poll */
 	double mean_batch;       /* items / non-empty poll */
 	double level;            /* this window's work cost vs the learnt table */
-	double stolen;           /* share of the window lost inside preempted
-				    iterations: (c) counts only the rest,
-				    unless the CPU is shared with another
-				    loop (then the loops' sum is the CPU's) */
+	double stolen;           /* share of the window the OS took the CPU
+				    away (preempted iterations, pauses that
+				    were not the loop's own): (c) counts
+				    only the rest, unless the CPU is shared
+				    with another loop (then the loops' sum
+				    is the CPU's); never more than the
+				    thread can have (cpu_max) either */
 	double projected;        /* trend of (c) projected warn_horizon_s ahead */
 	uint64_t packets;        /* items in the window */
 	uint64_t warn_count;     /* upward crossings of warn_threshold so far */
@@ -216,7 +225,8 @@ void hp_load_read(const struct hp_load *ld, struct hp_load_raw *out);
  * has closed yet. */
 int hp_load_last(const struct hp_load *ld, struct hp_load_est *out);
 /* Estimates over the window a -> b (b later). max_batch and hz as in the
- * loop's conf. Trend fields are left 0. 0, or -EINVAL if b is not later. */
+ * loop's conf; b->cpu_max, where set, caps the time the loop had. Trend
+ * fields are left 0. 0, or -EINVAL if b is not later. */
 int hp_load_compute(const struct hp_load_raw *a, const struct hp_load_raw *b,
 		    unsigned int max_batch, uint64_t hz, struct hp_load_est *e);
 
@@ -231,6 +241,11 @@ hp_load_tsc(void)
 	return 0;
 #endif
 }
+
+/* The most of a window thread tid (0: the caller) can have (see
+ * hp_load_raw.cpu_max): one sched_getscheduler; the kernel's real-time
+ * bandwidth is read once per process. 1 where unknown. */
+double hp_load_cpu_max(int tid);
 
 /* ---- per-second rows: progress line, trace.csv, ramp (hp_load_report.c) ---- */
 

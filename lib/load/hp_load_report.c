@@ -55,6 +55,8 @@ hp_load_row_take(const struct hp_load *ld, struct hp_load_raw *prev,
 
 	hp_load_read(ld, &now);
 	os_read(__atomic_load_n(&ld->tid, __ATOMIC_RELAXED), &now);
+	if (now.os_ns) /* the owner's thread is known and there */
+		now.cpu_max = hp_load_cpu_max(__atomic_load_n(&ld->tid, __ATOMIC_RELAXED));
 	memset(row, 0, sizeof(*row));
 	if (prev->os_ns && now.os_ns > prev->os_ns && now.os_run_ns >= prev->os_run_ns &&
 	    now.os_wait_ns >= prev->os_wait_ns) {

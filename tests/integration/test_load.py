@@ -178,6 +178,8 @@ def test_plot_tool_scores(tmp_path):
     sc = s["scores"]
     assert sc["c_load"]["mae_points"] == pytest.approx(2.0, abs=1e-6)
     assert sc["b_busy"]["mae_points"] == pytest.approx(10.0, abs=1e-6)
+    # against tvp / tvd: the same line here (the capacity is the onset)
+    assert sc["c_load"]["mae_onset_points"] == pytest.approx(2.0, abs=1e-6)
     # (c) reaches 95 % between 0.7 M (0.895) and 0.8 M (1.0)
     assert sc["c_load"]["cross95_pps"] == pytest.approx(0.7e6 + 0.1e6 * 0.055 / 0.105, rel=1e-6)
     assert sc["b_busy"]["cross95_vs_onset"] < sc["c_load"]["cross95_vs_onset"] < 0
@@ -198,6 +200,9 @@ def test_plot_tool_scores(tmp_path):
     assert p.returncode == 0, p.stderr
     s = json.loads(js.read_text())
     assert s["capacity_pps"] == pytest.approx(0.8e6, rel=1e-9) and "cpu:" in s["capacity_method"]
+    # tvd is 0.8 M too: the eq. 4.4 score is the same line's
+    assert s["scores"]["c_load"]["mae_onset_points"] == pytest.approx(
+        s["scores"]["c_load"]["mae_points"], abs=1e-9)
     assert s["scores"]["c_load"]["mae_points"] == pytest.approx(2.0, abs=1e-6)
     p = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f2), "--json", str(js),
                         "--capacity", "delivered"], capture_output=True, text=True, timeout=120)

@@ -559,6 +559,48 @@ test_stop_detection(void **state)
 	assert_int_equal(r.outlier_cycles, HZ / 5000);
 }
 
+/* A SCHED_FIFO thread never has more than the kernel's real-time share of
+ * a window (cpu_max, 0.95 by default): (c) is the load over that, whether
+ * the window saw the throttling stop or not; more lost time (another
+ * thread) counts as it is; a thread with the whole CPU (cpu_max 1, or 0:
+ * not read) is unchanged. */
+static void
+test_rt_share(void **state)
+{
+	static struct hp_load_raw a, b;
+	struct hp_load_est e;
+	double work = 32 * 1000.0;
+
+	(void)state;
+	a.hn[32] = 1000;
+	a.hcyc[32] = 1000 * 32 * 1000;
+	a.hpkts[32] = 1000 * 32;
+	b = a;
+	/* a window of 100000 cycles with one full batch of 32 x 1000 */
+	b.total_cycles = a.total_cycles + 100000;
+	b.polls = a.polls + 1;
+	b.busy_cycles = a.busy_cycles + 32000;
+	b.packets = a.packets + 32;
+	b.hn[32]++;
+	b.hcyc[32] += 32000;
+	b.hpkts[32] += 32;
+	assert_int_equal(hp_load_compute(&a, &b, 32, HZ, &e), 0);
+	assert_true(fabs(e.load - work / 100000) < 1e-12);
+	b.cpu_max = 1;
+	assert_int_equal(hp_load_compute(&a, &b, 32, HZ, &e), 0);
+	assert_true(fabs(e.load - work / 100000) < 1e-12);
+	b.cpu_max = 0.95; /* not throttled in this window */
+	assert_int_equal(hp_load_compute(&a, &b, 32, HZ, &e), 0);
+	assert_true(fabs(e.load - work / 95000) < 1e-9);
+	b.outlier_cycles = a.outlier_cycles + 5000; /* throttled: the same */
+	assert_int_equal(hp_load_compute(&a, &b, 32, HZ, &e), 0);
+	assert_true(fabs(e.load - work / 95000) < 1e-9);
+	b.outlier_cycles = a.outlier_cycles + 20000; /* and preempted */
+	assert_int_equal(hp_load_compute(&a, &b, 32, HZ, &e), 0);
+	assert_true(fabs(e.load - work / 80000) < 1e-9);
+	assert_true(fabs(e.stolen - 0.2) < 1e-12);
+}
+
 static void
 test_init_validation(void **state)
 {
@@ -676,6 +718,7 @@ main(void)
 		cmocka_unit_test(test_accuracy_mix_change),
 		cmocka_unit_test(test_stop_detection),
 		cmocka_unit_test(test_accuracy_throttled),
+		cmocka_unit_test(test_rt_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
