@@ -14,7 +14,7 @@ both (hplane's default lcore map). Per run it reads
   * the bottleneck's CPU time per delivered packet: trace.csv's <loop>_os_cpu
     (the kernel's schedstat accounting of the loop's thread, read the same
     with or without counters) summed over the bottleneck's loops, over
-    delivered pps, every row but the first two (start-up). Time the real-time
+    delivered pps, over the rows that have it but the first (start-up). Time the real-time
     throttling or another thread took is then charged to neither build.
 
 The per-round difference, with / without - 1, is reported as its mean with a
@@ -95,15 +95,15 @@ def one_run(hplane, case, secs):
             rows = list(csv.DictReader(f))
     if s["dropped_internal"] or s["mbufs_leaked"]:
         raise RuntimeError(f"{hplane}: {case}: internal drops or leaked mbufs: {s}")
-    cpu = pk = 0.0
-    for r in rows[2:]:
-        share = [float(r[f"{lp}_os_cpu"]) for lp in loops]
-        if min(share) < 0 or float(r["delivered_pps"]) <= 0:
-            continue
-        cpu += sum(share)
-        pk += float(r["delivered_pps"])
-    if pk == 0:
-        raise RuntimeError(f"{case}: no trace row with the kernel's CPU accounting")
+    # rows with the kernel's accounting (the first has none), less the
+    # first of them (start-up)
+    ok = [r for r in rows if min(float(r[f"{lp}_os_cpu"]) for lp in loops) >= 0
+          and float(r["delivered_pps"]) > 0][1:]
+    if not ok:
+        raise RuntimeError(f"{case}: no trace row with the kernel's CPU accounting "
+                           f"({len(rows)} rows; run longer)")
+    cpu = sum(float(r[f"{lp}_os_cpu"]) for r in ok for lp in loops)
+    pk = sum(float(r["delivered_pps"]) for r in ok)
     return s["throughput_mpps"] * 1e6, 1e9 * cpu / pk
 
 

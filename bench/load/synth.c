@@ -13,12 +13,18 @@
  * update: hp_load_poll() alone in a tight loop on made-up timestamps (no
  *   EAL, no rdtsc inside): cycles per call, best of the rounds.
  *
- * usage: load-synth [accuracy|cost|update] [--cost CYC] [--secs S]
+ * --rt: the worker runs SCHED_FIFO (priority 1), like hplane's lcores in
+ *   bench/load, so other tenants cannot take its CPU; the kernel's
+ *   real-time throttling then stops it ~50 ms a second (it never sleeps),
+ *   and the truth is also given over the share of the CPU it can have.
+ *
+ * usage: load-synth [accuracy|cost|update] [--cost CYC] [--secs S] [--rt]
  *                   [--rounds N] [--levels 0.1,0.3,...] [-- EAL args]
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +53,8 @@ struct shared {
 	uint64_t items;         /* worker: items done (cost mode) */
 	uint64_t polls;
 	uint64_t cpu_ns;        /* worker: its thread's CPU time (cost mode) */
+	int rt;                 /* --rt: the worker asks for SCHED_FIFO */
+	int rt_err;             /* errno of that request, 0 if granted */
 	struct hp_load ld;
 };
 
@@ -119,6 +127,11 @@ NAME(void *arg)								\
 	bool refill = arg != NULL;					\
 	uint64_t items = 0, polls = 0, c0 = thread_ns();		\
 									\
+	if (sh.rt) {							\
+		struct sched_param sp = { .sched_priority = 1 };	\
+									\
+		sh.rt_err = sched_setscheduler(0, SCHED_FIFO, &sp) ? errno : 0; \
+	}								\
 	if (COUNT)							\
 		hp_load_start(&sh.ld, rte_rdtsc());			\
 	while (!__atomic_load_n(&sh.quit, __ATOMIC_ACQUIRE)) {		\
@@ -176,17 +189,24 @@ accuracy(unsigned int wl, unsigned int gl, const double *lv, unsigned int nl,
 	uint64_t hz = rte_get_tsc_hz();
 	struct hp_load_conf c = { .name = "synth", .max_batch = BURST, .hz = hz };
 	unsigned int i, used = 0;
-	double mae_b = 0, mae_c = 0, max_b = 0, max_c = 0;
+	double mae_b = 0, mae_c = 0, max_b = 0, max_c = 0, cap = 1;
 
 	if (hp_load_init(&sh.ld, &c) < 0)
 		return -EINVAL;
 	sh.quit = sh.gen_quit = 0;
 	rte_eal_remote_launch(gen_main, NULL, gl);
 	rte_eal_remote_launch(worker_count, NULL, wl);
-	printf("accuracy: %" PRIu64 " cycles per item, hz %" PRIu64 ", %.1f s per level\n",
-	       sh.cost, hz, secs);
-	printf("  %6s %9s %9s | %8s %8s %8s | %7s %6s %8s\n", "true", "offered", "dropped",
-	       "(a)", "(b)", "(c)", "stolen", "batch", "cyc/item");
+	usleep(100000); /* the worker has started (and asked for its class) */
+	if (sh.rt && sh.rt_err == 0)
+		cap = hp_load_cpu_max(__atomic_load_n(&sh.ld.tid, __ATOMIC_RELAXED));
+	printf("accuracy: %" PRIu64 " cycles per item, hz %" PRIu64 ", %.1f s per level, worker %s\n",
+	       sh.cost, hz, secs, !sh.rt ? "in the normal class" :
+	       sh.rt_err ? "in the normal class (SCHED_FIFO refused)" : "SCHED_FIFO");
+	if (cap < 1)
+		printf("  the worker can have %.0f %% of the CPU (the kernel's real-time share): "
+		       "'true' is the work over that, '(wall)' over the whole CPU\n", cap * 100);
+	printf("  %6s %7s %9s %9s | %8s %8s %8s | %7s %6s %8s\n", "true", "(wall)", "offered",
+	       "dropped", "(a)", "(b)", "(c)", "stolen", "batch", "cyc/item");
 	for (i = 0; i < nl; i++) {
 		struct hp_load_raw a, b;
 		struct hp_load_est e;
@@ -207,11 +227,14 @@ accuracy(unsigned int wl, unsigned int gl, const double *lv, unsigned int nl,
 			continue;
 		}
 		hp_load_compute(&a, &b, BURST, hz, &e);
-		/* truth from what was offered in the window, not the target */
-		truth = (double)(__atomic_load_n(&sh.offered, __ATOMIC_RELAXED) - off0) *
-			(double)sh.cost / (double)(b.total_cycles - a.total_cycles);
-		printf("  %5.1f%% %9.0f %9" PRIu64 " | %7.1f%% %7.1f%% %7.1f%% | %6.1f%% %6.2f %8.0f\n",
-		       truth * 100, e.pps, __atomic_load_n(&sh.dropped, __ATOMIC_RELAXED) - drop0,
+		/* truth from what entered the ring in the window (offered less
+		 * dropped: the work there was), not the target */
+		truth = (double)(__atomic_load_n(&sh.offered, __ATOMIC_RELAXED) - off0 -
+				 (__atomic_load_n(&sh.dropped, __ATOMIC_RELAXED) - drop0)) *
+			(double)sh.cost / (double)(b.total_cycles - a.total_cycles) / cap;
+		printf("  %5.1f%% %6.1f%% %9.0f %9" PRIu64 " | %7.1f%% %7.1f%% %7.1f%% | %6.1f%% %6.2f %8.0f\n",
+		       truth * 100, truth * cap * 100, e.pps,
+		       __atomic_load_n(&sh.dropped, __ATOMIC_RELAXED) - drop0,
 		       e.polls * 100, e.busy * 100, e.load * 100, e.stolen * 100,
 		       e.mean_batch, e.cycles_per_pkt);
 		used++;
@@ -367,8 +390,10 @@ main(int argc, char **argv)
 			rounds = (unsigned int)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--levels") && i + 1 < argc)
 			levels = argv[++i];
+		else if (!strcmp(argv[i], "--rt"))
+			sh.rt = 1;
 		else {
-			fprintf(stderr, "load-synth: bad argument '%s' (accuracy|cost|update, --cost, --secs, --rounds, --levels)\n",
+			fprintf(stderr, "load-synth: bad argument '%s' (accuracy|cost|update, --cost, --secs, --rounds, --levels, --rt)\n",
 				argv[i]);
 			return 2;
 		}
