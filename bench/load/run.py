@@ -269,7 +269,11 @@ def main():
                   "cost ≤ 2 % of throughput; shown when the 95 % confidence interval's worse end is "
                   "within 2 %.", ""]
         for case in ("crypto", "null"):
-            r = cost.measure(a.build, case, a.rounds, a.cost_seconds, log=sys.stderr)
+            try:
+                r = cost.measure(a.build, case, a.rounds, a.cost_seconds, log=sys.stderr)
+            except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
+                lines += [f"**{case}**: the cost run failed: {e}", ""]
+                continue
             lines += cost.report(r)
             la.append(loadavg())
         u = sh([synth, "update", "--rounds", "5"], timeout=600)
