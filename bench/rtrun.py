@@ -57,8 +57,8 @@ def run_rt(cmd, timeout, rt=True, log=None, prio=1):
                             continue
                     os.sched_setscheduler(int(t), os.SCHED_FIFO, os.sched_param(prio))
                     done.add(t)
-            except FileNotFoundError:
-                pass
+            except (FileNotFoundError, ProcessLookupError):
+                pass  # a thread (or the process) ended between listdir and open/read
             except PermissionError as e:
                 why = f"no real-time threads ({e})"
         time.sleep(0.005)
