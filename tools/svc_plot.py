@@ -180,19 +180,22 @@ def fig9(b, out):
     fig, axs = plt.subplots(2, 1, figsize=(7.0, 5.6), sharex=True)
     edges = np.linspace(0, e["duration"], 41)
     mid = (edges[:-1] + edges[1:]) / 2
-    for m, color, name in (("plain", "tab:gray", "scale-down off"),
-                           ("scale", "tab:orange", "guard on response"),
-                           ("wait", "tab:blue", "guard on wait only"),
-                           ("force", "tab:red", "no guard")):
+    # modes that decide alike give identical curves: wide to narrow, so
+    # each one still shows under the next
+    for (m, color, name), lw in zip((("plain", "tab:gray", "scale-down off"),
+                                     ("scale", "tab:orange", "guard on response"),
+                                     ("wait", "tab:blue", "guard on wait only"),
+                                     ("force", "tab:red", "no guard")), (5, 3.5, 2, 1)):
         if m not in e["runs"]:
             continue
         run = e["runs"][m]
         t, lc, load, act = read_loads(run["loads_csv"])
         ts = np.unique(t)
         active = np.array([act[t == x].sum() for x in ts])
-        axs[0].step(ts / hz, active, where="post", color=color, label=name)
+        axs[0].step(ts / hz, active, where="post", color=color, label=name, lw=lw)
         dl, st, de, sv, co = read_jobs(run["csv"])
-        axs[1].plot(mid, binned(st / hz, de / hz * 1e6, edges), color=color, label=name)
+        axs[1].plot(mid, binned(st / hz, de / hz * 1e6, edges), color=color, label=name,
+                    lw=lw)
     axs[0].set_ylabel("active service lcores")
     axs[0].set_ylim(0, 2.5)
     axs[0].set_title("Scale-down at low load (3 services, 2 service lcores)" + tag(b),
@@ -215,21 +218,21 @@ def fig10(b, out):
     hz = b["tsc_hz"]
     works = sorted({r["work_us"] for r in e["rows"]}, reverse=True)
     fig, axs = plt.subplots(2, len(works), figsize=(9.0, 7.0), sharex=True, squeeze=False)
-    modes = (("plain", "tab:gray", "off (2 cores)"),
-             ("force", "tab:red", "forced onto 1 core"),
-             ("scale", "tab:orange", "guard on response"),
-             ("wait", "tab:blue", "guard on wait only"))
+    modes = (("plain", "tab:gray", "off (2 cores)", 5),
+             ("scale", "tab:orange", "guard on response", 3.5),
+             ("wait", "tab:blue", "guard on wait only", 2),
+             ("force", "tab:red", "forced onto 1 core", 1))
     for k, w in enumerate(works):
         rows = sorted((r for r in e["rows"] if r["work_us"] == w), key=lambda r: r["load"])
         x = [100 * r["load"] for r in rows]
-        for m, color, name in modes:
+        for m, color, name, lw in modes:	# wide to narrow: alike curves show
             if m not in rows[0]:
                 continue
             y = [float(np.median([v["mean_us"] for v in r[m]])) for r in rows]
-            axs[0][k].plot(x, y, "o-", color=color, label=name)
+            axs[0][k].plot(x, y, "o-", color=color, label=name, lw=lw, ms=2 * lw + 1)
             if "resp_us" in rows[0][m][0]:
                 y = [float(np.median([v["resp_us"] for v in r[m]])) for r in rows]
-                axs[1][k].plot(x, y, "o-", color=color, label=name)
+                axs[1][k].plot(x, y, "o-", color=color, label=name, lw=lw, ms=2 * lw + 1)
         if e.get("modeled"):
             # half an idle loop, job-weighted (rates 1 : 1 : 1.5)
             two = (2 * (MODEL_LOOP + 2 * MODEL_CALL) / 2 + 1.5 * (MODEL_LOOP + MODEL_CALL) / 2) / 3.5
