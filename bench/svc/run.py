@@ -603,6 +603,19 @@ def bundle_note(b, r):
             f"({100 * (x['force'] / x['off'] - 1):+.0f} %).", ""]
 
 
+def part5(b, r, stem):
+    """Experiment 5, modeled (with the what-if) then measured."""
+    return (["## 5. Where the delay goes at low load", "",
+             "The scenario of 4 at falling loads and with 1 µs jobs: "
+             "`svc-bench deadline --services 3 --map 0,0,1 --load X,X,1.5X --work-us W "
+             "--balance load [--scale-down [--scale-down-measure wait | "
+             f"--scale-down-max-delay -1]] --duration {r['e5']['duration']}`.", ""] +
+            sec_e5(b, r["model"]["e5"], "Modeled dedicated cores") + bundle_note(b, r) +
+            sec_e5(b, r["e5"], "Measured") +
+            [f"![fig 10 modeled]({stem}-model-fig10.png) ![fig 10 measured]({stem}-fig10.png)",
+             ""])
+
+
 def report(b, a, r, la):
     m = r["model"]
     stem = stem_of(a)
@@ -701,15 +714,7 @@ def report(b, a, r, la):
           "nothing about dedicated cores.", ""]
     L += [f"![fig 9 measured]({stem}-fig9.png) ![fig 9 modeled]({stem}-model-fig9.png)", ""]
 
-    L += ["## 5. Where the delay goes at low load", "",
-          "The scenario of 4 at falling loads and with 1 µs jobs: "
-          "`svc-bench deadline --services 3 --map 0,0,1 --load X,X,1.5X --work-us W "
-          "--balance load [--scale-down [--scale-down-measure wait | "
-          f"--scale-down-max-delay -1]] --duration {r['e5']['duration']}`.", ""]
-    L += sec_e5(b, m["e5"], "Modeled dedicated cores")
-    L += bundle_note(b, r)
-    L += sec_e5(b, r["e5"], "Measured")
-    L += [f"![fig 10 modeled]({stem}-model-fig10.png) ![fig 10 measured]({stem}-fig10.png)", ""]
+    L += part5(b, r, stem)
 
     L += ["## Goals", "", "| goal (issue 7) | measured (shared 2-core VM) | modeled dedicated cores |",
           "|---|---|---|"]
@@ -785,15 +790,7 @@ def report_sd(b, a, r, la):
     L += x + y
     L += [f"![fig 9 measured]({stem}-fig9.png) ![fig 9 modeled]({stem}-model-fig9.png)",
           ""]
-    L += ["## 5. Where the delay goes at low load", "",
-          "The scenario of 4 at falling loads and with 1 µs jobs: "
-          "`svc-bench deadline --services 3 --map 0,0,1 --load X,X,1.5X --work-us W "
-          "--balance load [--scale-down [--scale-down-max-delay -1]] "
-          f"--duration {r['e5']['duration']}`.", ""]
-    L += sec_e5(b, m["e5"], "Modeled dedicated cores")
-    L += sec_e5(b, r["e5"], "Measured")
-    L += [f"![fig 10 modeled]({stem}-model-fig10.png) "
-          f"![fig 10 measured]({stem}-fig10.png)", ""]
+    L += part5(b, r, stem)
     L += which_delay(b, r)
     L += pipe_part(r)
     L += ["## Goal", "", "| goal (issue 7) | measured (shared 2-core VM) | modeled dedicated cores |",

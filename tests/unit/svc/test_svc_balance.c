@@ -691,6 +691,26 @@ poll_table(struct hp_svc_table *t, bool with_job, bool poll_known)
 	}
 }
 
+/* Decide up to n intervals of poll_table (a job every 16th), delays scaled
+ * by 'dmul'; stop at the first action when 'stop'. Returns the actions.
+ */
+static int
+poll_spell(const struct hp_svc_policy *p, struct hp_svc_table *t,
+	   struct hp_svc_bstate *st, struct hp_svc_decision *d, int n,
+	   bool poll_known, double dmul, bool stop)
+{
+	int i, moved = 0;
+
+	hp_svc_bstate_init(st);
+	for (i = 0; i < n && !(stop && moved); i++) {
+		poll_table(t, i % 16 == 3, poll_known);
+		t->cell[0][0].delay_sum *= dmul;
+		t->cell[1][1].delay_sum *= dmul;
+		moved += hp_svc_decide(p, t, st, d);
+	}
+	return moved;
+}
+
 static void
 test_scale_down_guard_poll(void **state)
 {
@@ -698,40 +718,21 @@ test_scale_down_guard_poll(void **state)
 	struct hp_svc_policy p;
 	struct hp_svc_bstate st;
 	struct hp_svc_decision d;
-	int i, moved = 0;
 
 	(void)state;
 	hp_svc_policy_default(&p);
 	p.scale_down_measure = HP_SVC_SD_WAIT;	/* the wait alone */
 	p.scale_down = true;
 	p.scale_down_sustain = 20;
-	hp_svc_bstate_init(&st);
 	/* the spell has a few jobs; the deciding intervals mostly none */
-	for (i = 0; i < 200; i++) {
-		poll_table(t, i % 16 == 3, true);
-		moved += hp_svc_decide(&p, t, &st, &d);
-	}
-	assert_int_equal(moved, 0);
+	assert_int_equal(poll_spell(&p, t, &st, &d, 200, true, 1.0, false), 0);
 	/* the runner's loop unknown (services that do not say when they idle):
 	 * queueing alone is nil and the same plan goes through
 	 */
-	hp_svc_bstate_init(&st);
-	for (i = 0; i < 20 && !moved; i++) {
-		poll_table(t, i % 16 == 3, false);
-		moved += hp_svc_decide(&p, t, &st, &d);
-	}
-	assert_int_equal(moved, 1);
+	assert_int_equal(poll_spell(&p, t, &st, &d, 20, false, 1.0, true), 1);
 	assert_int_equal(d.action, HP_SVC_ACT_MOVE);
 	/* measured delays that dwarf the loop (a shared CPU): it fits in 10 % */
-	hp_svc_bstate_init(&st);
-	moved = 0;
-	for (i = 0; i < 20 && !moved; i++) {
-		poll_table(t, i % 16 == 3, true);
-		t->cell[0][0].delay_sum *= 1000.0;
-		t->cell[1][1].delay_sum *= 1000.0;
-		moved += hp_svc_decide(&p, t, &st, &d);
-	}
-	assert_int_equal(moved, 1);
+	assert_int_equal(poll_spell(&p, t, &st, &d, 20, true, 1000.0, true), 1);
 	free(t);
 }
 
@@ -746,7 +747,7 @@ test_scale_down_response(void **state)
 	struct hp_svc_policy p;
 	struct hp_svc_bstate st;
 	struct hp_svc_decision d;
-	int i, moved = 0;
+	int i;
 
 	(void)state;
 	hp_svc_policy_default(&p);
@@ -757,12 +758,7 @@ test_scale_down_response(void **state)
 	 * cycles, the wait 72 -> 120 (+67 %: test_scale_down_guard_poll
 	 * refuses it), the response 1072 -> 1120 (+4.5 %): consolidate
 	 */
-	hp_svc_bstate_init(&st);
-	for (i = 0; i < 40 && !moved; i++) {
-		poll_table(t, i % 16 == 3, true);
-		moved += hp_svc_decide(&p, t, &st, &d);
-	}
-	assert_int_equal(moved, 1);
+	assert_int_equal(poll_spell(&p, t, &st, &d, 40, true, 1.0, true), 1);
 	assert_int_equal(d.action, HP_SVC_ACT_MOVE);
 	free(t);
 
