@@ -637,7 +637,7 @@ def report(b, a, r, la):
          "(`hp_svc_decide`) deciding every 5 ms; migrations take effect at the interval "
          "boundary. Modeled numbers say what the algorithm does with cores of its own; they "
          "are not measurements.", "",
-         f"Command: `flock /work/notes/bench.lock python3 bench/svc/run.py --build "
+         f"Command: `flock /work/notes/bench.lock {py_name()} bench/svc/run.py --build "
          f"{os.path.relpath(os.path.dirname(os.path.dirname(os.path.dirname(b.exe))), ROOT)} "
          f"--reps {a.reps}{' --tag ' + a.tag if a.tag else ''} --record` "
          f"(`{os.path.relpath(b.exe, ROOT)}`, commit {git_head()}). "
@@ -837,6 +837,12 @@ def bundle(b, dur):
                   + E4_MODES[m])
         out["off" if m == "plain" else m] = us(b, mean_delay(r))
     return out
+
+
+def py_name():
+    """How the command line names this interpreter (the venv's, for matplotlib)."""
+    p = os.path.abspath(sys.executable)
+    return os.path.relpath(p, ROOT) if p.startswith(ROOT + os.sep) else "python3"
 
 
 def git_head():
