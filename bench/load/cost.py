@@ -109,6 +109,9 @@ def one_run(hplane, case, secs):
 
 def measure(build, case, rounds, secs, log=None):
     """Runs the paired rounds; returns a dict of the per-round values."""
+    # both builds from the same sources now (the tree may have changed
+    # since either was last built)
+    sh(["ninja", "-C", build, "-j2", "apps/hplane/hplane"], timeout=1800)
     on = os.path.join(build, "apps/hplane/hplane")
     off = nocount_build(build)
     res = {"case": case, "what": CASES[case][2], "rounds": rounds, "secs": secs,
