@@ -199,6 +199,9 @@ def main():
         if tvd:
             ax1.plot(x, [100 * r["offered_pps"] / cap for r in rows], "k--",
                      label=f"ideal: offered / capacity {cap / 1e6:.4f} Mpps ({a.capacity})")
+            if a.capacity != "onset":
+                ax1.plot(x, [100 * r["offered_pps"] / tvd for r in rows], "k:",
+                         label=f"tvp / tvd (eq. 4.4), tvd {tvd / 1e6:.4f} Mpps")
             for ax in (ax1, ax2):
                 ax.axvline(tvd / 1e6, color="red", lw=0.8, ls=":")
         ax1.axhline(95, color="grey", lw=0.6, ls=":")

@@ -162,9 +162,10 @@ void hp_load_roll(struct hp_load *ld, uint64_t now);
 
 /* Hot path, once per iteration: t0 = start of the iteration, t1 = its end
  * (after the work, before any pause or yield), n = items handled.
- * Measured cost (`load-synth update`, 2-core Xeon VM): ~12 TSC cycles
- * per call on top of the loop's own TSC reads; the window roll (~1 us)
- * runs once per interval. */
+ * Measured cost (`load-synth update`, 2-core Xeon VM,
+ * bench/results/load-2026-11-22c.md): 6.5 TSC cycles per call on top of
+ * the loop's own TSC reads; the window roll (~1 us, one
+ * sched_getscheduler) runs once per interval. */
 static inline void
 hp_load_poll(struct hp_load *ld, uint64_t t0, uint64_t t1, unsigned int n)
 {
