@@ -69,8 +69,8 @@ main(int argc, char **argv)
 		EVP_EncryptInit_ex(ctx[i], EVP_aes_128_ctr(), NULL, key, iv);
 	}
 	for (i = 0; i < NPKT; i++) {
-		struct hp_flow_key k;
-		uint16_t o, l;
+		struct hp_flow_key k = { 0 };
+		uint16_t o = 0, l = 0;
 		uint32_t size;
 		unsigned int f;
 

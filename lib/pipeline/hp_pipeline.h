@@ -87,6 +87,7 @@ struct hp_trace_row {
 				   * reorder stage in order (hp_reorder.h) */
 	uint64_t dropped_port;
 	double sched_busy_pct;
+	double sched_in_pct;      /* of its busy time, the way in (rx to rings) */
 	double worker_busy_pct[HP_MAX_DEVICES]; /* per device lcore */
 	/* load estimates per loop (lib/load): devices, scheduler, traffic */
 	unsigned int n_load;
@@ -130,6 +131,7 @@ struct hp_run_result {
 	unsigned int n_dev;
 	double oh1_us, oh2_us, oh3_us, proc_us; /* means per packet */
 	double sched_cycles_per_pkt;
+	double sched_in_cycles_per_pkt;  /* of it, rx to the device rings */
 	uint64_t stage_retries;
 	unsigned int n_rows;
 	struct hp_trace_row *rows; /* malloc'd; caller frees */

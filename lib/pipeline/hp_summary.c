@@ -144,7 +144,9 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	print_power(r);
 	printf("  %-26s sched->device %.2f  between tasks %.2f  device->tx %.2f  (processing %.2f)\n",
 	       "overhead per packet (us)", r->oh1_us, r->oh2_us, r->oh3_us, r->proc_us);
-	printf("  %-26s %.0f cycles/packet\n", "scheduler lcore busy", r->sched_cycles_per_pkt);
+	printf("  %-26s %.0f cycles/packet (way in %.0f, way back %.0f)\n", "scheduler lcore busy",
+	       r->sched_cycles_per_pkt, r->sched_in_cycles_per_pkt,
+	       r->sched_cycles_per_pkt - r->sched_in_cycles_per_pkt);
 	fflush(stdout);
 }
 
@@ -261,8 +263,9 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 	fprintf(f, "  \"overhead_us\": {\"sched_to_device\": %.4f, \"between_tasks\": %.4f, \"device_to_tx\": %.4f, \"processing\": %.4f},\n",
 		r->oh1_us, r->oh2_us, r->oh3_us, r->proc_us);
 	write_sched_json(f, cfg, r);
-	fprintf(f, "  \"sched_cycles_per_packet\": %.1f,\n  \"stage_retries\": %" PRIu64 "\n}\n",
-		r->sched_cycles_per_pkt, r->stage_retries);
+	fprintf(f, "  \"sched_cycles_per_packet\": %.1f,\n  \"sched_in_cycles_per_packet\": %.1f,\n"
+		"  \"stage_retries\": %" PRIu64 "\n}\n",
+		r->sched_cycles_per_pkt, r->sched_in_cycles_per_pkt, r->stage_retries);
 	if (fclose(f) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		return -EIO;
@@ -284,7 +287,7 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 		fprintf(f, ",%s_share_pct", r->dev[w].name);
 	for (w = 0; w < r->power.n; w++)
 		fprintf(f, ",power_w:%s", r->power.name[w]);
-	fprintf(f, "\n");
+	fprintf(f, ",sched_in_pct\n");
 	for (i = 0; i < r->n_rows; i++) {
 		const struct hp_trace_row *row = &r->rows[i];
 
@@ -301,7 +304,7 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 			fprintf(f, ",%.2f", row->dev_share_pct[w]);
 		for (w = 0; w < r->power.n; w++)
 			fprintf(f, ",%.4f", row->power_w[w]);
-		fprintf(f, "\n");
+		fprintf(f, ",%.2f\n", row->sched_in_pct);
 	}
 	if (fclose(f) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));

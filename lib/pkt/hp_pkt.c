@@ -171,89 +171,18 @@ hp_type_lookup(const struct hp_type_table *tt, uint32_t len, bool reorder,
 	return size_match;
 }
 
-enum hp_drop_reason
-hp_parse(const uint8_t *frame, uint32_t len, struct hp_flow_key *key,
-	 uint16_t *l4_payload_off, uint16_t *l4_payload_len)
+void
+hp_type_index_build(struct hp_type_index *ix, const struct hp_type_table *tt)
 {
-	const struct rte_ether_hdr *eth = (const void *)frame;
-	const struct rte_ipv4_hdr *ip;
-	uint32_t off = sizeof(*eth), ihl, tot, l4len, hl;
-	uint16_t et;
+	unsigned int c, len;
 
-	if (len < sizeof(*eth))
-		return HP_DROP_TRUNC_ETH;
-	et = eth->ether_type;
-	if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
-		if (len < off + 4)
-			return HP_DROP_TRUNC_ETH;
-		et = *(const uint16_t *)(frame + off + 2);
-		off += 4;
-	}
-	if (et != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
-		return HP_DROP_NOT_IPV4;
-	if (len < off + sizeof(*ip))
-		return HP_DROP_TRUNC_IPV4;
-	ip = (const void *)(frame + off);
-	if ((ip->version_ihl >> 4) != 4)
-		return HP_DROP_BAD_IPV4;
-	ihl = (ip->version_ihl & 0xf) * 4u;
-	if (ihl < 20)
-		return HP_DROP_BAD_IPV4;
-	tot = rte_be_to_cpu_16(ip->total_length);
-	if (tot < ihl)
-		return HP_DROP_BAD_IPV4;
-	if (off + tot > len || off + ihl > len)
-		return HP_DROP_TRUNC_IPV4;
-	if (rte_be_to_cpu_16(ip->fragment_offset) &
-	    (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
-		return HP_DROP_IP_FRAGMENT;
-	key->src_ip = ip->src_addr;
-	key->dst_ip = ip->dst_addr;
-	key->proto = ip->next_proto_id;
-	key->dscp = ip->type_of_service >> 2;
-	off += ihl;
-	l4len = tot - ihl;
-	if (key->proto == IPPROTO_UDP) {
-		const struct rte_udp_hdr *u = (const void *)(frame + off);
-
-		if (l4len < sizeof(*u))
-			return HP_DROP_TRUNC_L4;
-		if (rte_be_to_cpu_16(u->dgram_len) < sizeof(*u) ||
-		    rte_be_to_cpu_16(u->dgram_len) > l4len)
-			return HP_DROP_TRUNC_L4;
-		key->src_port = u->src_port;
-		key->dst_port = u->dst_port;
-		hl = sizeof(*u);
-		l4len = rte_be_to_cpu_16(u->dgram_len);
-	} else if (key->proto == IPPROTO_TCP) {
-		const struct rte_tcp_hdr *t = (const void *)(frame + off);
-
-		if (l4len < sizeof(*t))
-			return HP_DROP_TRUNC_L4;
-		hl = (t->data_off >> 4) * 4u;
-		if (hl < sizeof(*t) || hl > l4len)
-			return HP_DROP_TRUNC_L4;
-		key->src_port = t->src_port;
-		key->dst_port = t->dst_port;
-	} else {
-		return HP_DROP_NOT_UDP_TCP;
-	}
-	*l4_payload_off = (uint16_t)(off + hl);
-	*l4_payload_len = (uint16_t)(l4len - hl);
-	return HP_DROP_NONE;
+	RTE_BUILD_BUG_ON(HP_MAX_TYPES > UINT8_MAX);
+	ix->tt = tt;
+	for (c = 0; c < 4; c++)
+		for (len = 0; len < HP_TYPE_INDEX_LEN; len++)
+			ix->t[c][len] = (uint8_t)hp_type_lookup(tt, len, c & 2, c & 1);
 }
 
-uint64_t
-hp_flow_hash(const struct hp_flow_key *k)
-{
-	uint32_t a = rte_hash_crc_4byte(k->src_ip, 0x9e3779b9);
-	uint32_t b;
-
-	a = rte_hash_crc_4byte(k->dst_ip, a);
-	b = rte_hash_crc_4byte(((uint32_t)k->src_port << 16) | k->dst_port, a);
-	b = rte_hash_crc_4byte(k->proto, b);
-	return ((uint64_t)a << 32) | b;
-}
 
 void
 hp_flow_block(const struct hp_flow_key *k, uint8_t domain, uint8_t out[16])
@@ -270,20 +199,3 @@ hp_flow_block(const struct hp_flow_key *k, uint8_t domain, uint8_t out[16])
 	out[15] = domain;
 }
 
-void
-hp_meta_payload(struct hp_meta *md, const uint8_t *frame, uint16_t off, uint16_t len)
-{
-	md->l4_off = off;
-	md->data_off = off;
-	md->data_len = len;
-	if (len >= sizeof(struct hp_app_hdr)) {
-		const struct hp_app_hdr *h = (const void *)(frame + off);
-
-		if (h->magic == rte_cpu_to_be_32(HP_HDR_MAGIC)) {
-			md->flags |= HP_MF_HPHDR;
-			md->hdr_seq = rte_be_to_cpu_32(h->seq);
-			md->data_off = off + sizeof(*h);
-			md->data_len = len - sizeof(*h);
-		}
-	}
-}

@@ -71,9 +71,9 @@ test_gen_body_hook(void **state)
 	for (i = 0; i < 40; i++) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 		const uint8_t *f;
-		struct hp_flow_key k;
+		struct hp_flow_key k = { 0 };
 		const struct hp_app_hdr *h;
-		uint16_t off, len;
+		uint16_t off = 0, len = 0;
 		uint32_t flen, blen, j;
 
 		assert_non_null(m);
@@ -149,9 +149,9 @@ static struct rte_mbuf *
 gen_packet(struct hp_gen *g)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	struct hp_flow_key k;
+	struct hp_flow_key k = { 0 };
 	struct hp_meta *md;
-	uint16_t off, len;
+	uint16_t off = 0, len = 0;
 
 	assert_non_null(m);
 	assert_int_equal(hp_gen_build(g, m), 0);
