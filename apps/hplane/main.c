@@ -122,6 +122,9 @@ usage(FILE *o)
 "  --service-cores LIST  EAL lcores for the services, e.g. 1,2 or 1-2; without\n"
 "                        EAL arguments hplane maps them onto the CPUs\n"
 "  --svc-balance MODE    off | load | delay: the balancer's mode [load]\n"
+"  --svc-scale-down      let the balancer consolidate the stages onto fewer\n"
+"                        service lcores when all are under 20 %% load and park\n"
+"                        the freed ones (guarded on the stages' response time)\n"
 "\n"
 "ramp options (the linearity experiment, docs/load.md; writes OUT/ramp.csv, ramp.png):\n"
 "  --from A --to B --step S   offered load per step: fractions of the measured\n"
@@ -228,7 +231,7 @@ enum {
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 	O_FROM, O_TO, O_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
-	O_SAS, O_SVCCORES, O_SVCBAL, O_RECYCLE,
+	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE,
 };
 
 static const struct option longopts[] = {
@@ -279,6 +282,7 @@ static const struct option longopts[] = {
 	{ "stages-as-services", no_argument, NULL, O_SAS },
 	{ "service-cores", required_argument, NULL, O_SVCCORES },
 	{ "svc-balance", required_argument, NULL, O_SVCBAL },
+	{ "svc-scale-down", no_argument, NULL, O_SVCSD },
 	{ "gen-recycle", no_argument, NULL, O_RECYCLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -421,6 +425,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 					HP_SVC_MODE_DELAY : HP_SVC_MODE_LOAD;
 			c->svc_bal_set = true;
 			break;
+		case O_SVCSD: cfg->svc_scale_down = true; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
 		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -436,6 +441,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 		return fail(EXIT_USAGE, "--stages-as-services needs --service-cores LIST");
 	if (!cfg->stages_as_services && (cfg->n_service_cores || c->svc_bal_set))
 		return fail(EXIT_USAGE, "--service-cores and --svc-balance need --stages-as-services");
+	if (cfg->svc_scale_down && (!cfg->stages_as_services || cfg->svc_mode < 0))
+		return fail(EXIT_USAGE, "--svc-scale-down needs --stages-as-services and a balancer (--svc-balance load or delay)");
 	/* a service returns to its lcore's runner when idle: nothing to yield */
 	if (cfg->stages_as_services && (!strcmp(c->idle, "yield") || !strcmp(c->idle, "sleep")))
 		return fail(EXIT_USAGE, "--idle %s does not apply to --stages-as-services (service lcores poll)",

@@ -1463,8 +1463,10 @@ stages_launch(struct run *r, char *err, size_t errlen)
 		}
 	hp_svc_conf_default(&c);
 	c.balance = cfg->svc_mode >= 0;
-	if (c.balance)
+	if (c.balance) {
 		c.policy.mode = (enum hp_svc_mode)cfg->svc_mode;
+		c.policy.scale_down = cfg->svc_scale_down;
+	}
 	ret = hp_svc_init(&c);
 	if (ret < 0) {
 		snprintf(err, errlen, "service cores: %s", strerror(-ret));
@@ -1534,7 +1536,7 @@ stage_join(struct run *r, const int *svc_done, unsigned int lcore)
 static void
 stages_report(struct run *r)
 {
-	unsigned int k, i;
+	unsigned int k, i, n;
 
 	if (r->cfg->quiet)
 		return;
@@ -1561,6 +1563,10 @@ stages_report(struct run *r)
 	}
 	printf("services: balancer actions %" PRIu64 " (failed %" PRIu64 ")\n",
 	       hp_svc_moves(), hp_svc_move_failures());
+	for (k = 0, n = 0; k < r->cfg->n_service_cores; k++)
+		n += hp_svc_lcore_active(r->cfg->service_cores[k]);
+	printf("services: %u of %u service lcores active at the end%s\n", n,
+	       r->cfg->n_service_cores, r->cfg->svc_scale_down ? " (scale-down on)" : "");
 }
 
 /* Service-time model a policy reads for device d: --profile's section

@@ -70,6 +70,7 @@ struct hp_run_cfg {
 	unsigned int n_service_cores;
 	unsigned int service_cores[HP_MAX_SERVICE_CORES];
 	int svc_mode;             /* < 0: no balancing, else enum hp_svc_mode */
+	bool svc_scale_down;      /* the balancer may consolidate and park cores */
 	struct hp_imix imix;
 	struct hp_type_table types;
 	struct hp_task_cfg task;

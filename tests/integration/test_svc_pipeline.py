@@ -109,6 +109,20 @@ def test_stages_as_services_pcap(hplane, tmp_path):
     assert s["packets_received"] == 3000 and s["packets_delivered"] == 3000
 
 
+def test_stages_as_services_scale_down(hplane, tmp_path):
+    # --svc-scale-down hands the policy's scale-down to the pipeline's
+    # balancer (docs/svc.md); whether it parks a core depends on this
+    # shared machine's load, so only the invariants and the report are
+    # checked here (bench/svc measures what it frees and costs)
+    out = tmp_path / "sd"
+    p = run_hplane(["run", "--app", "null", "--scenario", "low", "--duration", "2",
+                    "--svc-scale-down", "--out", str(out)] + FAST + SVC)
+    check_run(out, p, workers=1)
+    lines = services_lines(p.stdout)
+    act = [l for l in lines if "service lcores active at the end (scale-down on)" in l]
+    assert len(act) == 1 and re.search(r"services: [12] of 2 service lcores", act[0]), lines
+
+
 @pytest.mark.parametrize("args,needle", [
     (SVC[:2] + ["1,1"], "bad --service-cores"),
     (SVC[:2] + ["x"], "bad --service-cores"),
@@ -119,6 +133,8 @@ def test_stages_as_services_pcap(hplane, tmp_path):
     (SVC[1:], "need --stages-as-services"),
     (SVC + ["--svc-balance", "fast"], "bad value 'fast' for --svc-balance"),
     (SVC + ["--idle", "yield"], "does not apply to --stages-as-services"),
+    (["--svc-scale-down"], "--svc-scale-down needs --stages-as-services"),
+    (SVC + ["--svc-balance", "off", "--svc-scale-down"], "--svc-scale-down needs"),
 ])
 def test_bad_service_cores(hplane, tmp_path, args, needle):
     p = run_hplane(["run"] + args + ["--out", str(tmp_path / "o")], check=False, timeout=30)
