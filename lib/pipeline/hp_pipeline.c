@@ -666,13 +666,11 @@ sched_pass(struct run *r)
 			sc->rx_closed = true;
 		if (n > 0) {
 			t_in = now;
-			/* headers of the burst, and the metadata line that
-			 * classify() rewrites whole: fetched for writing, or
-			 * it comes shared from the last core that wrote it and
-			 * costs a second transfer at the first store */
+			/* headers of the burst, and the metadata classify()
+			 * writes (for writing: hp_prefetch_meta) */
 			for (i = 0; i < n; i++) {
 				rte_prefetch0(rte_pktmbuf_mtod(buf[i], void *));
-				hp_prefetch_meta_w(buf[i]);
+				hp_prefetch_meta(buf[i]);
 			}
 			sc->rx += n;
 			work += n;
