@@ -584,6 +584,8 @@ def rt_note():
         return (f"hplane's lcore threads ran SCHED_FIFO priority {', '.join(prios)} in every run "
                 f"({len(fifo)}, training included; bench/rtrun.py).")
     other = sorted(set(n for n in RT_NOTES if n not in fifo))
+    if not fifo:
+        return f"hplane's lcore threads ran in normal scheduling ({'; '.join(other)})."
     return (f"hplane's lcore threads ran SCHED_FIFO in {len(fifo)} of the {len(RT_NOTES)} runs; "
             f"the others: {'; '.join(other)}.")
 

@@ -158,9 +158,11 @@ def test_profile_reproduces_model(hplane, tmp_path):
 
 def test_compare_quick(hplane, tmp_path):
     out = tmp_path / "cmp"
+    # --no-rt: a test must not take the CPUs from a benchmark running beside it
     p = run_hplane(["compare", "--quick", "--scenarios", "stress", "--scheds", "static,adaptive",
-                    "--granularities", "task", "--out", str(out)], timeout=240)
+                    "--granularities", "task", "--no-rt", "--out", str(out)], timeout=240)
     rep = (out / "report.md").read_text()
+    assert "lcore threads ran in normal scheduling (no real-time threads)" in rep
     assert "(modeled)" in rep and "| C2 Static |" in rep and "| C2 Adaptive |" in rep
     assert "The issue's bar for adaptive" in rep
     assert (out / "stress-latency.png").stat().st_size > 1000
