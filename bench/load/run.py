@@ -293,7 +293,8 @@ def main():
         la.append(loadavg())
         lines += ["## 3. Synthetic task of known cost on real lcores (`load-synth accuracy"
                   + (" --rt" if rt else "") + "`)", "",
-                  "A generator lcore (CPU 0, normal class) paces items into an rte_ring; the worker "
+                  "After 0.5 s of overload (the loop learns full batches, as hplane calibrates before a "
+                  "ramp), a generator lcore (CPU 0, normal class) paces items into an rte_ring; the worker "
                   "(CPU 1" + (", SCHED_FIFO" if rt else "") + ") spins 2000 TSC cycles per item. True "
                   "utilization = items that entered the ring × 2000 / hz over the window (and over "
                   "the kernel's real-time share where the worker is SCHED_FIFO: it never sleeps, so "

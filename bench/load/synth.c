@@ -18,8 +18,12 @@
  *   real-time throttling then stops it ~50 ms a second (it never sleeps),
  *   and the truth is also given over the share of the CPU it can have.
  *
+ * accuracy starts with --calib S (0.5) of overload, as hplane calibrates
+ *   before a ramp, so the loop has seen full batches.
+ *
  * usage: load-synth [accuracy|cost|update] [--cost CYC] [--secs S] [--rt]
- *                   [--rounds N] [--levels 0.1,0.3,...] [-- EAL args]
+ *                   [--calib S] [--rounds N] [--levels 0.1,0.3,...]
+ *                   [-- EAL args]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -184,7 +188,7 @@ parse_levels(const char *s, double *lv, unsigned int *n)
 
 static int
 accuracy(unsigned int wl, unsigned int gl, const double *lv, unsigned int nl,
-	 double secs)
+	 double secs, double calib)
 {
 	uint64_t hz = rte_get_tsc_hz();
 	struct hp_load_conf c = { .name = "synth", .max_batch = BURST, .hz = hz };
@@ -205,6 +209,17 @@ accuracy(unsigned int wl, unsigned int gl, const double *lv, unsigned int nl,
 	if (cap < 1)
 		printf("  the worker can have %.0f %% of the CPU (the kernel's real-time share): "
 		       "'true' is the work over that, '(wall)' over the whole CPU\n", cap * 100);
+	if (calib > 0) {
+		/* a saturated spell first, as hplane calibrates before a ramp:
+		 * the loop learns what an item costs in full batches */
+		double over = 2.0 * (double)hz / (double)sh.cost, zero = 0;
+
+		__atomic_store(&sh.rate, &over, __ATOMIC_RELAXED);
+		usleep((useconds_t)(calib * 1e6));
+		__atomic_store(&sh.rate, &zero, __ATOMIC_RELAXED);
+		usleep(100000); /* the ring drains */
+		printf("  calibration: %.1f s offered at twice the worker's capacity\n", calib);
+	}
 	printf("  %6s %7s %9s %9s | %8s %8s %8s | %7s %6s %8s\n", "true", "(wall)", "offered",
 	       "dropped", "(a)", "(b)", "(c)", "stolen", "batch", "cyc/item");
 	for (i = 0; i < nl; i++) {
@@ -370,7 +385,7 @@ main(int argc, char **argv)
 	const char *mode = "accuracy", *levels = "0.1,0.3,0.5,0.7,0.9";
 	char *eargv[16], lc[64], prefix[64];
 	int eargc = 0, i, split = argc;
-	double lv[MAX_LEVELS], secs = 1.0;
+	double lv[MAX_LEVELS], secs = 1.0, calib = 0.5;
 	unsigned int nl, rounds = 5, wl, gl;
 
 	sh.cost = 2000;
@@ -392,15 +407,18 @@ main(int argc, char **argv)
 			levels = argv[++i];
 		else if (!strcmp(argv[i], "--rt"))
 			sh.rt = 1;
+		else if (!strcmp(argv[i], "--calib") && i + 1 < argc)
+			calib = atof(argv[++i]);
 		else {
-			fprintf(stderr, "load-synth: bad argument '%s' (accuracy|cost|update, --cost, --secs, --rounds, --levels, --rt)\n",
+			fprintf(stderr, "load-synth: bad argument '%s' (accuracy|cost|update, --cost, --secs, --calib, --rounds, --levels, --rt)\n",
 				argv[i]);
 			return 2;
 		}
 	}
 	if (parse_levels(levels, lv, &nl) < 0 || !(secs >= 0.1 && secs <= 60) ||
+	    !(calib >= 0 && calib <= 10) ||
 	    rounds < 1 || rounds > 64 || sh.cost == 0 || sh.cost > 10000000) {
-		fprintf(stderr, "load-synth: bad --levels, --secs (0.1..60), --rounds (1..64) or --cost\n");
+		fprintf(stderr, "load-synth: bad --levels, --secs (0.1..60), --calib (0..10), --rounds (1..64) or --cost\n");
 		return 2;
 	}
 	if (!strcmp(mode, "update"))
@@ -446,7 +464,7 @@ main(int argc, char **argv)
 	if (!hp_load_enabled())
 		printf("note: built with -Dload_counters=false: the counters are compiled out\n");
 	if (!strcmp(mode, "accuracy"))
-		accuracy(wl, gl, lv, nl, secs);
+		accuracy(wl, gl, lv, nl, secs, calib);
 	else
 		cost(wl, secs, rounds);
 	rte_ring_free(sh.ring);
