@@ -3,8 +3,12 @@
 """The scheduler comparison (docs/scheduling.md): `hplane compare` on the
 modeled Jetson platform, every scenario x scheduler x granularity, ~17 min
 on a 2-core machine (more with --repeat N --repeat-scenarios stress=5,...,
-which the recorded runs use: medians of repeated runs). --record writes bench/results/sched-DATE.md and its
-plots (bench/results/sched-DATE-<scenario>-latency.png, -share.png)."""
+which the recorded runs use: medians of repeated runs). hplane's lcores run
+SCHED_FIFO (bench/rtrun.py; compare --no-rt or --rt-prio N); hold
+/work/notes/bench.lock (flock) around it on a shared machine, one scenario
+at a time with --reuse (docs/scheduling.md). --record writes
+bench/results/sched-DATE.md and its plots
+(bench/results/sched-DATE-<scenario>-latency.png, -share.png)."""
 import argparse
 import datetime
 import os
