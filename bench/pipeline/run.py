@@ -75,12 +75,22 @@ def loop_cycles(s, loop, hz):
     return statistics.median(vals) if vals else 0.0
 
 
+def in_share(s):
+    """The scheduler's way-in share of its busy time (trace column
+    sched_in_pct: rx poll to the device rings), median over the rows."""
+    vals = [float(r["sched_in_pct"]) / 100 for r in s["_trace"]
+            if "sched_in_pct" in r and float(r["delivered_pps"]) > 0]
+    return statistics.median(vals) if vals else 0.0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--seconds", type=float, default=4)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--record", action="store_true")
+    ap.add_argument("--tag", default="",
+                    help="suffix of the record's name (bench/results/pipeline-DATE<tag>.md)")
     ap.add_argument("--no-rt", action="store_true",
                     help="normal scheduling (default: SCHED_FIFO for the timed threads)")
     ap.add_argument("--hplane-args", default="",
@@ -90,7 +100,7 @@ def main():
     bare = os.path.join(a.build, "bench/bare_ctr")
     cpu = "1" if os.cpu_count() > 1 else "0"  # hplane puts worker 0 there
     rows = {k: [] for k in ("bare_pps", "pipe_pps", "gen_pps", "bare_cyc", "work_cyc", "disp",
-                              "disp_sum", "disp_pps")}
+                              "disp_sum", "disp_pps", "disp_in")}
     load0 = os.getloadavg()[0]
     for _ in range(a.rounds):
         pre = ["taskset", "-c", cpu] + ([] if a.no_rt else ["chrt", "-f", "1"])
@@ -115,6 +125,7 @@ def main():
         n = hplane_run(hplane, "null", a.seconds,
                        ["--idle", "yield", "--gen-recycle"] + a.hplane_args.split(), rt=not a.no_rt)
         rows["disp"].append(loop_cycles(n, "sched", hz))
+        rows["disp_in"].append(rows["disp"][-1] * in_share(n))
         rows["disp_sum"].append(n["sched_cycles_per_packet"])
         rows["disp_pps"].append(n["throughput_mpps"] * 1e6)
     med = {k: statistics.median(v) for k, v in rows.items()}
@@ -129,6 +140,7 @@ def main():
         f"machine: {platform.node()} ({os.cpu_count()} CPUs, {platform.processor() or platform.machine()}), "
         f"load average {load0:.1f} at the start, "
         f"command: `python3 bench/pipeline/run.py --seconds {a.seconds} --rounds {a.rounds}"
+        + (f" --tag {a.tag}" if a.tag else "")
         + (" --no-rt" if a.no_rt else "")
         + (f" --hplane-args '{a.hplane_args}'" if a.hplane_args else "") + "`; "
         + ("normal scheduling" if a.no_rt else
@@ -145,6 +157,8 @@ def main():
         f"| worker thread, cycles/packet of its CPU time | {med['work_cyc']:,.0f} | {cells('work_cyc')} |",
         f"| **bare / worker cycles**: the pipeline on the worker's core | **{med['bare_cyc'] / med['work_cyc'] if med['work_cyc'] else 0:.3f}** | |",
         f"| scheduler lcore, null task: cycles/packet of its CPU time while busy (goal <= 100) | {med['disp']:.0f} | {cells('disp')} |",
+        f"| ... of it the way in: rx poll, classify, policy, rings to the worker (trace sched_in_pct) | {med['disp_in']:.0f} | {cells('disp_in')} |",
+        f"| ... of it the way back: completions, reorder, latency metrics, tx | {med['disp'] - med['disp_in']:.0f} | |",
         f"| ... the same over the whole run (summary.json sched_cycles_per_packet) | {med['disp_sum']:.0f} | {cells('disp_sum')} |",
         f"| ... at this rate (pps delivered) | {med['disp_pps']:,.0f} | {cells('disp_pps')} |",
         "",
@@ -153,7 +167,7 @@ def main():
     print(text)
     if a.record:
         path = os.path.join(ROOT, "bench/results",
-                            f"pipeline-{datetime.date.today().isoformat()}.md")
+                            f"pipeline-{datetime.date.today().isoformat()}{a.tag}.md")
         with open(path, "w") as f:
             f.write(text)
         print(f"recorded in {path}", file=sys.stderr)
