@@ -130,10 +130,11 @@ def fig7(b, out):
 def fig8(b, out):
     e = b["e3"]
     hz = b["tsc_hz"]
-    modes = [m for m in ("off", "load", "delay") if m in e["runs"]]
-    colors = {"off": "tab:gray", "load": "tab:blue", "delay": "tab:green"}
+    modes = [m for m in ("off", "load", "delay", "oracle") if m in e["runs"]]
+    colors = {"off": "tab:gray", "load": "tab:blue", "delay": "tab:green",
+              "oracle": "tab:orange"}
     names = {"off": "no balancer", "load": "threshold balancer",
-             "delay": "delay-based balancer"}
+             "delay": "delay-based balancer", "oracle": "best static map (bound)"}
     dur = e["duration"]
     edges = np.linspace(0, dur, 61)
     mid = (edges[:-1] + edges[1:]) / 2

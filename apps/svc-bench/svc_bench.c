@@ -21,6 +21,8 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +70,7 @@ struct opts {
 	enum hp_svc_sd_measure sd_measure;
 	unsigned int period_us, interval_us, sustain, cooldown, migrate_timeout_us;
 	bool model;		/* dedicated cores modeled in virtual time */
+	bool rt;		/* lcores SCHED_FIFO 1, control side 2, for the run */
 	double model_ghz;
 	uint64_t model_call_cycles, model_loop_cycles;
 	double duration, jitter;
@@ -87,9 +90,28 @@ size_t sb_n_lsamples, sb_cap_lsamples;
 
 /* CPU time the service lcores' threads got: on a shared machine a polling
  * thread does not own its CPU, and the delays say little without this.
+ * Also the time they were runnable but not running (schedstat field 2):
+ * with --rt that is what higher priorities and the kernel's real-time
+ * throttling took.
  */
 static pid_t lcore_tid[HP_SVC_MAX_LCORES];
 static uint64_t run_ns0[HP_SVC_MAX_LCORES], run_ns1[HP_SVC_MAX_LCORES];
+static uint64_t wait_ns0[HP_SVC_MAX_LCORES], wait_ns1[HP_SVC_MAX_LCORES];
+
+/* Stalls: spells of more than SB_STALL_US in which a service lcore called
+ * no deadline service at all (its runner visits one at least every job,
+ * and jobs are at most a few tens of us), i.e. its thread did not run.
+ * Written by the lcore itself; read after the run.
+ */
+#define SB_STALL_US 1000
+#define SB_MAX_STALLS 256
+struct sb_lc {
+	uint64_t last;			/* TSC of its last deadline call's end */
+	unsigned int n;
+	uint64_t from[SB_MAX_STALLS], to[SB_MAX_STALLS];
+} __rte_cache_aligned;
+static struct sb_lc sb_lc[RTE_MAX_LCORE];
+static uint64_t stall_cycles;
 
 static int
 note_tid(void *arg)
@@ -98,22 +120,72 @@ note_tid(void *arg)
 	return 0;
 }
 
-/* Nanoseconds the thread has run on a CPU (/proc schedstat, field 1). */
-static uint64_t
-thread_run_ns(pid_t tid)
+/* Nanoseconds the thread has run on a CPU and waited on a run queue
+ * (/proc schedstat, fields 1 and 2).
+ */
+static void
+thread_ns(pid_t tid, uint64_t *run, uint64_t *wait)
 {
 	char path[64];
-	unsigned long long ns = 0;
+	unsigned long long r = 0, w = 0;
 	FILE *f;
 
+	*run = *wait = 0;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
 	f = fopen(path, "r");
 	if (f == NULL)
-		return 0;
-	if (fscanf(f, "%llu", &ns) != 1)
-		ns = 0;
+		return;
+	if (fscanf(f, "%llu %llu", &r, &w) == 2) {
+		*run = r;
+		*wait = w;
+	}
 	fclose(f);
-	return ns;
+}
+
+/* --rt: SCHED_FIFO at prio for the calling thread (0: back to normal). */
+static int
+set_fifo(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	return pthread_setschedparam(pthread_self(), prio ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+static int
+lcore_set_fifo(void *arg)
+{
+	return set_fifo((int)(uintptr_t)arg);
+}
+
+/* Run on every service lcore (they wait for work): SCHED_FIFO prio or
+ * normal; 0 or the first error.
+ */
+static int
+lcores_fifo(const unsigned int *ids, unsigned int n, int prio)
+{
+	unsigned int i;
+	int ret = 0, r;
+
+	for (i = 0; i < n; i++) {
+		if (rte_eal_remote_launch(lcore_set_fifo, (void *)(uintptr_t)prio, ids[i]) != 0)
+			return -EBUSY;
+		r = rte_eal_wait_lcore(ids[i]);
+		if (r != 0 && ret == 0)
+			ret = r;
+	}
+	return ret;
+}
+
+static inline void
+note_call(uint64_t now)
+{
+	struct sb_lc *l = &sb_lc[rte_lcore_id()];
+
+	if (l->last != 0 && now - l->last > stall_cycles && l->n < SB_MAX_STALLS) {
+		l->from[l->n] = l->last;
+		l->to[l->n] = now;
+		l->n++;
+	}
 }
 
 double
@@ -229,13 +301,19 @@ deadline_fn(void *arg)
 	struct sb_svc *d = arg;
 	uint64_t now = rte_rdtsc();
 	struct sb_rec *r;
+	uint64_t end;
 
-	if (now < d->deadline || now >= d->t_end)
+	note_call(now);
+	if (now < d->deadline || now >= d->t_end) {
+		sb_lc[rte_lcore_id()].last = now;
 		return -EAGAIN;
+	}
 	hp_svc_job_delay(now - d->deadline);
 	r = sb_record(d, d->deadline, now, rte_lcore_id());
 	spin(now, d->work);
-	sb_rec_done(r, rte_rdtsc() - now);
+	end = rte_rdtsc();
+	sb_rec_done(r, end - now);
+	sb_lc[rte_lcore_id()].last = end;
 	d->jobs++;
 	sb_next_deadline(d);
 	return 0;
@@ -338,6 +416,10 @@ usage(FILE *f)
 "  --sustain N --cooldown N   anti-thrashing, in intervals (2, 20)\n"
 "  --period-us N --interval-us N   sampling and balancing (250, 5000)\n"
 "  --migrate-timeout-us N  give up a migration after (100000)\n"
+"  --rt                  for the run only: service lcores SCHED_FIFO 1, the\n"
+"                        control side (main lcore, asleep between periods)\n"
+"                        SCHED_FIFO 2; runs over ~0.9 s meet the kernel's\n"
+"                        real-time throttling (see docs/svc.md)\n"
 "  --model               deadline only: run on MODELED dedicated cores in\n"
 "                        virtual time (no EAL; the real balancer decisions)\n"
 "  --model-ghz F --model-call-cycles N --model-loop-cycles N\n"
@@ -429,7 +511,7 @@ enum {
 	O_SERVICES = 256, O_CORES, O_MAP, O_LOAD, O_BALANCE, O_SD, O_THR, O_SDTHR,
 	O_SDMAX, O_SDMEAS, O_DTARGET, O_SUSTAIN, O_COOLDOWN, O_PERIOD, O_INTERVAL, O_DUR,
 	O_WORK, O_JITTER, O_TOKC, O_BUCKET, O_SEED, O_MAXREC, O_CSV, O_LCSV,
-	O_ECSV, O_JSON, O_MIGTO, O_MODEL, O_MGHZ, O_MCALL, O_MLOOP,
+	O_ECSV, O_JSON, O_MIGTO, O_MODEL, O_MGHZ, O_MCALL, O_MLOOP, O_RT,
 };
 
 static int
@@ -455,6 +537,7 @@ parse_opts(struct opts *o, int argc, char **argv)
 		{ "model", 0, NULL, O_MODEL }, { "model-ghz", 1, NULL, O_MGHZ },
 		{ "model-call-cycles", 1, NULL, O_MCALL },
 		{ "model-loop-cycles", 1, NULL, O_MLOOP },
+		{ "rt", 0, NULL, O_RT },
 		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -532,6 +615,7 @@ parse_opts(struct opts *o, int argc, char **argv)
 		case O_MGHZ: bad = parse_d(a, &o->model_ghz, 0.1, 10.0); break;
 		case O_MCALL: bad = parse_u(a, &o->model_call_cycles, 1, 1000000); break;
 		case O_MLOOP: bad = parse_u(a, &o->model_loop_cycles, 0, 1000000); break;
+		case O_RT: o->rt = true; break;
 		case 'h': usage(stdout); return 1;
 		case ':':
 			fprintf(stderr, "svc-bench: %s needs a value\n", argv[optind - 1]);
@@ -570,6 +654,10 @@ parse_opts(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "svc-bench: --interval-us must be a multiple of --period-us\n");
 		return -1;
 	}
+	if (o->rt && (o->model || o->mode == M_OVERHEAD)) {
+		fprintf(stderr, "svc-bench: --rt is for deadline and token runs on real lcores\n");
+		return -1;
+	}
 	if (o->model && o->mode != M_DEADLINE) {
 		fprintf(stderr, "svc-bench: --model runs the deadline application only\n");
 		return -1;
@@ -593,7 +681,24 @@ struct sstat {
 	uint64_t n, p50, p99, max;
 	double mean, sum;
 	double resp_mean;	/* response: delay + the job's service time */
+	uint64_t stalled_n;	/* jobs whose wait spans a stall of their lcore */
+	double stalled_sum;	/* ... and their delays */
 };
+
+/* Did the lcore stall while a job waited from deadline to start (both
+ * relative to the run start)?
+ */
+static bool
+waited_through_stall(const struct sb_rec *r)
+{
+	const struct sb_lc *l = &sb_lc[r->lcore];
+	unsigned int k;
+
+	for (k = 0; k < l->n; k++)
+		if (l->from[k] - sb_run_t0 < r->start && l->to[k] - sb_run_t0 > r->deadline)
+			return true;
+	return false;
+}
 
 static void
 delay_stats(const struct sb_svc *d, struct sstat *s)
@@ -610,6 +715,10 @@ delay_stats(const struct sb_svc *d, struct sstat *s)
 		v[i] = d->rec[i].start - d->rec[i].deadline;
 		s->sum += (double)v[i];
 		s->resp_mean += (double)v[i] + (double)d->rec[i].dur;
+		if (d->rec[i].lcore < RTE_MAX_LCORE && waited_through_stall(&d->rec[i])) {
+			s->stalled_n++;
+			s->stalled_sum += (double)v[i];
+		}
 	}
 	s->resp_mean /= (double)d->n_rec;
 	qsort(v, d->n_rec, sizeof(*v), cmp_u64);
@@ -691,9 +800,25 @@ put_json(FILE *f, const struct opts *o, const struct sb_result *res)
 		o->scale_down ? "true" : "false", o->duration, sb_hz,
 		res->modeled ? "true" : "false", o->cores,
 		res->active_mean, res->moves, res->failures);
-	fprintf(f, "  \"lcore_cpu_share\": [");
+	fprintf(f, "  \"rt\": %s,\n  \"lcore_cpu_share\": [", res->rt ? "true" : "false");
 	for (k = 0; k < res->n_lcores; k++)
 		fprintf(f, "%s%.4f", k ? ", " : "", res->cpu_share[k]);
+	fprintf(f, "],\n  \"lcore_wait_share\": [");
+	for (k = 0; k < res->n_lcores; k++)
+		fprintf(f, "%s%.4f", k ? ", " : "", res->wait_share[k]);
+	fprintf(f, "],\n  \"lcore_stalls\": [");
+	for (k = 0; k < res->n_lcores; k++)
+		fprintf(f, "%s%u", k ? ", " : "", res->modeled ? 0 : sb_lc[res->lcore_id[k]].n);
+	fprintf(f, "],\n  \"lcore_stall_s\": [");
+	for (k = 0; k < res->n_lcores; k++) {
+		const struct sb_lc *l = &sb_lc[res->lcore_id[k]];
+		uint64_t t = 0;
+		unsigned int j;
+
+		for (j = 0; !res->modeled && j < l->n; j++)
+			t += l->to[j] - l->from[j];
+		fprintf(f, "%s%.6f", k ? ", " : "", (double)t / sb_hz);
+	}
 	fprintf(f, "],\n  \"services\": [\n");
 	for (i = 0; i < o->services; i++) {
 		struct sstat s;
@@ -703,9 +828,11 @@ put_json(FILE *f, const struct opts *o, const struct sb_result *res)
 			PRIu64 ", \"lost_records\": %" PRIu64 ", \"delay_mean\": %.1f,"
 			" \"delay_sum\": %.0f, \"delay_p50\": %" PRIu64 ", \"delay_p99\": %"
 			PRIu64 ", \"delay_max\": %" PRIu64 ", \"response_mean\": %.1f,"
+			" \"stalled_jobs\": %" PRIu64 ", \"stalled_delay_sum\": %.0f,"
 			" \"running\": %u}%s\n",
 			i, sb_svcs[i].jobs, sb_svcs[i].units, sb_svcs[i].lost, s.mean, s.sum,
-			s.p50, s.p99, s.max, s.resp_mean, res->running[i],
+			s.p50, s.p99, s.max, s.resp_mean, s.stalled_n, s.stalled_sum,
+			res->running[i],
 			i + 1 < o->services ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
@@ -1008,8 +1135,10 @@ print_summary(const struct opts *o, const struct sb_result *res)
 		return;
 	printf("  CPU time the service lcores got:");
 	for (s = 0; s < res->n_lcores; s++)
-		printf(" lcore %u %.0f %%", res->lcore_id[s], 100.0 * res->cpu_share[s]);
-	printf(" (of the run's wall time)\n");
+		printf(" lcore %u %.0f %% (waited %.1f %%, %u stalls)", res->lcore_id[s],
+		       100.0 * res->cpu_share[s], 100.0 * res->wait_share[s],
+		       sb_lc[res->lcore_id[s]].n);
+	printf(" of the run's wall time%s\n", res->rt ? ", SCHED_FIFO" : "");
 }
 
 /* The same run on modeled dedicated cores: no EAL, virtual time. */
@@ -1163,20 +1292,42 @@ main(int argc, char **argv)
 	hp_svc_set_event_cb(on_event, NULL);
 	hp_svc_set_period_cb(on_period, NULL);
 	print_header(&o);
+	stall_cycles = hz * SB_STALL_US / 1000000;
+	/* --rt: the lcores FIFO 1 before their runners start, the control
+	 * side FIFO 2 (it sleeps between periods and preempts a runner for a
+	 * tick); as normal threads neither would get a CPU from the other
+	 */
+	if (o.rt) {
+		res.rt = true;	/* the fail path puts them back */
+		ret = lcores_fifo(lcore_ids, o.cores, 1);
+		if (ret == 0)
+			ret = set_fifo(2);
+		if (ret != 0) {
+			fprintf(stderr, "svc-bench: --rt: cannot make threads SCHED_FIFO: %s\n",
+				strerror(ret < 0 ? -ret : ret));
+			goto fail;
+		}
+	}
 	ret = hp_svc_start();
 	if (ret < 0) {
 		fprintf(stderr, "svc-bench: start: %s\n", strerror(-ret));
 		goto fail;
 	}
-	/* the main lcore is the control side: sample, balance, sleep */
+	/* the main lcore is the control side: sample, balance, sleep until the
+	 * next period is due (one wake-up a period: every wake-up takes a CPU
+	 * from a runner)
+	 */
 	last = rte_rdtsc();
 	cpu_noted = false;
 	while ((now = rte_rdtsc()) < t_end) {
 		uint32_t act = 0;
+		uint64_t next;
 
 		if (!cpu_noted && now >= sb_run_t0) {
-			for (s = 0; s < o.cores; s++)
-				run_ns0[s] = thread_run_ns(lcore_tid[s]);
+			for (s = 0; s < o.cores; s++) {
+				thread_ns(lcore_tid[s], &run_ns0[s], &wait_ns0[s]);
+				sb_lc[lcore_ids[s]].n = 0;	/* the start-up is no stall */
+			}
 			cpu_noted = true;
 		}
 		hp_svc_tick(now);
@@ -1186,17 +1337,31 @@ main(int argc, char **argv)
 			active_cyc += act * (now - (last > sb_run_t0 ? last : sb_run_t0));
 		last = now;
 		now = rte_rdtsc();
-		sleep_cycles(c.period_us * hz / 1000000 / 2);
+		next = hp_svc_next_tick();
+		if (!cpu_noted && next > sb_run_t0)
+			next = sb_run_t0;
+		if (next > t_end)
+			next = t_end;
+		if (next > now)
+			sleep_cycles(next - now);
 	}
 	for (s = 0; s < o.cores; s++)
-		run_ns1[s] = thread_run_ns(lcore_tid[s]);
+		thread_ns(lcore_tid[s], &run_ns1[s], &wait_ns1[s]);
 	hp_svc_stop();
+	if (o.rt) {
+		/* this thread first: rte_eal_wait_lcore() spins, and at FIFO 2
+		 * it would keep the lcore sharing its CPU from ever running
+		 */
+		set_fifo(0);
+		lcores_fifo(lcore_ids, o.cores, 0);
+	}
 	wall_ns = (double)(rte_rdtsc() - sb_run_t0) * 1e9 / (double)hz;
 	res.active_mean = (double)active_cyc / (double)(t_end - sb_run_t0);
 	res.n_lcores = o.cores;
 	for (s = 0; s < o.cores; s++) {
 		res.lcore_id[s] = lcore_ids[s];
 		res.cpu_share[s] = (double)(run_ns1[s] - run_ns0[s]) / wall_ns;
+		res.wait_share[s] = (double)(wait_ns1[s] - wait_ns0[s]) / wall_ns;
 	}
 	for (s = 0; s < o.services; s++)
 		res.running[s] = hp_svc_running(sb_svcs[s].id);
@@ -1212,6 +1377,10 @@ nomem:
 	fprintf(stderr, "svc-bench: out of memory\n");
 fail:
 	hp_svc_fini();
+	if (res.rt) {
+		set_fifo(0);
+		lcores_fifo(lcore_ids, o.cores, 0);
+	}
 	free_services(&o);
 	rte_eal_cleanup();
 	return 1;

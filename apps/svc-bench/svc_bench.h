@@ -57,6 +57,8 @@ struct sb_result {
 	unsigned int n_lcores;
 	unsigned int lcore_id[HP_SVC_MAX_LCORES];
 	double cpu_share[HP_SVC_MAX_LCORES]; /* < 0: not measured */
+	double wait_share[HP_SVC_MAX_LCORES]; /* runnable, not running */
+	bool rt;			/* lcores ran SCHED_FIFO */
 	uint32_t running[SB_MAX_SVC];
 	uint64_t moves, failures;
 	double active_mean;

@@ -28,7 +28,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +39,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_memory.h>
+#include <rte_pause.h>
 #include <rte_per_lcore.h>
 #include <rte_service.h>
 #include <rte_service_component.h>
@@ -506,12 +506,61 @@ hp_svc_lcore_loops(unsigned int lcore_id)
 	return v;
 }
 
+/* One step of waiting for a runner. The runner may share this CPU, and
+ * the control side may run at a higher real-time priority than the runner
+ * (svc-bench --rt: service lcores SCHED_FIFO 1, control 2): sched_yield()
+ * gives the CPU only to threads of the same priority, so a control thread
+ * that yields keeps the runner it waits for off its CPU until the
+ * kernel's real-time throttling (measured: 33-100 ms migrations). Spin for
+ * up to 20 us (a runner on a core of its own loops every few hundred ns,
+ * or once a job), then sleep 100 us a step. Not shorter: on this
+ * project's VM a sleep and wake-up costs the CPU ~40 us, so 10 us sleeps
+ * left the runner nothing (a FIFO spinner under a 10 us sleeper got
+ * 0.01 % of its CPU, under a 100 us one 68 %).
+ */
+struct waiter {
+	uint64_t spin_until;
+};
+
+static void
+wait_init(struct waiter *w)
+{
+	w->spin_until = rte_rdtsc() + rte_get_tsc_hz() / 50000;
+}
+
+static void
+wait_step(struct waiter *w)
+{
+	const struct timespec ts = { .tv_sec = 0, .tv_nsec = 100000 };
+
+	if (rte_rdtsc() < w->spin_until)
+		rte_pause();
+	else
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+/* rte_eal_wait_lcore() spins, which would hold a lower-priority runner on
+ * this CPU off: wait with wait_step() until the lcore has returned.
+ */
+static void
+wait_lcore_done(unsigned int lcore)
+{
+	struct waiter w;
+
+	wait_init(&w);
+	while (rte_eal_get_lcore_state(lcore) == RUNNING)
+		wait_step(&w);
+	rte_eal_wait_lcore(lcore);
+}
+
 /* Wait until lcore's runner has looped 'n' more times than 'base'. */
 static int
 wait_loops(unsigned int lcore, uint64_t base, uint64_t n)
 {
 	uint64_t end = rte_rdtsc() + G.migrate_timeout;
+	struct waiter w;
 
+	wait_init(&w);
 	while (hp_svc_lcore_loops(lcore) < base + n) {
 		if (rte_rdtsc() > end) {
 			SVC_LOG(WARNING, "service lcore %u looped %" PRIu64 " of %" PRIu64
@@ -520,8 +569,7 @@ wait_loops(unsigned int lcore, uint64_t base, uint64_t n)
 				G.conf.migrate_timeout_us);
 			return -ETIMEDOUT;
 		}
-		/* the runner may share this CPU: give it the CPU */
-		sched_yield();
+		wait_step(&w);
 	}
 	return 0;
 }
@@ -533,6 +581,7 @@ wait_quiet(uint32_t id, unsigned int i)
 	struct svc *s = G.svc[id];
 	unsigned int lcore = G.lcore_id[i];
 	uint64_t end;
+	struct waiter w;
 	int ret;
 
 	ret = wait_loops(lcore, hp_svc_lcore_loops(lcore), 2);
@@ -550,7 +599,7 @@ wait_quiet(uint32_t id, unsigned int i)
 			return ret;
 		if (rte_rdtsc() > end)
 			return -EBUSY;
-		sched_yield();
+		wait_step(&w);
 	}
 	return 0;
 }
@@ -586,7 +635,7 @@ lcore_park(unsigned int i)
 	if (ret < 0 && ret != -EALREADY)
 		return ret;
 	/* the runner returns after its current loop; the lcore then waits */
-	rte_eal_wait_lcore(lcore);
+	wait_lcore_done(lcore);
 	G.active &= ~(1u << i);
 	return 0;
 }
@@ -936,6 +985,12 @@ out:
 	return ret;
 }
 
+uint64_t
+hp_svc_next_tick(void)
+{
+	return G.started ? G.next_period : 0;
+}
+
 int
 hp_svc_tick(uint64_t now)
 {
@@ -1055,20 +1110,24 @@ hp_svc_stop(void)
 		if (!((G.active >> i) & 1u))
 			continue;
 		rte_service_lcore_stop(G.lcore_id[i]);
-		rte_eal_wait_lcore(G.lcore_id[i]);
+		wait_lcore_done(G.lcore_id[i]);
 		sentinels_map(G.lcore_id[i], false);
 		G.active &= ~(1u << i);
 	}
 	end = rte_rdtsc() + G.migrate_timeout;
-	for (id = 0; id < HP_SVC_MAX_SERVICES; id++)
+	for (id = 0; id < HP_SVC_MAX_SERVICES; id++) {
+		struct waiter w;
+
+		wait_init(&w);
 		while (managed(id) && rte_service_may_be_active(id) == 1) {
 			if (rte_rdtsc() > end) {
 				SVC_LOG(ERR, "service %u still active after stop", id);
 				ret = -EBUSY;
 				break;
 			}
-			sched_yield();
+			wait_step(&w);
 		}
+	}
 	G.started = false;
 	pthread_mutex_unlock(&G.lock);
 	return ret;

@@ -108,6 +108,10 @@ int hp_svc_start(void);
  * Returns the number of actions applied (0 or 1) or -errno.
  */
 int hp_svc_tick(uint64_t now);
+/* The TSC at which hp_svc_tick() next has a period to close (0 before
+ * hp_svc_start): a control loop of its own sleeps until then.
+ */
+uint64_t hp_svc_next_tick(void);
 /* A control thread that calls hp_svc_tick every period. */
 int hp_svc_ctl_start(void);
 int hp_svc_ctl_stop(void);

@@ -111,6 +111,14 @@ def test_real_run_stays_where_mapped(bench, tmp_path):
     assert js["modeled"] is False and events == []
     assert len(js["lcore_cpu_share"]) == 2
     assert all(0.0 < x <= 1.05 for x in js["lcore_cpu_share"])
+    # run + runnable-not-running cannot exceed the wall time; stalls are
+    # counted per lcore and a stalled job is one of the service's jobs
+    assert all(0.0 <= w and c + w <= 1.05
+               for c, w in zip(js["lcore_cpu_share"], js["lcore_wait_share"]))
+    assert js["rt"] is False and len(js["lcore_stalls"]) == 2
+    for s in js["services"]:
+        assert 0 <= s["stalled_jobs"] <= s["jobs"]
+        assert 0 <= s["stalled_delay_sum"] <= s["delay_sum"] + 1
     for s, core in ((0, "1"), (1, "2")):
         mine = [r for r in jobs if int(r["service"]) == s]
         assert mine and all(r["core"] == core for r in mine)
@@ -126,6 +134,8 @@ def test_real_run_stays_where_mapped(bench, tmp_path):
     (["deadline", "--balance", "sideways"], "bad value 'sideways' for --balance"),
     (["deadline", "--scale-down-measure", "both"], "bad value 'both' for --scale-down-measure"),
     (["token", "--model"], "deadline application only"),
+    (["deadline", "--model", "--rt"], "--rt is for deadline and token runs on real lcores"),
+    (["overhead", "--rt"], "--rt is for deadline and token runs on real lcores"),
     (["deadline", "--period-us", "300", "--interval-us", "1000"], "multiple of --period-us"),
     (["deadline", "--duration"], "needs a value"),
 ])

@@ -187,7 +187,7 @@ test_migration(void **state)
 	struct hp_svc_conf c;
 	struct job_svc a, b, *mj;
 	uint32_t ia, ib, moved, stay;
-	uint64_t loops1, loops2, calls_after[2];
+	uint64_t loops1, loops2, calls_after[2], tick_at;
 	struct hp_svc_stats st;
 	int waited;
 
@@ -203,6 +203,7 @@ test_migration(void **state)
 	assert_int_equal(hp_svc_map(ia, lc2, true), -EBUSY);
 	events = 0;
 	hp_svc_set_event_cb(on_event, NULL);
+	assert_int_equal(hp_svc_next_tick(), 0);	/* not started */
 	assert_int_equal(hp_svc_start(), 0);
 	assert_int_equal(hp_svc_ctl_start(), 0);
 	/* 0.85 on lc1: one of them must move to lc2. Which one is the lighter
@@ -231,6 +232,11 @@ test_migration(void **state)
 	loops1 = hp_svc_lcore_loops(lc1);
 	loops2 = hp_svc_lcore_loops(lc2);
 	run_ticks(0.05);
+	/* a tick that closes a period schedules the next one after it */
+	tick_at = rte_rdtsc() + rte_get_tsc_hz() / 1000;	/* past any due period */
+	hp_svc_tick(tick_at);
+	assert_true(hp_svc_next_tick() > tick_at);
+	assert_true(hp_svc_next_tick() <= tick_at + rte_get_tsc_hz() * c.period_us / 1000000);
 	assert_true(mj->calls_on[lc2] > calls_after[1]);
 	assert_int_equal(mj->calls_on[lc1], calls_after[0]);
 	assert_true(hp_svc_lcore_loops(lc1) > loops1);
@@ -238,6 +244,7 @@ test_migration(void **state)
 	assert_int_equal(hp_svc_stats_get(moved, lc2, HP_SVC_CUMULATIVE, &st), 0);
 	assert_true(st.calls > 0);
 	assert_int_equal(hp_svc_stop(), 0);
+	assert_int_equal(hp_svc_next_tick(), 0);
 	assert_int_equal(a.overlaps, 0);
 	assert_int_equal(b.overlaps, 0);
 	hp_svc_fini();
