@@ -3,13 +3,19 @@
 """bench/load: load estimation for polling cores (issue 6, docs/load.md).
 
 1. Linearity experiment (Rydén & Näslund §4.4): `hplane ramp` of app ran
-   (LDPC with flips=60, then AES-CTR: its worker on CPU 1 is the bottleneck
-   by far; --app vpn adds the vpn ramp), steps of 2.5 % of capacity.
-   tools/load_plot.py scores each estimator: mean absolute error against
-   offered / capacity over 10..90 %, where capacity is measured without
-   any estimator (delivered pps per CPU-second the kernel gave the
-   saturated worker), and the offered load where it first reads 95 %
-   against the drop onset.
+   (LDPC with flips=60, then AES-CTR: its worker, alone on CPU 1, is the
+   bottleneck by far; the scheduler and traffic lcores share CPU 0; --app
+   vpn adds the vpn ramp), steps of 2.5 % of capacity, a 2048-entry worker
+   ring (--ring: a 50 ms real-time throttling stop at the worker's
+   capacity leaves ~1500 packets, which a 1024-entry ring cannot hold; a
+   larger one delays the observed onset by its fill time) and a
+   5 s capacity calibration (--calib: (c) prices items with the full-batch
+   cost learnt there, and the host slows this VM's CPU 1 by 10-60 % for
+   seconds at a time). tools/load_plot.py scores each estimator: mean
+   absolute error against tvp / tvd (eq. 4.4) and against offered /
+   capacity measured without any estimator, over 10..90 %, and the
+   offered load where it first reads 95 % against the drop onset (and
+   against the step before it, and the rate delivered when saturated).
 2. Sensitivity (thesis Table 4.1 / appendix): the ran ramp, coarser, with
    other ring sizes, burst sizes and mbuf counts.
 3. Synthetic accuracy on real lcores (bench/load/synth.c): a task spinning
@@ -20,13 +26,19 @@
    throughput, with a 95 % confidence interval of the paired difference;
    plus load-synth's loop with and without hp_load_poll().
 hplane's lcore threads run SCHED_FIFO (bench/rtrun.py; --no-rt to not).
+--lock FILE takes that lock around each timed part (each ramp, each cost
+case) instead of around the whole run, so other benchmarks can run in
+between; do not also wrap run.py in flock on the same file then.
+--rescore reports the ramps kept in --keep again without running any.
 The ran ramp runs --ramps times (3): the record gives every ramp's scores
 and their median, and the per-step table and plot of the median ramp.
-Prints markdown; with --record writes bench/results/load-<date>c.md and the
-ramp plot beside it.
+Prints markdown; with --record writes bench/results/load-<date><TAG>.md and
+the ramp plot beside it.
 """
 import argparse
+import contextlib
 import csv
+import fcntl
 import datetime
 import json
 import os
@@ -44,7 +56,7 @@ import cost  # noqa: E402  (bench/load/cost.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATE = "2026-11-22"  # the results file name the project records under
-TAG = "c"            # this session's third record of the day
+TAG = "e"            # this session's fifth record of the day
 # the plot needs matplotlib: the project's venv has it (scripts/setup.sh)
 PY = os.path.join(ROOT, ".venv/bin/python")
 PY = PY if os.path.exists(PY) else sys.executable
@@ -59,9 +71,63 @@ def loadavg():
         return f.read().split()[0]
 
 
-def ramp(hplane, out, app, args, rt=True):
+@contextlib.contextmanager
+def locked(path):
+    """Holds an exclusive flock on path (None: no lock) for the block: the
+    same lock `flock /work/notes/bench.lock CMD` takes."""
+    if path is None:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def table_of(csv_path, app):
+    """hplane ramp's per-step table, rebuilt from its ramp.csv (for --rescore
+    of ramps whose stdout was not kept)."""
+    with open(csv_path) as f:
+        lines = f.read().splitlines()
+    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+    loops = [k[:-len("_c_load")] for k in rows[0] if k.endswith("_c_load") and not k.startswith("core")]
+    cap = float(lines[0].split("capacity ")[1].split()[0]) if "capacity " in lines[0] else 0
+    t = [f"=== ramp: app {app}, capacity {cap / 1e6:.3f} Mpps; per step (c) load / (b) busy / (a) polls ===",
+         f"  {'target':<8s} {'offered':>10s} {'of cap':>7s} {'drops':>9s}" + "".join(f"  {n:<20s}" for n in loops)]
+    for r in rows:
+        off = float(r["offered_pps"])
+        t.append(f"  {float(r['target']):<8.4g} {off / 1e6:8.3f} M {100 * off / cap if cap else 0:6.1f}% "
+                 f"{int(float(r['drops'])):9d}" + "".join(
+                     f"  {100 * float(r[n + '_c_load']):5.1f}/{100 * float(r[n + '_b_busy']):5.1f}/"
+                     f"{100 * float(r[n + '_a_polls']):5.1f}%  " for n in loops))
+    return "\n".join(t) + "\n"
+
+
+def ramp(hplane, out, app, args, rt=True, lock=None, rescore=False):
+    """Runs one `hplane ramp` into out (or, with rescore, takes the one
+    already there) and scores it with tools/load_plot.py."""
     cmd = [hplane, "ramp", "--app", app, "--verify-every", "0", "--quiet", "--out", out] + args
-    stdout, rtnote = run_rt(cmd, timeout=1200, rt=rt)
+    if rescore:
+        stdout = ""
+        if os.path.exists(os.path.join(out, "ramp.stdout")):
+            with open(os.path.join(out, "ramp.stdout")) as f:
+                stdout = f.read()
+        if "=== ramp" not in stdout:
+            stdout = table_of(os.path.join(out, "ramp.csv"), app) + "  written\n"
+        rtnote, la = "the lcore threads as run", "n/a"
+        if os.path.exists(os.path.join(out, "ramp.rt")):
+            with open(os.path.join(out, "ramp.rt")) as f:
+                rtnote, la = f.read().strip().split("\t")
+    else:
+        with locked(lock):
+            la = loadavg()
+            stdout, rtnote = run_rt(cmd, timeout=1200, rt=rt)
+        with open(os.path.join(out, "ramp.stdout"), "w") as f:
+            f.write(stdout)
+        with open(os.path.join(out, "ramp.rt"), "w") as f:
+            f.write(f"{rtnote}\t{la}\n")
     js = os.path.join(out, "score.json")
     plot = sh([PY, os.path.join(ROOT, "tools/load_plot.py"), os.path.join(out, "ramp.csv"),
                "-o", os.path.join(out, "ramp.png"), "--json", js,
@@ -69,6 +135,7 @@ def ramp(hplane, out, app, args, rt=True):
     with open(js) as f:
         s = json.load(f)
     s["rt"] = rtnote
+    s["loadavg"] = la
     s["plot_out"] = plot.stdout
     s["cmd"] = "hplane " + " ".join(cmd[1:cmd.index("--out")] + args)
     # how much of each step the loops lost to other threads (preempted)
@@ -76,8 +143,12 @@ def ramp(hplane, out, app, args, rt=True):
         rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
     loops = [k[:-len("_stolen")] for k in rows[0] if k.endswith("_stolen")]
     s["stolen"] = [max(float(r[f"{l}_stolen"]) for l in loops) for r in rows]
-    s["os_wait"] = [max(float(r[k]) for k in r if k.startswith("core") and k.endswith("_os_wait"))
-                    for r in rows]
+    # the kernel's view: how long the unit's threads (the worker, alone on
+    # its CPU) and the other CPU's threads waited runnable for their CPU
+    unit = s.get("unit", "")
+    s["os_wait"] = [float(r[f"{unit}_os_wait"]) if f"{unit}_os_wait" in r else -1 for r in rows]
+    s["os_wait_other"] = [max([float(r[k]) for k in r if k.startswith("core") and k.endswith("_os_wait")
+                               and k != f"{unit}_os_wait"] or [-1]) for r in rows]
     start = stdout.index("=== ramp")
     s["table"] = stdout[start:stdout.index("  written", start)]
     return s
@@ -113,9 +184,15 @@ def median_ramp(outs, dest):
         return json.load(f)
 
 
+HEAD_SCORES = ("| estimator | MAE vs tvp/tvd, 10–90 % (eq. 4.4, tvd = the onset; the issue's line) | "
+               "MAE vs offered/capacity per CPU-second | MAE vs the load on the CPU time it had | "
+               "reads 95 % at (Mpps) | vs drop onset (the goal) | vs the step before the onset | "
+               "vs delivered when saturated |")
+
+
 def score_rows(s):
     if "scores" not in s:
-        return ["| (no drop onset: the ramp never dropped continuously) | | | | | |"]
+        return ["| (no drop onset: the ramp never dropped continuously) | | | | | | | |"]
     out = []
     for key in ("a_polls", "b_busy", "c_load"):
         v = s["scores"][key]
@@ -124,7 +201,9 @@ def score_rows(s):
         d = f"{100 * v['cross95_vs_onset']:+.1f} %" if v["cross95_vs_onset"] is not None else "—"
         on = f"{v['mae_onset_points']:.1f}" if v.get("mae_onset_points") is not None else "n/a"
         av = f"{v['mae_avail_points']:.1f}" if v.get("mae_avail_points") is not None else "n/a"
-        out.append(f"| {v['label']} | {mae} (over {v['steps']} steps) | {on} | {av} | {x} | {d} |")
+        dl, dd = (f"{100 * v[k]:+.1f} %" if v.get(k) is not None else "—"
+                  for k in ("cross95_vs_onset_lo", "cross95_vs_sat_delivered"))
+        out.append(f"| {v['label']} | {on} | {mae} (over {v['steps']} steps) | {av} | {x} | {d} | {dl} | {dd} |")
     return out
 
 
@@ -137,13 +216,14 @@ def ramp_section(title, s, png_name):
                if s["sporadic_drop_steps"] else "") + ".",
             "", (f"Capacity for the ideal line: {s['capacity_pps'] / 1e6:.4f} Mpps — "
                  f"{s['capacity_method']}." if s.get("capacity_pps") else ""), "",
-            "| estimator | MAE vs offered/capacity, 10–90 % (points) | MAE vs tvp/tvd (eq. 4.4 with "
-            "tvd = the onset) | MAE vs the load on the CPU time it had | reads 95 % at (Mpps) | "
-            "vs drop onset |",
-            "|---|---|---|---|---|---|"] + score_rows(s) + [
-            "", "Per step, the largest share of time a CPU's loops waited runnable for their CPU "
-            "(kernel schedstat, `core<N>_os_wait`): " +
+            HEAD_SCORES, "|---|---|---|---|---|---|---|---|"] + score_rows(s) + [
+            "", f"Per step, the share of time the unit's thread ({s.get('unit')}: the worker, alone on "
+            "its CPU) waited runnable for its CPU (kernel schedstat, `<unit>_os_wait`; the "
+            "real-time throttling's 5 % once the worker is saturated): " +
             ", ".join(f"{100 * x:.0f} %" if x >= 0 else "n/a" for x in s["os_wait"]) +
+            "; the same for the other CPU's loops (the scheduler and traffic lcores, which share "
+            "CPU 0 and wait for each other): " +
+            ", ".join(f"{100 * x:.0f} %" if x >= 0 else "n/a" for x in s["os_wait_other"]) +
             "; and the largest share any loop lost inside its iterations (`<loop>_stolen`): " +
             ", ".join(f"{100 * x:.0f} %" for x in s["stolen"]) + ".",
             "", "Per step: (c) load / (b) busy / (a) polls of each loop:", "", "```",
@@ -159,6 +239,14 @@ def main():
     ap.add_argument("--hold", type=float, default=3)
     ap.add_argument("--step", type=float, default=0.025,
                     help="ran ramp step, fraction of capacity [0.025]")
+    ap.add_argument("--ring", type=int, default=2048,
+                    help="ran ramp: the worker's ring size [2048: holds the ~1500 packets a 50 ms "
+                    "real-time throttling stop leaves at capacity; 1024 overflows from ~0.75 of it]")
+    ap.add_argument("--calib", type=float, default=5,
+                    help="ran ramp: seconds of capacity calibration, where (c) learns the full-batch "
+                    "cost [5]")
+    ap.add_argument("--lock", help="take this flock around each timed part (e.g. "
+                    "/work/notes/bench.lock) instead of being run under it as a whole")
     ap.add_argument("--rounds", type=int, default=16, help="paired rounds per cost case [16]")
     ap.add_argument("--cost-seconds", type=float, default=4, help="seconds per cost run [4]")
     ap.add_argument("--no-rt", action="store_true",
@@ -169,9 +257,14 @@ def main():
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--record", action="store_true")
     ap.add_argument("--keep", help="keep every run's output (ramp.csv, trace.csv) in this folder")
+    ap.add_argument("--rescore", action="store_true",
+                    help="run no ramp: score and report the ramps already kept in --keep")
     a = ap.parse_args()
     if a.ramps < 1 or a.rounds < 2:
         print("bench/load: --ramps must be >= 1 and --rounds >= 2", file=sys.stderr)
+        return 2
+    if a.rescore and not (a.keep and os.path.isdir(a.keep)):
+        print("bench/load: --rescore needs --keep DIR with the kept ramps", file=sys.stderr)
         return 2
     a.build = os.path.abspath(a.build)
     apps = a.app or ["ran"]
@@ -187,8 +280,9 @@ def main():
              f"{platform.node()}, {os.cpu_count()} CPUs "
              f"({platform.processor() or platform.machine()}), a 2-core KVM VM shared with other "
              "agents' builds and benchmarks. Command: "
-             f"`python3 bench/load/run.py{' ' + argv if argv else ''}` (under "
-             "`flock /work/notes/bench.lock`).", ""]
+             f"`python3 bench/load/run.py{' ' + argv if argv else ''}` "
+             + (f"(each timed part under the flock {a.lock})." if a.lock else
+                "(under `flock /work/notes/bench.lock`)."), ""]
 
     # 1. linearity
     png = {}
@@ -198,8 +292,9 @@ def main():
             # LDPC with up to 60 bit errors a codeword: ~80k cycles a packet
             # on the worker (CPU 1) against ~25k for generating it and ~1k
             # for scheduling it (CPU 0): the worker saturates first by far.
-            args = ["--param", ran_param, "--idle", "sleep", "--calib", "2", "--from", str(2 * a.step),
-                    "--to", "1.4", "--step", str(a.step), "--hold", str(a.hold)]
+            args = ["--param", ran_param, "--idle", "sleep", "--calib", f"{a.calib:g}",
+                    "--ring-size", str(a.ring), "--from", str(2 * a.step),
+                    "--to", "1.4", "--step", str(a.step), "--hold", f"{a.hold:g}"]
             n = a.ramps
         else:
             args = ["--idle", "sleep", "--from", "0.05M", "--to", "0.6M", "--step", "0.05M",
@@ -208,39 +303,50 @@ def main():
         runs = []
         for i in range(n):
             out = os.path.join(work, app if n == 1 else f"{app}{i + 1}")
-            runs.append((ramp(hplane, out, app, args, rt), out))
+            runs.append((ramp(hplane, out, app, args, rt, a.lock, a.rescore), out))
             la.append(loadavg())
         scored = [r for r in runs if "scores" in r[0]]
-        key = lambda r: r[0]["scores"]["c_load"]["mae_points"]  # noqa: E731
+        # the issue's line is tvp / tvd (eq. 4.4): the median ramp by (c)'s MAE against it
+        key = lambda r: r[0]["scores"]["c_load"]["mae_onset_points"]  # noqa: E731
         med = sorted(scored, key=key)[(len(scored) - 1) // 2] if scored else runs[0]
         png[app] = os.path.join(med[1], "ramp.png")
         title = f"## 1{'ab'[len(png) - 1]}. Linearity: `hplane ramp`, app {app}"
         if n > 1:
-            lines += [title, "", f"{n} ramps, one after the other. Each ramp's scores against its own "
-                      "capacity and onset:", "",
-                      "| ramp | onset (Mpps) | capacity (Mpps) | (c) MAE vs offered/capacity | "
-                      "(c) vs tvp/tvd | (c) vs the CPU it had | (c) 95 % vs onset | (b) MAE | (a) MAE |",
-                      "|---|---|---|---|---|---|---|---|---|"]
+            cols = [("c_load", "mae_onset_points", "pts"), ("c_load", "mae_points", "pts"),
+                    ("c_load", "mae_avail_points", "pts"), ("c_load", "cross95_vs_onset", "%"),
+                    ("c_load", "cross95_vs_onset_lo", "%"), ("c_load", "cross95_vs_sat_delivered", "%"),
+                    ("b_busy", "mae_onset_points", "pts"), ("b_busy", "cross95_vs_onset", "%"),
+                    ("a_polls", "mae_onset_points", "pts"), ("a_polls", "cross95_vs_onset", "%")]
+
+            def fmt(v, unit):
+                if v is None:
+                    return "never" if unit == "%" else "n/a"
+                return f"{100 * v:+.1f} %" if unit == "%" else f"{v:.1f}"
+            lines += [title, "", f"{n} ramps, one after the other (each under the bench lock on its own "
+                      "when run with --lock). Each ramp's scores against its own onset and capacity "
+                      "(MAE in points over the steps whose ideal is 10–90 %; 95 % crossings as offered "
+                      "load relative to the drop onset tvd, to the step before it, or to the rate "
+                      "delivered when saturated):", "",
+                      "| ramp | onset tvd (Mpps) | step before (Mpps) | capacity per CPU-s (Mpps) | "
+                      "(c) MAE vs tvp/tvd | (c) MAE vs offered/capacity | (c) MAE vs the CPU it had | "
+                      "(c) 95 % vs onset | (c) 95 % vs step before | (c) 95 % vs delivered when saturated | "
+                      "(b) MAE vs tvp/tvd | (b) 95 % vs onset | (a) MAE vs tvp/tvd | (a) 95 % vs onset |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
             for i, (r, _) in enumerate(runs):
                 if "scores" not in r:
-                    lines.append(f"| {i + 1} | no onset | | | | | | | |")
+                    lines.append(f"| {i + 1} | no onset |" + " |" * 12)
                     continue
                 sc = r["scores"]
-                fm = lambda k, f="mae_points": f"{sc[k][f]:.1f}" if sc[k][f] is not None else "n/a"  # noqa: E731
-                c = sc["c_load"]["cross95_vs_onset"]
-                lines.append(f"| {i + 1} | {r['onset_pps'] / 1e6:.4f} | {r['capacity_pps'] / 1e6:.4f} | "
-                             f"{fm('c_load')} | {fm('c_load', 'mae_onset_points')} | "
-                             f"{fm('c_load', 'mae_avail_points')} | "
-                             f"{'never' if c is None else f'{100 * c:+.1f} %'} | "
-                             f"{fm('b_busy')} | {fm('a_polls')} |")
+                lo = r.get("onset_lo_pps")
+                lines.append(f"| {i + 1} | {r['onset_pps'] / 1e6:.4f} | "
+                             + (f"{lo / 1e6:.4f}" if lo else "—")
+                             + f" | {r['capacity_pps'] / 1e6:.4f} | "
+                             + " | ".join(fmt(sc[e][f], u) for e, f, u in cols) + " |")
             if scored:
-                med_of = lambda f: statistics.median(r[0]["scores"]["c_load"][f] for r in scored)  # noqa: E731
-                xs = [r[0]["scores"]["c_load"]["cross95_vs_onset"] for r in scored]
-                xs = [x for x in xs if x is not None]
-                lines.append(f"| **median** | | | **{med_of('mae_points'):.1f}** | "
-                             f"{med_of('mae_onset_points'):.1f} | {med_of('mae_avail_points'):.1f} | "
-                             + (f"**{100 * statistics.median(xs):+.1f} %**" if xs else "never")
-                             + " | | |")
+                def med_col(e, f, u):
+                    xs = [r[0]["scores"][e][f] for r in scored if r[0]["scores"][e][f] is not None]
+                    return f"**{fmt(statistics.median(xs), u)}**" if xs else "n/a"
+                lines.append("| **median** | | | | " + " | ".join(med_col(*c) for c in cols) + " |")
             if len(runs) > 1:
                 pm = median_ramp([o for _, o in runs], os.path.join(work, f"{app}-median"))
                 png[app] = os.path.join(work, f"{app}-median", "ramp.png")
@@ -250,11 +356,11 @@ def main():
                           f"unit `{pm.get('unit')}`, onset "
                           + (f"{pm['onset_pps'] / 1e6:.4f} Mpps, capacity {pm['capacity_pps'] / 1e6:.4f} Mpps"
                              if pm.get("onset_pps") else "none") + ".", "",
-                          "| estimator | MAE vs offered/capacity | MAE vs tvp/tvd (eq. 4.4) | "
-                          "MAE vs the load on the CPU time it had | reads 95 % at (Mpps) | vs drop onset |",
-                          "|---|---|---|---|---|---|"] + score_rows(pm) + [
+                          HEAD_SCORES, "|---|---|---|---|---|---|---|---|"] + score_rows(pm) + [
                           "", f"![per-step median of the ramps](load-{DATE}{TAG}-{app}.png)", ""]
-            lines += ["", f"The median ramp (by (c)'s MAE), ramp {runs.index(med) + 1}, in full:", ""]
+            lines += ["", "Machine load average (1 min) when each ramp started (under the lock): "
+                      + ", ".join(r.get("loadavg", "n/a") for r, _ in runs) + "."]
+            lines += ["", f"The median ramp (by (c)'s MAE against tvp/tvd), ramp {runs.index(med) + 1}, in full:", ""]
             title = "### The median ramp"
         lines += ramp_section(title, med[0], f"load-{DATE}{TAG}-{app}"
                               + ("-median-ramp" if n > 1 else "") + ".png")
@@ -274,7 +380,7 @@ def main():
                             ("mbufs 4096", ["--mbufs", "4096"])]:
             r = ramp(hplane, os.path.join(work, name.replace(" ", "")), "ran",
                      ["--param", ran_param, "--idle", "sleep", "--from", "0.1", "--to", "1.3",
-                      "--step", "0.1", "--hold", "3"] + extra, rt)
+                      "--step", "0.1", "--hold", "3"] + extra, rt, a.lock)
             if "scores" in r:
                 sc = r["scores"]
                 f = lambda k: f"{sc[k]['mae_points']:.1f}" if sc[k]["mae_points"] is not None else "n/a"  # noqa: E731
@@ -289,7 +395,8 @@ def main():
 
     # 3. synthetic accuracy on real lcores
     if not a.skip_synth:
-        p = sh([synth, "accuracy", "--secs", "1"] + (["--rt"] if rt else []), timeout=300)
+        with locked(a.lock):
+            p = sh([synth, "accuracy", "--secs", "1"] + (["--rt"] if rt else []), timeout=300)
         la.append(loadavg())
         lines += ["## 3. Synthetic task of known cost on real lcores (`load-synth accuracy"
                   + (" --rt" if rt else "") + "`)", "",
@@ -315,21 +422,24 @@ def main():
                   "within 2 %.", ""]
         for case in ("crypto", "null"):
             try:
-                r = cost.measure(a.build, case, a.rounds, a.cost_seconds, log=sys.stderr)
+                with locked(a.lock):
+                    r = cost.measure(a.build, case, a.rounds, a.cost_seconds, log=sys.stderr)
             except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
                 lines += [f"**{case}**: the cost run failed: {e}", ""]
                 continue
             lines += cost.report(r)
             la.append(loadavg())
-        u = sh([synth, "update", "--rounds", "5"], timeout=600)
-        p = sh([synth, "cost", "--secs", "0.3", "--rounds", "11"], timeout=600)
+        with locked(a.lock):
+            u = sh([synth, "update", "--rounds", "5"], timeout=600)
+            p = sh([synth, "cost", "--secs", "0.3", "--rounds", "11"], timeout=600)
         la.append(loadavg())
         lines += ["The update alone (`load-synth update`) and the loop alone (`load-synth cost`, "
                   "the worker loop compiled with and without `hp_load_poll()`; the *with* variant also "
                   "reads the TSC once more in an empty poll; rates per second of the worker thread's CPU "
                   "time), normal scheduling class:", "", "```",
                   u.stdout.rstrip(), p.stdout.rstrip(), "```", ""]
-    lines += [f"Machine load average (1 min) at the start and after each part: {', '.join(la)}.", ""]
+    if not a.rescore:
+        lines += [f"Machine load average (1 min) at the start and after each part: {', '.join(la)}.", ""]
     text = "\n".join(lines)
     print(text)
     if a.record:

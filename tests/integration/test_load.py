@@ -175,6 +175,8 @@ def test_plot_tool_scores(tmp_path):
     s = json.loads(js.read_text())
     assert s["unit"] == "core1" and s["onset_pps"] == 0.8e6 and s["onset_step"] == 7
     assert s["sporadic_drop_steps"] == [3]
+    # the step before the onset bounds where drops really begin from below
+    assert s["onset_lo_pps"] == 0.7e6
     sc = s["scores"]
     assert sc["c_load"]["mae_points"] == pytest.approx(2.0, abs=1e-6)
     assert sc["b_busy"]["mae_points"] == pytest.approx(10.0, abs=1e-6)
@@ -183,6 +185,8 @@ def test_plot_tool_scores(tmp_path):
     # (c) reaches 95 % between 0.7 M (0.895) and 0.8 M (1.0)
     assert sc["c_load"]["cross95_pps"] == pytest.approx(0.7e6 + 0.1e6 * 0.055 / 0.105, rel=1e-6)
     assert sc["b_busy"]["cross95_vs_onset"] < sc["c_load"]["cross95_vs_onset"] < 0
+    assert sc["c_load"]["cross95_vs_onset_lo"] == pytest.approx(
+        sc["c_load"]["cross95_pps"] / 0.7e6 - 1, rel=1e-9)
     assert sc["a_polls"]["cross95_pps"] == pytest.approx(0.7e6 + 0.1e6 * 0.94 / 0.99, rel=1e-6)
     assert (tmp_path / "r.png").stat().st_size > 1000
     # capacity from the kernel's CPU share: the saturated steps (0.8..1.0 M)
@@ -204,6 +208,10 @@ def test_plot_tool_scores(tmp_path):
     assert s["scores"]["c_load"]["mae_onset_points"] == pytest.approx(
         s["scores"]["c_load"]["mae_points"], abs=1e-9)
     assert s["scores"]["c_load"]["mae_points"] == pytest.approx(2.0, abs=1e-6)
+    # drops begin where the offered load exceeds what the saturated steps delivered
+    assert s["sat_delivered_pps"] == pytest.approx(0.76e6, rel=1e-9)
+    assert s["scores"]["c_load"]["cross95_vs_sat_delivered"] == pytest.approx(
+        s["scores"]["c_load"]["cross95_pps"] / 0.76e6 - 1, rel=1e-9)
     p = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f2), "--json", str(js),
                         "--capacity", "delivered"], capture_output=True, text=True, timeout=120)
     assert json.loads(js.read_text())["capacity_pps"] == pytest.approx(0.76e6, rel=1e-9)
