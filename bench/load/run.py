@@ -33,7 +33,8 @@ between; do not also wrap run.py in flock on the same file then.
 The ran ramp runs --ramps times (3): the record gives every ramp's scores
 and their median, and the per-step table and plot of the median ramp.
 Prints markdown; with --record writes bench/results/load-<date><TAG>.md and
-the ramp plot beside it.
+the ramp plot beside it, TAG being the first letter from TAG on whose
+record does not exist yet (a record is never overwritten).
 """
 import argparse
 import contextlib
@@ -56,7 +57,7 @@ import cost  # noqa: E402  (bench/load/cost.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATE = "2026-11-22"  # the results file name the project records under
-TAG = "e"            # this session's fifth record of the day
+TAG = "e"            # this session's fifth record of the day (or the next free one)
 # the plot needs matplotlib: the project's venv has it (scripts/setup.sh)
 PY = os.path.join(ROOT, ".venv/bin/python")
 PY = PY if os.path.exists(PY) else sys.executable
@@ -267,6 +268,13 @@ def main():
         print("bench/load: --rescore needs --keep DIR with the kept ramps", file=sys.stderr)
         return 2
     a.build = os.path.abspath(a.build)
+    if a.record:
+        global TAG
+        while os.path.exists(os.path.join(ROOT, "bench/results", f"load-{DATE}{TAG}.md")):
+            if TAG == "z":
+                print("bench/load: every record name of the day is taken", file=sys.stderr)
+                return 2
+            TAG = chr(ord(TAG) + 1)
     apps = a.app or ["ran"]
     rt = not a.no_rt
     hplane = os.path.join(a.build, "apps/hplane/hplane")
