@@ -204,6 +204,11 @@ def e1(b, reps, dur):
                 raw[m][x].append(b.run("deadline", [
                     "--services", "2", "--map", "0,0", "--load", str(x),
                     "--balance", m, "--duration", str(dur), "--seed", str(rep + 1)]))
+    # the bound at 40 %: the two services on lcores of their own from the
+    # start (balancer off); no balancer can do better than that
+    sep = [b.run("deadline", ["--services", "2", "--map", "0,1", "--load", "0.4",
+                              "--balance", "off", "--duration", str(dur),
+                              "--seed", str(rep + 1)]) for rep in range(reps)]
     for x in E1_LOADS:
         row = {"x": x}
         for m in ("off", "load"):
@@ -217,7 +222,8 @@ def e1(b, reps, dur):
                 "share": [share(r) for r in rs],
             }
         rows.append(row)
-    return {"rows": rows, "duration": dur, "reps": reps}
+    return {"rows": rows, "duration": dur, "reps": reps,
+            "sep_us": [us(b, mean_delay(r)) for r in sep]}
 
 
 def e2(b, reps, dur):
@@ -334,7 +340,7 @@ def e4(b, reps, dur):
     runs = {m: [] for m in E4_MODES}
     for rep in range(reps):
         order = list(E4_MODES)
-        for m in order[rep % 3:] + order[:rep % 3]:
+        for m in order[rep % len(order):] + order[:rep % len(order)]:
             runs[m].append(b.run("deadline", [
                 "--services", "3", "--map", "0,0,1", "--load", E4_LOADS, "--balance", "load",
                 "--duration", str(dur), "--seed", str(rep + 1)] + E4_MODES[m], keep=True))
@@ -353,8 +359,27 @@ def e4(b, reps, dur):
             "active_median": med([r["mean_active_cores"] for r in rs]),
             "share": [share(r) for r in rs],
             "events": [[f"{e['action']} {e['reason']}" for e in events_of(r)] for r in rs],
+            "stalls": [sum(r.get("lcore_stalls", [0])) for r in rs],
+            "clean_us_median": med([us(b, c[0]) for c in map(unstalled, rs)]),
+            "clean_resp_us_median": med([us(b, c[1]) for c in map(unstalled, rs)]),
         }
     return out
+
+
+def unstalled(js):
+    """(mean wait, mean response) in cycles of the jobs that did not wait
+    across a stall of their lcore (> 1 ms without a service call: the
+    thread did not run); the response takes each service's mean service
+    time for the jobs left out."""
+    n = w = rs = 0.0
+    for s in js["services"]:
+        k = s.get("stalled_jobs", 0)
+        d = s.get("stalled_delay_sum", 0.0)
+        serve = s["response_mean"] - s["delay_mean"]
+        n += s["jobs"] - k
+        w += s["delay_sum"] - d
+        rs += s["response_mean"] * s["jobs"] - d - k * serve
+    return (w / n, rs / n) if n else (float("nan"), float("nan"))
 
 
 # where the delay goes at low load: the scale-down scenario's shape (S0, S1
@@ -501,7 +526,14 @@ def sec_e1(b, e, label):
     L += ["", f"At 40 % per service: **{g:.1f}×** lower mean delay with the balancer "
           f"(goal ≥ 10×: {verdict(g >= 10)}). Runs at 40 %: off "
           f"{', '.join(fmt_us(x) for x in r40['off']['all_us'])}; on "
-          f"{', '.join(fmt_us(x) for x in r40['on']['all_us'])}.", ""]
+          f"{', '.join(fmt_us(x) for x in r40['on']['all_us'])}."]
+    if e.get("sep_us"):
+        sp = med(e["sep_us"])
+        L += [f"Bound: the two services on lcores of their own from the start (`--map 0,1 "
+              f"--balance off`) wait {fmt_us(sp)} ({', '.join(fmt_us(x) for x in e['sep_us'])}), "
+              f"so no balancer could be more than off / that = **{r40['off']['mean_us'] / sp:.1f}×** "
+              f"better than off here; the balancer's 'on' is {r40['on']['mean_us'] / sp:.2f}× it."]
+    L.append("")
     return L, g
 
 
@@ -626,13 +658,17 @@ def sec_e4(b, e, label):
     L = [f"**{label}**", "",
          "| | mean active service lcores | mean wait (median) | wait vs off | "
          "mean response (median) | response vs off | wait per run | CPU % per run | "
-         "actions per run |", "|---|---|---|---|---|---|---|---|---|"]
+         "stalls per run | without jobs that waited across a stall: wait, response (median) | "
+         "actions per run |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for m, name in E4_NAMES:
         x = st[m]
         L.append(f"| {name} | {x['active_median']:.2f} | {fmt_us(x['mean_us_median'])} | "
                  f"{100 * (x['mean_us_median'] / d0 - 1):+.0f} % | "
                  f"{fmt_us(x['resp_us_median'])} | {100 * (x['resp_us_median'] / r0 - 1):+.1f} % | "
                  f"{', '.join(fmt_us(y) for y in x['mean_us'])} | {' '.join(x['share'])} | "
+                 f"{','.join(map(str, x.get('stalls', [])))} | "
+                 f"{fmt_us(x.get('clean_us_median', float('nan')))}, "
+                 f"{fmt_us(x.get('clean_resp_us_median', float('nan')))} | "
                  + "; ".join(", ".join(y) or "none" for y in x["events"]) + " |")
     ok = {}
     for m in ("scale", "wait"):
@@ -789,9 +825,12 @@ def sd_reading(b, r, ok, okm):
         st = e["stats"]
         return (st["plain"][k + "_median"], st["force"][k + "_median"])
     L = []
-    for label, e, o in (("measured (SCHED_FIFO lcores)" if b.rt else "measured", r["e4"], ok),
-                        ("modeled", r["model"]["e4"], okm)):
-        (w0, w1), (r0, r1) = ab(e, "mean_us"), ab(e, "resp_us")
+    for label, e, keys in (("measured (SCHED_FIFO lcores)" if b.rt else "measured", r["e4"],
+                            ("mean_us", "resp_us")),
+                           ("measured, without the jobs that waited across a stall",
+                            r["e4"], ("clean_us", "clean_resp_us")),
+                           ("modeled", r["model"]["e4"], ("mean_us", "resp_us"))):
+        (w0, w1), (r0, r1) = ab(e, keys[0]), ab(e, keys[1])
         L.append(f"{label}: wait {fmt_us(w0)} → {fmt_us(w1)} ({100 * (w1 / w0 - 1):+.0f} %, "
                  f"{1e3 * (w1 - w0):+.0f} ns), response {fmt_us(r0)} → {fmt_us(r1)} "
                  f"({100 * (r1 / r0 - 1):+.1f} %)")
@@ -841,6 +880,7 @@ def report(b, a, r, la):
          f"Command: `{py_name()} bench/svc/run.py --build "
          f"{os.path.relpath(os.path.dirname(os.path.dirname(os.path.dirname(b.exe))), ROOT)} "
          f"--reps {a.reps}{f' --e3-reps {a.e3_reps}' if a.e3_reps else ''}"
+         f"{f' --e4-reps {a.e4_reps}' if a.e4_reps else ''}"
          f"{' --no-rt' if a.no_rt else ''}{' --tag ' + a.tag if a.tag else ''} --record` "
          f"(`{os.path.relpath(b.exe, ROOT)}`, commit {git_head()}; it holds `{a.lock}` "
          "around each experiment's measured runs and lets go between experiments). "
@@ -851,7 +891,8 @@ def report(b, a, r, la):
          "70 %, sustain 2 intervals, cooldown 20; "
          f"{a.e1_duration:g} s runs. "
          f"Medians of {a.reps} runs (seeds 1..{a.reps}) per point"
-         f"{f', {a.e3_reps} in exp. 3' if a.e3_reps else ''}; measured modes alternated. "
+         f"{f', {a.e3_reps} in exp. 3' if a.e3_reps else ''}"
+         f"{f', {a.e4_reps} in exp. 4' if a.e4_reps else ''}; measured modes alternated. "
          f"Started {r['started']} UTC. Earlier records: [svc-{DATE}.md](svc-{DATE}.md), "
          f"[svc-{DATE}b.md](svc-{DATE}b.md), [svc-{DATE}c.md](svc-{DATE}c.md) (normal "
          "threads, 3 s runs: its measured numbers are the noise this record removes).", ""]
@@ -1034,7 +1075,7 @@ def experiments(b, a):
     r = {"e1": one(e1, b, a.reps, a.e1_duration), "e2": one(e2, b, a.reps, a.e2_duration),
          "e3": one(e3, b, r3, a.e3_duration, E3_WORK),
          "e3eq": one(e3, b, r3, a.e3_duration, "10"),
-         "e4": one(e4, b, a.reps, a.e4_duration),
+         "e4": one(e4, b, a.e4_reps or a.reps, a.e4_duration),
          "e5": one(e5, b, a.reps, a.e5_duration), "tsc_hz": b.hz, "modeled": b.model}
     if b.model:
         r["bundle"] = bundle(b, a.e5_duration)
@@ -1096,6 +1137,8 @@ def main():
     ap.add_argument("--e5-duration", type=float, default=0.8)
     ap.add_argument("--e3-reps", type=int, default=0,
                     help="repetitions of experiment 3 (default --reps)")
+    ap.add_argument("--e4-reps", type=int, default=0,
+                    help="repetitions of experiment 4 (default --reps)")
     ap.add_argument("--no-rt", action="store_true",
                     help="measured runs with normal threads (default: svc-bench --rt)")
     ap.add_argument("--period-us", type=int, default=5000,
