@@ -594,6 +594,7 @@ wait_quiet(uint32_t id, unsigned int i)
 	if (s->no_active_check)
 		return 0;	/* DPDK never clears its flag (see top) */
 	end = rte_rdtsc() + G.migrate_timeout;
+	wait_init(&w);
 	while ((ret = rte_service_may_be_active(id)) != 0) {
 		if (ret < 0)
 			return ret;
