@@ -176,6 +176,7 @@ make_batch(struct hp_gen *g, struct rte_mempool *mp, struct hp_device *dev,
 		memset(md, 0, offsetof(struct hp_meta, res32));
 		md->flow_id = hp_flow_hash(&key);
 		hp_meta_payload(md, rte_pktmbuf_mtod(pkts[i], const uint8_t *), off, len);
+		hp_meta_seq_note(md);
 	}
 	for (k = 0; k < task; k++)
 		for (i = 0; i < n; i += HP_BURST)

@@ -54,47 +54,56 @@ enum hp_status {
 };
 
 /* The metadata every stage reads and writes (mbuf private area, so
- * nothing is copied between stages). Two cache lines, grouped by who reads
- * them: the first holds everything the scheduler needs when a packet comes
- * back from a device (times, order, status), so that path touches one
- * line written on the device's core; the second holds what the tasks
- * read (flow, data region) and their results. The scheduler clears the
- * first line at rx and writes the flow and data fields of the second. */
+ * nothing is copied between stages). Two cache lines, split by which core
+ * writes them. Line 0 belongs to the scheduler and the generator (arrival,
+ * deadline, order, type): no device reads or writes it, so it never
+ * leaves their core. Line 1 is the device's: what its tasks read (flow,
+ * data region, whether the sequence is unique) and everything a device
+ * writes (step, status, times, results). A packet's metadata then crosses
+ * between cores as one line each way instead of two (on the 2-vCPU VM
+ * the difference was below its noise, bench/results/pipeline-2026-11-22d.md;
+ * the count matters more where cores are farther apart). The one
+ * exception: a batching device reads t_deadline (line 0) to decide when
+ * to flush. */
 struct hp_meta {
-	/* line 0: scheduler, completion path */
+	/* line 0: scheduler and generator */
 	uint64_t t_rx;        /* TSC at scheduler rx */
 	uint64_t t_deadline;  /* TSC by which it must leave; 0 = none */
 	uint64_t t_sched;     /* TSC when handed to a device queue */
-	uint64_t t_work;      /* TSC when the device started the chain */
-	uint64_t t_done;      /* TSC when the device finished the chain */
 	uint64_t sched_tag;   /* the scheduling policy's note on this packet
 			       * (qlearn: its state-action per decision) */
 	uint32_t flow_seq;    /* per-flow sequence assigned at rx */
 	uint16_t flow_slot;   /* index of the flow in the scheduler's table,
 			       * HP_FLOW_UNTRACKED when the table was full */
-	uint16_t task_err;    /* task-specific error code */
+	uint16_t l4_off;      /* offset of the L4 payload in the frame */
 	uint8_t type;         /* packet type (1-based index into the type table) */
 	uint8_t flags;        /* HP_MF_* */
 	uint8_t app;          /* app index */
+	uint8_t res8;
+	uint16_t gen_len;     /* frame length as the generator built it (a
+			       * recycled frame must still have it; the
+			       * scheduler's clear of line 0 stops before it) */
+	/* line 1: the device's (classify writes the part up to res32) */
+	uint64_t flow_id __rte_cache_aligned; /* hash of the 5-tuple */
+	uint64_t t_work;      /* TSC when the device started the chain */
+	uint64_t t_done;      /* TSC when the last task so far ended */
+	uint32_t hdr_seq;     /* sequence from hp_app_hdr (or flow_seq) */
+	uint16_t data_off;    /* offset of the task data region */
+	uint16_t data_len;    /* length of the task data region */
+	uint16_t task_err;    /* task-specific error code */
 	uint8_t step;         /* next task in the chain */
 	uint8_t device;       /* device (worker) index that ran the chain */
 	uint8_t status;       /* enum hp_status */
-	/* line 1: tasks */
-	uint64_t flow_id __rte_cache_aligned; /* hash of the 5-tuple */
-	uint64_t t_step;      /* TSC when the last task so far ended (overhead 2) */
-	uint32_t hdr_seq;     /* sequence from hp_app_hdr (or flow_seq) */
-	uint16_t l4_off;      /* offset of the L4 payload in the frame */
-	uint16_t data_off;    /* offset of the task data region */
-	uint16_t data_len;    /* length of the task data region */
-	uint32_t res32;       /* task result: e.g. DPI match count */
+	uint8_t seq_ok;       /* hdr_seq is unique in the flow (hp_meta_seq_note) */
+	uint32_t res32 __rte_aligned(4); /* task result: e.g. DPI match count */
 	uint32_t res32b;      /* task result: e.g. DPI first match id */
 	uint8_t digest[16];   /* task result: e.g. MD5 */
-	uint16_t gen_len;     /* frame length as the generator built it (a
-			       * recycled frame must still have it) */
 };
 
-/* What the scheduler clears at rx: the first line. */
-#define HP_META_LINE0 offsetof(struct hp_meta, flow_id)
+/* What the scheduler clears at rx: line 0 up to gen_len. */
+#define HP_META_SCHED_CLEAR offsetof(struct hp_meta, gen_len)
+/* Line 1's part that classify() writes (the rest are task results). */
+#define HP_META_DEV_CLEAR (offsetof(struct hp_meta, res32) - offsetof(struct hp_meta, flow_id))
 
 /* flow_slot of a packet whose flow found no room in the scheduler's flow
  * table: it has no per-flow state, so flow_seq is 0 for every packet of
@@ -108,11 +117,20 @@ struct hp_meta {
 #define HP_MF_HPHDR    0x04 /* carries an hp_app_hdr */
 #define HP_MF_TCP      0x08
 
-/* Whether hdr_seq is unique within the packet's flow (see above). */
+/* Notes in line 1 whether hdr_seq is unique within the packet's flow (see
+ * above), from flags and flow_slot in line 0: set once flow_slot and the
+ * hp header are known, so that tasks read only line 1. */
+static inline void
+hp_meta_seq_note(struct hp_meta *md)
+{
+	md->seq_ok = (md->flags & HP_MF_HPHDR) || md->flow_slot != HP_FLOW_UNTRACKED;
+}
+
+/* Whether hdr_seq is unique within the packet's flow. */
 static inline int
 hp_meta_seq_unique(const struct hp_meta *md)
 {
-	return (md->flags & HP_MF_HPHDR) || md->flow_slot != HP_FLOW_UNTRACKED;
+	return md->seq_ok;
 }
 
 /* The metadata lives in the mbuf private area, not in a dynamic field:
@@ -130,10 +148,9 @@ hp_meta(struct rte_mbuf *m)
 }
 
 /* Prefetches a packet's metadata (two cache lines after the mbuf) for
- * writing (prefetchw): the scheduler's classify() rewrites line 0 and
- * writes line 1, a device writes both (stage timestamps, step, device),
- * and each line was last written on another core. A read prefetch brings
- * it shared, and the first store then costs a second cross-core
+ * writing (prefetchw), where the scheduler's classify() rewrites both:
+ * line 1 was last written on a device's core, and a read prefetch would
+ * bring it shared, so that the first store costs a second cross-core
  * transaction. DPDK 22.11's rte_prefetch0_write is still experimental
  * API, hence the builtin. */
 static inline void
@@ -143,6 +160,13 @@ hp_prefetch_meta(struct rte_mbuf *m)
 
 	__builtin_prefetch(md, 1, 3);
 	__builtin_prefetch(md + RTE_CACHE_LINE_SIZE, 1, 3);
+}
+
+/* The same for a device: only line 1, the one it reads and writes. */
+static inline void
+hp_prefetch_meta_dev(struct rte_mbuf *m)
+{
+	__builtin_prefetch((const uint8_t *)hp_meta(m) + RTE_CACHE_LINE_SIZE, 1, 3);
 }
 
 /* Creates a packet pool whose mbufs carry an hp_meta. */

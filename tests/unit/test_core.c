@@ -565,6 +565,7 @@ test_aes_ctr_task(void **state)
 		md->data_off = off + 16;
 		md->data_len = len - 16;
 		md->hdr_seq = rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(m, struct hp_app_hdr *, off)->seq);
+		hp_meta_seq_note(md); /* flow_slot 0: a tracked flow */
 		memcpy(plain, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), md->data_len);
 		assert_int_equal(ops->process(&ctx, &m, 1), 1);
 		assert_int_equal(md->status, HP_ST_OK);

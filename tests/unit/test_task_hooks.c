@@ -161,6 +161,7 @@ gen_packet(struct hp_gen *g)
 	memset(md, 0, sizeof(*md));
 	md->flow_id = hp_flow_hash(&k);
 	md->flags = HP_MF_HPHDR;
+	hp_meta_seq_note(md);
 	md->data_off = off + sizeof(struct hp_app_hdr);
 	md->data_len = len - sizeof(struct hp_app_hdr);
 	md->hdr_seq = rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(m, struct hp_app_hdr *,
@@ -285,6 +286,7 @@ test_no_unique_seq(void **state)
 			md->data_off -= sizeof(struct hp_app_hdr);
 			md->data_len += sizeof(struct hp_app_hdr);
 			md->flow_slot = i == 0 ? HP_FLOW_UNTRACKED : 3;
+			hp_meta_seq_note(md);
 			l = md->data_len;
 			memcpy(before, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), l);
 			assert_int_equal(ctx.ops->process(&ctx, &m, 1), 1);
