@@ -586,14 +586,26 @@ sched_start(struct run *r)
  * inlining classify() and the row code into it (two callers each), which
  * costs a call per packet; this way the lcore loop pays one call per
  * pass (~2 ns), and classify stays inlined as before the split. */
-/* How far ahead of classify() the rx path prefetches a packet's header
- * and metadata lines. All of a burst's header prefetches at once first
- * load every mbuf's first line to find the header (a miss each, all
- * waiting together); RX_PF ahead, those lines have landed. Null task,
- * A/B in one run: 169 -> 144 cycles a packet on the scheduler, way in
- * 99 -> 74 (2 and 4 alike, 8 a little worse;
- * bench/results/pipeline-2026-11-22d.md). */
-#define RX_PF 4u
+/* How many packets ahead of their turn the scheduler prefetches a
+ * packet's lines, on both ways (the l3fwd pattern). On the way in, all of
+ * a burst's header prefetches at once first load every mbuf's first line
+ * to find the header (a miss each, all waiting together); PF_AHEAD
+ * ahead, those lines have landed. On the way back, 3 lines a packet for
+ * a whole burst at once outrun the core's line fill buffers and stall
+ * the prefetching loop. Null task, A/B in one run
+ * (bench/results/pipeline-2026-11-22d.md): way in 99 -> 74 cycles a
+ * packet, way back 71 -> 62; 2 and 4 alike, 8 a little worse. */
+#define PF_AHEAD 4u
+static inline void
+prefetch_back(struct rte_mbuf *m)
+{
+	const uint8_t *md = (const uint8_t *)hp_meta(m);
+
+	rte_prefetch0(m); /* pkt_len */
+	rte_prefetch0(md);
+	rte_prefetch0(md + RTE_CACHE_LINE_SIZE);
+}
+
 static __rte_noinline int
 sched_pass(struct run *r)
 {
@@ -623,17 +635,15 @@ sched_pass(struct run *r)
 		/* The device wrote metadata line 1 on its core: fetch the
 		 * burst's lines together, not one serial miss each; line 0
 		 * (arrival, order) is this core's own. */
-		for (i = 0; i < n; i++) {
-			const uint8_t *md = (const uint8_t *)hp_meta(buf[i]);
-
-			rte_prefetch0(buf[i]); /* pkt_len */
-			rte_prefetch0(md);
-			rte_prefetch0(md + RTE_CACHE_LINE_SIZE);
-		}
+		for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++)
+			prefetch_back(buf[i]);
 		now = rte_rdtsc();
 		for (i = 0; i < n; i++) {
 			struct hp_meta *md = hp_meta(buf[i]);
 			unsigned int k;
+
+			if (i + PF_AHEAD < n)
+				prefetch_back(buf[i + PF_AHEAD]);
 
 			if (task_back(r, sc, buf[i], w, now))
 				continue; /* back for its next task */
@@ -683,22 +693,22 @@ sched_pass(struct run *r)
 		if (n > 0) {
 			t_in = now;
 			/* The mbufs' first lines (addresses known, no load),
-			 * then, RX_PF packets ahead of classify(), the header
+			 * then, PF_AHEAD packets ahead of classify(), the header
 			 * line (its address is in the mbuf line, which has
 			 * landed by then) and the metadata classify() writes
 			 * (for writing: hp_prefetch_meta). */
 			for (i = 0; i < n; i++)
 				rte_prefetch0(buf[i]);
-			for (i = 0; i < RTE_MIN(n, RX_PF); i++) {
+			for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++) {
 				rte_prefetch0(rte_pktmbuf_mtod(buf[i], void *));
 				hp_prefetch_meta(buf[i]);
 			}
 			sc->rx += n;
 			work += n;
 			for (i = 0; i < n; i++) {
-				if (i + RX_PF < n) {
-					rte_prefetch0(rte_pktmbuf_mtod(buf[i + RX_PF], void *));
-					hp_prefetch_meta(buf[i + RX_PF]);
+				if (i + PF_AHEAD < n) {
+					rte_prefetch0(rte_pktmbuf_mtod(buf[i + PF_AHEAD], void *));
+					hp_prefetch_meta(buf[i + PF_AHEAD]);
 				}
 				if (classify(r, sc, buf[i], now) == 0)
 					sc->pend[sc->pend_n++] = buf[i];
