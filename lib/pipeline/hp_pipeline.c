@@ -692,12 +692,13 @@ sched_pass(struct run *r)
 			sc->rx_closed = true;
 		if (n > 0) {
 			t_in = now;
-			/* The mbufs' first lines (addresses known, no load),
-			 * then, PF_AHEAD packets ahead of classify(), the header
-			 * line (its address is in the mbuf line, which has
-			 * landed by then) and the metadata classify() writes
-			 * (for writing: hp_prefetch_meta). */
-			for (i = 0; i < n; i++)
+			/* Two stages ahead of classify(): the mbuf's first
+			 * line 2 x PF_AHEAD packets ahead (address known, no
+			 * load), then PF_AHEAD ahead the header line (its
+			 * address is in that mbuf line, which has landed) and
+			 * the metadata classify() writes (for writing:
+			 * hp_prefetch_meta). */
+			for (i = 0; i < RTE_MIN(n, 2 * PF_AHEAD); i++)
 				rte_prefetch0(buf[i]);
 			for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++) {
 				rte_prefetch0(rte_pktmbuf_mtod(buf[i], void *));
@@ -706,6 +707,8 @@ sched_pass(struct run *r)
 			sc->rx += n;
 			work += n;
 			for (i = 0; i < n; i++) {
+				if (i + 2 * PF_AHEAD < n)
+					rte_prefetch0(buf[i + 2 * PF_AHEAD]);
 				if (i + PF_AHEAD < n) {
 					rte_prefetch0(rte_pktmbuf_mtod(buf[i + PF_AHEAD], void *));
 					hp_prefetch_meta(buf[i + PF_AHEAD]);
