@@ -19,7 +19,10 @@
    scheduler and the generator share the other CPU and may limit (1); (2)
    is the framework's cost where the task runs.
 3. Dispatch cost with the null task: the same for the scheduler lcore, at
-   the highest rate the run reaches.
+   the highest rate the run reaches; dispatch is the way in (rx poll,
+   classify, policy, ring to the device), reported beside the lcore's
+   whole cost, which also carries the way back (completions, reorder,
+   latency metrics, tx).
 The timed threads (the bare loop; hplane's lcores) run SCHED_FIFO so other
 tenants of a shared machine do not take their CPUs (bench/rtrun.py;
 --no-rt to not); hplane's lcores that share a CPU yield when idle.
@@ -156,8 +159,8 @@ def main():
         f"| bare loop, cycles/packet of its CPU time | {med['bare_cyc']:,.0f} | {cells('bare_cyc')} |",
         f"| worker thread, cycles/packet of its CPU time | {med['work_cyc']:,.0f} | {cells('work_cyc')} |",
         f"| **bare / worker cycles**: the pipeline on the worker's core | **{med['bare_cyc'] / med['work_cyc'] if med['work_cyc'] else 0:.3f}** | |",
-        f"| scheduler lcore, null task: cycles/packet of its CPU time while busy (goal <= 100) | {med['disp']:.0f} | {cells('disp')} |",
-        f"| ... of it the way in: rx poll, classify, policy, rings to the worker (trace sched_in_pct) | {med['disp_in']:.0f} | {cells('disp_in')} |",
+        f"| scheduler lcore, null task: cycles/packet of its CPU time while busy, way in and way back | {med['disp']:.0f} | {cells('disp')} |",
+        f"| ... of it the way in = **dispatch**: rx poll, classify, policy, rings to the worker (trace sched_in_pct; goal <= 100) | **{med['disp_in']:.0f}** | {cells('disp_in')} |",
         f"| ... of it the way back: completions, reorder, latency metrics, tx | {med['disp'] - med['disp_in']:.0f} | |",
         f"| ... the same over the whole run (summary.json sched_cycles_per_packet) | {med['disp_sum']:.0f} | {cells('disp_sum')} |",
         f"| ... at this rate (pps delivered) | {med['disp_pps']:,.0f} | {cells('disp_pps')} |",
