@@ -330,9 +330,10 @@ hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 		 * reaches packet i's lines after packets 0..i-1's work,
 		 * when the prefetches above have landed; a loop over the
 		 * metadata first waits for every line written on the
-		 * scheduler's core (the chain's metadata loops were ~50
-		 * cycles a packet, bench/results/pipeline-2026-11-22b.md;
-		 * this path's gain is below what this VM resolves, d). */
+		 * scheduler's core. A/B, AES-CTR worker: 545 -> 517
+		 * cycles a packet, lower in 5 of 6 paired rounds
+		 * (bench/results/pipeline-2026-11-22d.md, addendum). The
+		 * general path must read each packet's step first. */
 		dev->ctx[0].ops->process(&dev->ctx[0], pkts, n);
 		t1 = rte_rdtsc();
 		for (i = 0; i < n; i++) {
