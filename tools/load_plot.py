@@ -30,9 +30,13 @@ the crossing is also given against tvd_lo, and against the median
 delivered rate of the saturated steps (sat_delivered: in steady state
 drops begin where the offered load exceeds it; a step's drops come only
 once the rings are full, so tvd is late by up to a step or two with a
-large ring). An estimator that follows tvp / tvd exactly reads 95 % at
+large ring). The steady-state onset is the first step from which every
+step drops or leaves >= 0.5 % of its offered load unserved (the drops a
+ring defers). An estimator that follows tvp / tvd exactly reads 95 % at
 0.95 tvd, i.e. -5 % of tvd: the issue's "within 5 % of the onset" has
-no margin left for it.
+no margin left for it; the predicted onset, crossing / 0.95, is the same
+measurement without that offset (0 for an exact estimator), given against
+tvd and the steady-state onset.
 
 usage: load_plot.py ramp.csv [-o ramp.png] [--unit core1|cpu0|...]
                     [--capacity cpu|delivered|onset] [--json F]
@@ -78,6 +82,22 @@ def onset(rows, ratio):
     return None
 
 
+def onset_ss(rows, ratio, unserved=0.005):
+    """Index of the first step from which every step either drops >= ratio
+    or delivers at least `unserved` (0.5 %) less than was offered to it: the
+    steady-state onset. A step just above the capacity fills the rings
+    before it drops (a 2048-entry ring takes 2048 / (0.01 x 28 kpps) = 7 s
+    at 1 % over), so with holds of a few seconds tvd comes a step or two
+    late; the packets it did not serve are those drops, deferred."""
+    def over(r):
+        off = r["offered_pps"]
+        return r["drop_ratio"] >= ratio or (off > 0 and (off - r["delivered_pps"]) / off >= unserved)
+    for i in range(len(rows)):
+        if all(over(r) for r in rows[i:]):
+            return i
+    return None
+
+
 def crossing(rows, key, level=0.95):
     """Offered rate where rows[key] first reaches level (linear between
     steps); None if it never does."""
@@ -115,7 +135,7 @@ def avail(r, unit):
     return 1 - w if isinstance(w, float) and 0 <= w < 1 else 1.0
 
 
-def score(rows, unit, tvd, cap, tvd_lo=None, sat_dl=None):
+def score(rows, unit, tvd, cap, tvd_lo=None, sat_dl=None, ss=None):
     out = {}
     for key, label in EST:
         col = f"{unit}_{key}"
@@ -139,6 +159,11 @@ def score(rows, unit, tvd, cap, tvd_lo=None, sat_dl=None):
             # against the last step that did not drop continuously
             "cross95_vs_onset_lo": (x - tvd_lo) / tvd_lo if x is not None and tvd_lo else None,
             "cross95_vs_sat_delivered": (x - sat_dl) / sat_dl if x is not None and sat_dl else None,
+            "cross95_vs_onset_ss": (x - ss) / ss if x is not None and ss else None,
+            # the onset the estimator predicts, if it is linear and reads
+            # 100 % where the loop saturates (an exact estimator: 0)
+            "pred_onset_vs_onset": (x / 0.95 - tvd) / tvd if x is not None else None,
+            "pred_onset_vs_onset_ss": (x / 0.95 - ss) / ss if x is not None and ss else None,
         }
     return out
 
@@ -183,24 +208,34 @@ def main():
         cap, how = capacity(rows, on, unit, a.capacity)
         res["capacity_pps"], res["capacity_method"] = cap, how
         res["sat_delivered_pps"] = statistics.median(r["delivered_pps"] for r in rows[on:])
-        res["scores"] = score(rows, unit, tvd, cap, res["onset_lo_pps"], res["sat_delivered_pps"])
+        ss = onset_ss(rows, a.drop_ratio)
+        res["onset_ss_pps"] = rows[ss]["offered_pps"] if ss is not None else None
+        res["onset_ss_step"] = int(rows[ss]["step"]) if ss is not None else None
+        res["scores"] = score(rows, unit, tvd, cap, res["onset_lo_pps"], res["sat_delivered_pps"],
+                              res["onset_ss_pps"])
     print(f"unit {unit}; drop onset: " +
           (f"{tvd / 1e6:.4f} Mpps (step {res['onset_step']})" if tvd else "none (no step drops continuously)")
           + (f", the step before it {res['onset_lo_pps'] / 1e6:.4f} Mpps" if res["onset_lo_pps"] else ""))
     if cap:
         print(f"  capacity {cap / 1e6:.4f} Mpps ({how}); delivered when saturated "
-              f"{res['sat_delivered_pps'] / 1e6:.4f} Mpps")
+              f"{res['sat_delivered_pps'] / 1e6:.4f} Mpps; steady-state onset "
+              + (f"{res['onset_ss_pps'] / 1e6:.4f} Mpps (step {res['onset_ss_step']})"
+                 if res["onset_ss_pps"] else "none"))
     if tvd is not None:
         print(f"  {'estimator':22s} {'MAE 10-90 %':>12s} {'(CPU had)':>10s} {'(tvp/tvd)':>10s} "
-              f"{'95 % at':>12s} {'vs onset':>9s} {'vs step before':>14s} {'vs delivered':>12s}")
+              f"{'95 % at':>12s} {'vs onset':>9s} {'vs step before':>14s} {'vs delivered':>12s} "
+              f"{'vs ss onset':>11s} {'predicted onset vs onset / ss':>29s}")
         for key, s in res["scores"].items():
             mae, mav, mon = (f"{s[k]:.1f} pts" if s[k] is not None else "n/a"
                              for k in ("mae_points", "mae_avail_points", "mae_onset_points"))
             x = f"{s['cross95_pps'] / 1e6:.4f} M" if s["cross95_pps"] else "never"
             d = f"{100 * s['cross95_vs_onset']:+.1f} %" if s["cross95_vs_onset"] is not None else ""
-            dl, dd = (f"{100 * s[k]:+.1f} %" if s[k] is not None else ""
-                      for k in ("cross95_vs_onset_lo", "cross95_vs_sat_delivered"))
-            print(f"  {s['label']:22s} {mae:>12s} {mav:>10s} {mon:>10s} {x:>12s} {d:>9s} {dl:>14s} {dd:>12s}")
+            dl, dd, dss, po, pss = (f"{100 * s[k]:+.1f} %" if s[k] is not None else ""
+                                    for k in ("cross95_vs_onset_lo", "cross95_vs_sat_delivered",
+                                              "cross95_vs_onset_ss", "pred_onset_vs_onset",
+                                              "pred_onset_vs_onset_ss"))
+            print(f"  {s['label']:22s} {mae:>12s} {mav:>10s} {mon:>10s} {x:>12s} {d:>9s} {dl:>14s} {dd:>12s} "
+                  f"{dss:>11s} {po + ' / ' + pss:>29s}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)

@@ -51,7 +51,7 @@ usage(FILE *o)
 "usage: hplane run  [options] [-- EAL arguments]\n"
 "       hplane gen  --pcap FILE [--count N] [--imix-sizes ..] [--imix-shares ..] [--seed N]\n"
 "       hplane list\n"
-"       hplane ramp --from A --to B --step S [--hold T] [run options]\n"
+"       hplane ramp --from A --to B --step S [--fine-from F --fine-step s] [--hold T] [run options]\n"
 "       hplane train --qtable FILE [run options]     (qlearn: random actions, writes FILE)\n"
 "       hplane profile --out FILE [--batches LIST] [--reps N] [run options]\n"
 "       hplane compare [--help for its options]      (docs/scheduling.md)\n"
@@ -129,6 +129,8 @@ usage(FILE *o)
 "ramp options (the linearity experiment, docs/load.md; writes OUT/ramp.csv, ramp.png):\n"
 "  --from A --to B --step S   offered load per step: fractions of the measured\n"
 "                        capacity (0.1 or 0.1x) or rates (50k, 1.2M)\n"
+"  --fine-from F --fine-step s   steps s apart from F on (same units): the\n"
+"                        drop onset and the 95 %% crossing are known to a step\n"
 "  --hold T              seconds per step, the first one left out [5]\n"
 "                        (--ring-size, --burst and --mbufs vary the set-up)\n"
 "  -h, --help            this text\n"
@@ -229,7 +231,7 @@ enum {
 	O_PKTS, O_CAP, O_CALIB, O_OUT, O_SIZES, O_SHARES, O_TYPES, O_DEADLINE,
 	O_FLOWS, O_MAXFLOWS, O_WIN, O_BURST, O_RING, O_MBUFS, O_VERIFY, O_KEY,
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
-	O_FROM, O_TO, O_STEP, O_HOLD, O_LOADIV,
+	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
 	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE,
 };
@@ -269,6 +271,8 @@ static const struct option longopts[] = {
 	{ "from", required_argument, NULL, O_FROM },
 	{ "to", required_argument, NULL, O_TO },
 	{ "step", required_argument, NULL, O_STEP },
+	{ "fine-from", required_argument, NULL, O_FINE_FROM },
+	{ "fine-step", required_argument, NULL, O_FINE_STEP },
 	{ "hold", required_argument, NULL, O_HOLD },
 	{ "load-interval", required_argument, NULL, O_LOADIV },
 	{ "granularity", required_argument, NULL, O_GRAN },
@@ -399,6 +403,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_FROM: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.from); break;
 		case O_TO: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.to); break;
 		case O_STEP: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.step); break;
+		case O_FINE_FROM: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.fine_from); break;
+		case O_FINE_STEP: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.fine_step); break;
 		case O_HOLD: bad = parse_double(a, &c->ramp.hold_s); break;
 		case O_LOADIV: bad = parse_double(a, &cfg->load_interval_s) ||
 				     cfg->load_interval_s < HP_LOAD_INTERVAL_MIN ||
@@ -848,12 +854,16 @@ main(int argc, char **argv)
 		ret = validate(&c); /* creates the output directory */
 		if (ret)
 			return ret;
-		if (hp_ramp_prepare(&c.ramp, &c.cfg, err, sizeof(err)) < 0)
+		if (hp_ramp_prepare(&c.ramp, &c.cfg, err, sizeof(err)) < 0) {
+			hp_ramp_free(&c.ramp);
 			return fail(EXIT_USAGE, "%s", err);
+		}
 	}
 	ret = validate(&c);
-	if (ret)
+	if (ret) {
+		hp_ramp_free(&c.ramp);
 		return ret;
+	}
 	if (!strcmp(c.idle, "sleep"))
 		c.cfg.idle_yield = HP_IDLE_SLEEP;
 	else if (!strcmp(c.idle, "yield"))
@@ -876,8 +886,10 @@ main(int argc, char **argv)
 	}
 	eargv[eargc] = NULL;
 	ret = rte_eal_init(eargc, eargv);
-	if (ret < 0)
+	if (ret < 0) {
+		hp_ramp_free(&c.ramp);
 		return fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
+	}
 	if (c.cfg.idle_yield < 0)
 		c.cfg.idle_yield = 0;
 	if (!strcmp(cmd, "profile")) {
@@ -890,6 +902,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		rte_eal_cleanup();
 		free(res.rows);
+		hp_ramp_free(&c.ramp);
 		return fail(ret == -EINVAL || ret == -ENODEV || ret == -ENOTSUP ? EXIT_USAGE : 1, "%s", err);
 	}
 	hp_print_summary(&c.cfg, &res);
@@ -907,6 +920,7 @@ main(int argc, char **argv)
 			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
 			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
 	free(res.rows);
+	hp_ramp_free(&c.ramp);
 	rte_eal_cleanup();
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hplane ramp (see ramp.h): a rate profile of equal steps run by hp_run,
+ * hplane ramp (see ramp.h): a rate profile of steps run by hp_run (finer
+ * ones from --fine-from on),
  * then the per-second trace rows merged step by step. Rows are merged
  * exactly for (a) and (b) (raw counter deltas) and time-weighted for (c);
  * the first settle_s of each step and rows that straddle two steps are
@@ -33,6 +34,13 @@ hp_ramp_defaults(struct hp_ramp *rp)
 	rp->settle_s = 1;
 }
 
+void
+hp_ramp_free(struct hp_ramp *rp)
+{
+	free(rp->target);
+	rp->target = NULL;
+}
+
 int
 hp_ramp_rate(struct hp_ramp *rp, const char *s, double *v)
 {
@@ -64,6 +72,7 @@ int
 hp_ramp_prepare(struct hp_ramp *rp, struct hp_run_cfg *cfg, char *err,
 		size_t errlen)
 {
+	double n_coarse, n_fine = 0;
 	unsigned int j;
 	FILE *f;
 
@@ -80,12 +89,39 @@ hp_ramp_prepare(struct hp_ramp *rp, struct hp_run_cfg *cfg, char *err,
 		snprintf(err, errlen, "ramp --hold must be 2..600 s (the first second of each step is left out)");
 		return -EINVAL;
 	}
-	rp->n_steps = (unsigned int)floor((rp->to - rp->from) / rp->step + 1e-9) + 1;
-	if (rp->n_steps > RAMP_MAX_STEPS || rp->n_steps * rp->hold_s > 3600) {
-		snprintf(err, errlen, "ramp has %u steps of %.0f s: at most %d steps and 3600 s",
-			 rp->n_steps, rp->hold_s, RAMP_MAX_STEPS);
+	if (rp->fine_from != 0 &&
+	    (!(rp->fine_from > rp->from && rp->fine_from <= rp->to) || !(rp->fine_step > 0))) {
+		snprintf(err, errlen, "ramp --fine-from F needs --fine-step S > 0 and A < F <= B, in the units of --from");
 		return -EINVAL;
 	}
+	if (rp->fine_from == 0 && rp->fine_step != 0) {
+		snprintf(err, errlen, "ramp --fine-step needs --fine-from");
+		return -EINVAL;
+	}
+	/* coarse steps below fine_from, fine ones from it to `to`; counted
+	 * in double first, so a tiny step is refused, not overflowed */
+	if (rp->fine_from != 0) {
+		n_coarse = ceil((rp->fine_from - rp->from) / rp->step - 1e-9);
+		n_fine = floor((rp->to - rp->fine_from) / rp->fine_step + 1e-9) + 1;
+	} else {
+		n_coarse = floor((rp->to - rp->from) / rp->step + 1e-9) + 1;
+	}
+	if (n_coarse + n_fine > RAMP_MAX_STEPS ||
+	    (n_coarse + n_fine) * rp->hold_s > 3600) {
+		snprintf(err, errlen, "ramp has %.4g steps of %.0f s: at most %d steps and 3600 s",
+			 n_coarse + n_fine, rp->hold_s, RAMP_MAX_STEPS);
+		return -EINVAL;
+	}
+	rp->n_steps = (unsigned int)(n_coarse + n_fine);
+	free(rp->target);
+	rp->target = calloc(rp->n_steps, sizeof(*rp->target));
+	if (rp->target == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (j = 0; j < rp->n_steps; j++)
+		rp->target[j] = j < (unsigned int)n_coarse ? rp->from + j * rp->step :
+			rp->fine_from + (j - (unsigned int)n_coarse) * rp->fine_step;
 	snprintf(rp->profile, sizeof(rp->profile), "%s/ramp_profile.txt", cfg->out_dir);
 	f = fopen(rp->profile, "w");
 	if (f == NULL) {
@@ -94,7 +130,7 @@ hp_ramp_prepare(struct hp_ramp *rp, struct hp_run_cfg *cfg, char *err,
 	}
 	fprintf(f, "# hplane ramp: <seconds> <rate>, one line a step\n");
 	for (j = 0; j < rp->n_steps; j++) {
-		double rate = rp->from + j * rp->step;
+		double rate = rp->target[j];
 
 		if (rp->abs)
 			fprintf(f, "%.3f %.1f\n", j * rp->hold_s, rate);
@@ -252,7 +288,7 @@ hp_ramp_report(const struct hp_ramp *rp, const struct hp_run_cfg *cfg,
 	printf("\n");
 	for (j = 0; j < rp->n_steps; j++) {
 		struct step *st = &steps[j];
-		double target = rp->from + j * rp->step;
+		double target = rp->target[j];
 		double off = st->t_s > 0 ? st->offered / st->t_s : 0;
 		double del = st->t_s > 0 ? st->delivered / st->t_s : 0;
 		double ratio = st->offered > 0 ? (double)st->drops / st->offered : 0;

@@ -5,7 +5,8 @@
 1. Linearity experiment (Rydén & Näslund §4.4): `hplane ramp` of app ran
    (LDPC with flips=60, then AES-CTR: its worker, alone on CPU 1, is the
    bottleneck by far; the scheduler and traffic lcores share CPU 0; --app
-   vpn adds the vpn ramp), steps of 2.5 % of capacity, a 2048-entry worker
+   vpn adds the vpn ramp), steps of 2.5 % of capacity and of 1 % from 0.85
+   of it on (--fine-from, --fine-step), a 2048-entry worker
    ring (--ring: a 50 ms real-time throttling stop at the worker's
    capacity leaves ~1500 packets, which a 1024-entry ring cannot hold; a
    larger one delays the observed onset by its fill time) and a
@@ -15,7 +16,10 @@
    absolute error against tvp / tvd (eq. 4.4) and against offered /
    capacity measured without any estimator, over 10..90 %, and the
    offered load where it first reads 95 % against the drop onset (and
-   against the step before it, and the rate delivered when saturated).
+   against the step before it, the rate delivered when saturated and the
+   steady-state onset: the first step from which every step drops or
+   leaves >= 0.5 % of its offered load unserved), and the onset that
+   crossing predicts (crossing / 0.95: 0 for an exact estimator).
 2. Sensitivity (thesis Table 4.1 / appendix): the ran ramp, coarser, with
    other ring sizes, burst sizes and mbuf counts.
 3. Synthetic accuracy on real lcores (bench/load/synth.c): a task spinning
@@ -57,7 +61,7 @@ import cost  # noqa: E402  (bench/load/cost.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATE = "2026-11-22"  # the results file name the project records under
-TAG = "e"            # this session's fifth record of the day (or the next free one)
+TAG = "f"            # this session's record of the day (or the next free one)
 # the plot needs matplotlib: the project's venv has it (scripts/setup.sh)
 PY = os.path.join(ROOT, ".venv/bin/python")
 PY = PY if os.path.exists(PY) else sys.executable
@@ -188,12 +192,14 @@ def median_ramp(outs, dest):
 HEAD_SCORES = ("| estimator | MAE vs tvp/tvd, 10–90 % (eq. 4.4, tvd = the onset; the issue's line) | "
                "MAE vs offered/capacity per CPU-second | MAE vs the load on the CPU time it had | "
                "reads 95 % at (Mpps) | vs drop onset (the goal) | vs the step before the onset | "
-               "vs delivered when saturated |")
+               "vs delivered when saturated | vs the steady-state onset | "
+               "predicted onset (95 % crossing / 0.95) vs onset / vs steady-state onset |")
+HEAD_RULE = "|---|---|---|---|---|---|---|---|---|---|"
 
 
 def score_rows(s):
     if "scores" not in s:
-        return ["| (no drop onset: the ramp never dropped continuously) | | | | | | | |"]
+        return ["| (no drop onset: the ramp never dropped continuously) | | | | | | | | | |"]
     out = []
     for key in ("a_polls", "b_busy", "c_load"):
         v = s["scores"][key]
@@ -202,9 +208,12 @@ def score_rows(s):
         d = f"{100 * v['cross95_vs_onset']:+.1f} %" if v["cross95_vs_onset"] is not None else "—"
         on = f"{v['mae_onset_points']:.1f}" if v.get("mae_onset_points") is not None else "n/a"
         av = f"{v['mae_avail_points']:.1f}" if v.get("mae_avail_points") is not None else "n/a"
-        dl, dd = (f"{100 * v[k]:+.1f} %" if v.get(k) is not None else "—"
-                  for k in ("cross95_vs_onset_lo", "cross95_vs_sat_delivered"))
-        out.append(f"| {v['label']} | {on} | {mae} (over {v['steps']} steps) | {av} | {x} | {d} | {dl} | {dd} |")
+        dl, dd, dss, po, pss = (f"{100 * v[k]:+.1f} %" if v.get(k) is not None else "—"
+                                for k in ("cross95_vs_onset_lo", "cross95_vs_sat_delivered",
+                                          "cross95_vs_onset_ss", "pred_onset_vs_onset",
+                                          "pred_onset_vs_onset_ss"))
+        out.append(f"| {v['label']} | {on} | {mae} (over {v['steps']} steps) | {av} | {x} | {d} | {dl} | {dd} "
+                   f"| {dss} | {po} / {pss} |")
     return out
 
 
@@ -217,7 +226,7 @@ def ramp_section(title, s, png_name):
                if s["sporadic_drop_steps"] else "") + ".",
             "", (f"Capacity for the ideal line: {s['capacity_pps'] / 1e6:.4f} Mpps — "
                  f"{s['capacity_method']}." if s.get("capacity_pps") else ""), "",
-            HEAD_SCORES, "|---|---|---|---|---|---|---|---|"] + score_rows(s) + [
+            HEAD_SCORES, HEAD_RULE] + score_rows(s) + [
             "", f"Per step, the share of time the unit's thread ({s.get('unit')}: the worker, alone on "
             "its CPU) waited runnable for its CPU (kernel schedstat, `<unit>_os_wait`; the "
             "real-time throttling's 5 % once the worker is saturated): " +
@@ -240,6 +249,13 @@ def main():
     ap.add_argument("--hold", type=float, default=3)
     ap.add_argument("--step", type=float, default=0.025,
                     help="ran ramp step, fraction of capacity [0.025]")
+    ap.add_argument("--fine-from", type=float, default=0.85,
+                    help="ran ramp: finer steps from this fraction of capacity on [0.85; 0: none]")
+    ap.add_argument("--fine-step", type=float, default=0.01,
+                    help="ran ramp: the finer steps [0.01]: the onset and the 95 %% crossing are "
+                    "known to a step")
+    ap.add_argument("--to", type=float, default=1.25,
+                    help="ran ramp: last step, fraction of capacity [1.25]")
     ap.add_argument("--ring", type=int, default=2048,
                     help="ran ramp: the worker's ring size [2048: holds the ~1500 packets a 50 ms "
                     "real-time throttling stop leaves at capacity; 1024 overflows from ~0.75 of it]")
@@ -302,7 +318,9 @@ def main():
             # for scheduling it (CPU 0): the worker saturates first by far.
             args = ["--param", ran_param, "--idle", "sleep", "--calib", f"{a.calib:g}",
                     "--ring-size", str(a.ring), "--from", str(2 * a.step),
-                    "--to", "1.4", "--step", str(a.step), "--hold", f"{a.hold:g}"]
+                    "--to", f"{a.to:g}", "--step", str(a.step), "--hold", f"{a.hold:g}"]
+            if a.fine_from > 0:
+                args += ["--fine-from", f"{a.fine_from:g}", "--fine-step", f"{a.fine_step:g}"]
             n = a.ramps
         else:
             args = ["--idle", "sleep", "--from", "0.05M", "--to", "0.6M", "--step", "0.05M",
@@ -323,6 +341,8 @@ def main():
             cols = [("c_load", "mae_onset_points", "pts"), ("c_load", "mae_points", "pts"),
                     ("c_load", "mae_avail_points", "pts"), ("c_load", "cross95_vs_onset", "%"),
                     ("c_load", "cross95_vs_onset_lo", "%"), ("c_load", "cross95_vs_sat_delivered", "%"),
+                    ("c_load", "cross95_vs_onset_ss", "%"), ("c_load", "pred_onset_vs_onset", "%"),
+                    ("c_load", "pred_onset_vs_onset_ss", "%"),
                     ("b_busy", "mae_onset_points", "pts"), ("b_busy", "cross95_vs_onset", "%"),
                     ("a_polls", "mae_onset_points", "pts"), ("a_polls", "cross95_vs_onset", "%")]
 
@@ -338,11 +358,13 @@ def main():
                       "| ramp | onset tvd (Mpps) | step before (Mpps) | capacity per CPU-s (Mpps) | "
                       "(c) MAE vs tvp/tvd | (c) MAE vs offered/capacity | (c) MAE vs the CPU it had | "
                       "(c) 95 % vs onset | (c) 95 % vs step before | (c) 95 % vs delivered when saturated | "
+                      "(c) 95 % vs steady-state onset | (c) predicted onset vs onset | "
+                      "(c) predicted onset vs steady-state onset | "
                       "(b) MAE vs tvp/tvd | (b) 95 % vs onset | (a) MAE vs tvp/tvd | (a) 95 % vs onset |",
-                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
             for i, (r, _) in enumerate(runs):
                 if "scores" not in r:
-                    lines.append(f"| {i + 1} | no onset |" + " |" * 12)
+                    lines.append(f"| {i + 1} | no onset |" + " |" * 15)
                     continue
                 sc = r["scores"]
                 lo = r.get("onset_lo_pps")
@@ -364,7 +386,7 @@ def main():
                           f"unit `{pm.get('unit')}`, onset "
                           + (f"{pm['onset_pps'] / 1e6:.4f} Mpps, capacity {pm['capacity_pps'] / 1e6:.4f} Mpps"
                              if pm.get("onset_pps") else "none") + ".", "",
-                          HEAD_SCORES, "|---|---|---|---|---|---|---|---|"] + score_rows(pm) + [
+                          HEAD_SCORES, HEAD_RULE] + score_rows(pm) + [
                           "", f"![per-step median of the ramps](load-{DATE}{TAG}-{app}.png)", ""]
             lines += ["", "Machine load average (1 min) when each ramp started (under the lock): "
                       + ", ".join(r.get("loadavg", "n/a") for r, _ in runs) + "."]

@@ -104,18 +104,22 @@ def test_telemetry_command(hplane, tmp_path):
 def test_ramp_writes_csv_and_plot(hplane, tmp_path):
     out = tmp_path / "ramp"
     # hold 3: two settled rows per step, so one late row cannot empty a step
+    # finer steps from 0.5 on: 0.2, 0.4 (0.6 would pass 0.5), then 0.5, 0.6
     p = run_hplane(["ramp", "--app", "null", "--from", "0.2", "--to", "0.6", "--step", "0.2",
+                    "--fine-from", "0.5", "--fine-step", "0.1",
                     "--hold", "3", "--quiet", "--burst", "16", "--ring-size", "512",
                     "--mbufs", "8191", "--out", str(out)] + FAST, timeout=120)
     assert_invariants(summary(out))
     assert "=== ramp" in p.stdout
     steps = read_csv(out / "ramp.csv")
-    assert [float(r["target"]) for r in steps] == pytest.approx([0.2, 0.4, 0.6])
+    assert [float(r["target"]) for r in steps] == pytest.approx([0.2, 0.4, 0.5, 0.6])
+    prof = [l.split() for l in (out / "ramp_profile.txt").read_text().splitlines() if not l.startswith("#")]
+    assert [float(t) for t, _ in prof] == [0, 3, 6, 9]
     assert all(int(r["rows"]) >= 1 for r in steps)
     off = [float(r["offered_pps"]) for r in steps]
     # offered is what the generator achieved: on a loaded 2-CPU machine a
     # higher step can fall short of the one before (seen: 0.6 below 0.4)
-    assert all(o > 0 for o in off) and off[0] < max(off[1:])
+    assert all(o > 0 for o in off) and off[0] < max(off[2:])
     head = (out / "ramp.csv").read_text().splitlines()[0]
     assert "burst 16, ring 512, mbufs 8191" in head
     for col in ("cpu0_c_load", "sched_b_busy", "traffic_a_polls", "drop_ratio"):
@@ -138,6 +142,12 @@ def test_ramp_writes_csv_and_plot(hplane, tmp_path):
     (["--from", "0.1", "--to", "0.5", "--step", "0.0001"], "steps"),
     (["--from", "0.1", "--to", "0.5", "--step", "0.1", "--trace", "x.txt"], "no --source or --trace"),
     (["--from", "abc", "--to", "0.5", "--step", "0.1"], "--from"),
+    (["--from", "0.1", "--to", "0.5", "--step", "0.1", "--fine-from", "0.6", "--fine-step", "0.01"],
+     "--fine-from"),
+    (["--from", "0.1", "--to", "0.5", "--step", "0.1", "--fine-from", "0.3"], "--fine-step"),
+    (["--from", "0.1", "--to", "0.5", "--step", "0.1", "--fine-step", "0.01"], "--fine-from"),
+    (["--from", "0.1", "--to", "0.5", "--step", "0.1", "--fine-from", "40k", "--fine-step", "1k"],
+     "--fine-from"),
 ])
 def test_ramp_bad_input(hplane, tmp_path, args, msg):
     p = run_hplane(["ramp", "--out", str(tmp_path / "bad")] + args, check=False)
@@ -148,6 +158,17 @@ def test_ramp_bad_input(hplane, tmp_path, args, msg):
 def test_load_interval_bad(hplane, tmp_path):
     p = run_hplane(["run", "--load-interval", "0.001", "--out", str(tmp_path)], check=False)
     assert p.returncode == 2 and "--load-interval" in p.stderr
+
+
+def scored(tmp_path, name, lines, *args):
+    """Writes lines as tmp_path/name, scores it with tools/load_plot.py and
+    returns its JSON."""
+    f, js = tmp_path / name, tmp_path / (name + ".json")
+    f.write_text("\n".join(lines) + "\n")
+    p = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f), "--json", str(js)]
+                       + list(args), capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return json.loads(js.read_text())
 
 
 def test_plot_tool_scores(tmp_path):
@@ -191,6 +212,10 @@ def test_plot_tool_scores(tmp_path):
         sc["c_load"]["cross95_pps"] / 0.7e6 - 1, rel=1e-9)
     assert sc["a_polls"]["cross95_pps"] == pytest.approx(0.7e6 + 0.1e6 * 0.94 / 0.99, rel=1e-6)
     assert (tmp_path / "r.png").stat().st_size > 1000
+    # every step delivered what it was offered: the steady-state onset is tvd
+    assert s["onset_ss_pps"] == 0.8e6 and s["onset_ss_step"] == 7
+    assert sc["c_load"]["pred_onset_vs_onset"] == pytest.approx(
+        sc["c_load"]["cross95_pps"] / 0.95 / 0.8e6 - 1, rel=1e-9)
     # capacity from the kernel's CPU share: the saturated steps (0.8..1.0 M)
     # delivered 0.76 M on 95 % of the CPU -> 0.8 M per CPU-second
     rows = [l.split(",") for l in lines[2:]]
@@ -199,12 +224,7 @@ def test_plot_tool_scores(tmp_path):
         off = float(r[2])
         dl = off if off < 0.8e6 else 0.76e6
         lines2.append(",".join(r[:4] + [str(dl)] + r[5:] + [str(0.95 if off >= 0.8e6 else 0.5), "0"]))
-    f2 = tmp_path / "ramp2.csv"
-    f2.write_text("\n".join(lines2) + "\n")
-    p = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f2), "--json", str(js)],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    s = json.loads(js.read_text())
+    s = scored(tmp_path, "ramp2.csv", lines2)
     assert s["capacity_pps"] == pytest.approx(0.8e6, rel=1e-9) and "cpu:" in s["capacity_method"]
     # tvd is 0.8 M too: the eq. 4.4 score is the same line's
     assert s["scores"]["c_load"]["mae_onset_points"] == pytest.approx(
@@ -214,9 +234,19 @@ def test_plot_tool_scores(tmp_path):
     assert s["sat_delivered_pps"] == pytest.approx(0.76e6, rel=1e-9)
     assert s["scores"]["c_load"]["cross95_vs_sat_delivered"] == pytest.approx(
         s["scores"]["c_load"]["cross95_pps"] / 0.76e6 - 1, rel=1e-9)
-    p = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f2), "--json", str(js),
-                        "--capacity", "delivered"], capture_output=True, text=True, timeout=120)
-    assert json.loads(js.read_text())["capacity_pps"] == pytest.approx(0.76e6, rel=1e-9)
+    # a step that delivers less than it was offered but has not dropped yet
+    # (its rings are filling) starts the steady-state onset: 0.7 M here
+    lines3 = list(lines2)
+    r6 = lines3[2 + 6].split(",")
+    r6[4] = str(0.7e6 * 0.99)
+    lines3[2 + 6] = ",".join(r6)
+    s3 = scored(tmp_path, "ramp3.csv", lines3)
+    assert s3["onset_pps"] == 0.8e6 and s3["onset_ss_pps"] == 0.7e6 and s3["onset_ss_step"] == 6
+    c3 = s3["scores"]["c_load"]
+    assert c3["cross95_vs_onset_ss"] == pytest.approx(c3["cross95_pps"] / 0.7e6 - 1, rel=1e-9)
+    assert c3["pred_onset_vs_onset_ss"] == pytest.approx(c3["cross95_pps"] / 0.95 / 0.7e6 - 1, rel=1e-9)
+    assert scored(tmp_path, "ramp2.csv", lines2, "--capacity", "delivered")["capacity_pps"] == \
+        pytest.approx(0.76e6, rel=1e-9)
     bad = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f), "--unit", "nope"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no unit nope" in bad.stderr
