@@ -24,7 +24,6 @@ K=$(cd "${GPUKIT_DIR:-.gpukit}" 2>/dev/null && pwd || echo "$PWD/.gpukit")
 stage=${1:-checks}
 secs=${2:-8}
 DEST=${OUT:-out/gpu-validate}
-W=$(mktemp -d /tmp/gpu-validate.XXXXXX)
 fails=0
 
 if [ ! -x "$K/build/apps/hplane/hplane" ]; then
@@ -35,7 +34,12 @@ case "$stage" in
 checks|compare) ;;
 *) echo "gpu-validate: stage must be checks or compare, not '$stage'" >&2; exit 2 ;;
 esac
-mkdir -p "$DEST"
+mkdir -p "$DEST" || exit 2
+# the steps' logs, packed into DEST at the end
+if ! W=$(mktemp -d /tmp/gpu-validate.XXXXXX); then
+	echo "gpu-validate: cannot create a working folder in /tmp" >&2
+	exit 2
+fi
 export LD_LIBRARY_PATH="$K/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export HP_PLUGIN_DIR="$K/build/gpu" HP_PROFILE_DIR="$PWD/profiles" PYTHONUNBUFFERED=1
 # DPDK's EAL loads its drivers from the folder compiled into it

@@ -74,12 +74,18 @@ def units(rows):
     return cores, [n for n in names if not n.startswith("core")]
 
 
+def from_on(rows, pred):
+    """Index of the first step from which every step satisfies pred; None
+    if the last one does not."""
+    i = len(rows)
+    while i > 0 and pred(rows[i - 1]):
+        i -= 1
+    return i if i < len(rows) else None
+
+
 def onset(rows, ratio):
     """Index of the first step from which every step drops >= ratio."""
-    for i in range(len(rows)):
-        if all(r["drop_ratio"] >= ratio for r in rows[i:]):
-            return i
-    return None
+    return from_on(rows, lambda r: r["drop_ratio"] >= ratio)
 
 
 def onset_ss(rows, ratio, unserved=0.005):
@@ -92,10 +98,7 @@ def onset_ss(rows, ratio, unserved=0.005):
     def over(r):
         off = r["offered_pps"]
         return r["drop_ratio"] >= ratio or (off > 0 and (off - r["delivered_pps"]) / off >= unserved)
-    for i in range(len(rows)):
-        if all(over(r) for r in rows[i:]):
-            return i
-    return None
+    return from_on(rows, over)
 
 
 def crossing(rows, key, level=0.95):
