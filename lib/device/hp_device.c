@@ -82,14 +82,6 @@ hp_accel_find(const char *name)
 	return NULL;
 }
 
-const char *
-hp_profile_dir(void)
-{
-	const char *d = getenv("HP_PROFILE_DIR");
-
-	return d != NULL && d[0] != '\0' ? d : HP_PROFILE_DIR;
-}
-
 /* The CUDA backend is a plugin so that hplane builds and runs without
  * CUDA; its constructor registers "cuda" through hp_accel_register. */
 static const struct hp_accel_ops *

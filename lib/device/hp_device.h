@@ -219,7 +219,4 @@ const struct hp_accel_ops *hp_accel_find(const char *name);
 #define HP_ACCEL_REGISTER(ops) \
 	RTE_INIT(hp_accel_reg_ ## ops) { hp_accel_register(&(ops)); }
 
-/* Where modeled-device profiles are looked up by name. */
-const char *hp_profile_dir(void);
-
 #endif /* HP_DEVICE_H */

@@ -38,6 +38,9 @@ struct hp_model {
 	struct hp_model_task tasks[HP_MODEL_TASKS];
 };
 
+/* Where profiles are looked up by name: $HP_PROFILE_DIR, else the source
+ * tree's profiles/. */
+const char *hp_profile_dir(void);
 /* Loads "NAME[@device]" (profiles dir) or "FILE.json[@device]"; the
  * device defaults to "gpu". 0 or -EINVAL with a one-line reason. */
 int hp_model_load(struct hp_model *m, const char *spec, char *err,

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Service-time profiles (format heteroplane-profile-1, profiles/NAME.json,
+ * the same format for transcribed and measured profiles): the parser and
+ * the cost model. Kept apart from the modeled device so that the parser of
+ * these outside files can be fuzzed alone (tests/fuzz/fuzz_core.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "hp_batch.h"
+#include "hp_model.h"
+
+const char *
+hp_profile_dir(void)
+{
+	const char *d = getenv("HP_PROFILE_DIR");
+
+	return d != NULL && d[0] != '\0' ? d : HP_PROFILE_DIR;
+}
+
+static const struct hp_model_row *
+pick_row(const struct hp_model_task *t, uint32_t n)
+{
+	unsigned int i;
+
+	/* The smallest measured batch that holds n packets; beyond the
+	 * largest, its row (cost lines are per batch, the sizes grow). */
+	for (i = 0; i < t->n_rows; i++)
+		if (t->rows[i].batch >= n)
+			return &t->rows[i];
+	return &t->rows[t->n_rows - 1];
+}
+
+double
+hp_model_predict_us(const struct hp_model *m, const char *task, uint32_t n,
+		    uint32_t bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n_tasks; i++) {
+		if (strcmp(m->tasks[i].name, task) == 0) {
+			const struct hp_model_row *r = pick_row(&m->tasks[i], n);
+
+			return r->fixed_us + r->per_pkt_us * n + r->per_byte_ns * bytes / 1e3;
+		}
+	}
+	return -1;
+}
+
+static int
+num(json_t *o, const char *key, double *v, const char *where, char *err,
+    size_t errlen)
+{
+	json_t *x = json_object_get(o, key);
+
+	if (!json_is_number(x) || json_number_value(x) < 0) {
+		snprintf(err, errlen, "%s.%s: expected a number >= 0", where, key);
+		return -EINVAL;
+	}
+	*v = json_number_value(x);
+	return 0;
+}
+
+int
+hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
+{
+	char path[1024], name[128], where[1400], *at;
+	const char *devname = "gpu", *key;
+	json_error_t je;
+	json_t *root, *devs, *dev, *tasks, *rows;
+	int ret = -EINVAL;
+
+	memset(m, 0, sizeof(*m));
+	if (spec == NULL || spec[0] == '\0') {
+		snprintf(err, errlen, "model device needs a profile: model:NAME or model:FILE.json (e.g. model:jetson-thesis)");
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%s", spec);
+	at = strchr(name, '@');
+	if (at != NULL) {
+		*at++ = '\0';
+		devname = at;
+	}
+	if (strchr(name, '/') != NULL || strstr(name, ".json") != NULL)
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "%s/%s.json", hp_profile_dir(), name);
+	root = json_load_file(path, 0, &je);
+	if (root == NULL) {
+		snprintf(err, errlen, "profile %s: %s (line %d)", path, je.text, je.line);
+		return -EINVAL;
+	}
+	snprintf(m->profile, sizeof(m->profile), "%s", name);
+	snprintf(m->device, sizeof(m->device), "%s", devname);
+	devs = json_object_get(root, "devices");
+	dev = json_object_get(devs, devname);
+	if (!json_is_object(dev)) {
+		snprintf(err, errlen, "profile %s: no device '%s' under \"devices\"", path, devname);
+		goto out;
+	}
+	{
+		json_t *mb = json_object_get(dev, "max_batch");
+		json_t *ce = json_object_get(dev, "copy_engines");
+		json_t *mk = json_object_get(dev, "mem_kind");
+
+		if (!json_is_integer(mb) || json_integer_value(mb) < 1 ||
+		    json_integer_value(mb) > HP_BATCH_MAX) {
+			snprintf(err, errlen, "profile %s: devices.%s.max_batch: expected an integer 1..%d",
+				 path, devname, HP_BATCH_MAX);
+			goto out;
+		}
+		m->max_batch = (uint32_t)json_integer_value(mb);
+		m->power_idle_w = m->power_busy_w = -1;
+		if (json_object_get(dev, "power") != NULL) {
+			json_t *pw = json_object_get(dev, "power");
+
+			snprintf(where, sizeof(where), "profile %s: devices.%s.power", path, devname);
+			if (!json_is_object(pw)) {
+				snprintf(err, errlen, "%s: expected an object", where);
+				goto out;
+			}
+			if (num(pw, "idle_w", &m->power_idle_w, where, err, errlen) < 0 ||
+			    num(pw, "busy_w", &m->power_busy_w, where, err, errlen) < 0)
+				goto out;
+		}
+		m->copy_engines = json_is_integer(ce) ? (uint32_t)json_integer_value(ce) : 0;
+		snprintf(m->mem_kind, sizeof(m->mem_kind), "%s",
+			 json_is_string(mk) ? json_string_value(mk) : "modeled");
+	}
+	tasks = json_object_get(dev, "tasks");
+	if (!json_is_object(tasks) || json_object_size(tasks) == 0) {
+		snprintf(err, errlen, "profile %s: devices.%s.tasks: expected an object of tasks", path, devname);
+		goto out;
+	}
+	json_object_foreach(tasks, key, rows) {
+		struct hp_model_task *t;
+		size_t i;
+		json_t *row;
+
+		if (m->n_tasks == HP_MODEL_TASKS) {
+			snprintf(err, errlen, "profile %s: more than %d tasks", path, HP_MODEL_TASKS);
+			goto out;
+		}
+		t = &m->tasks[m->n_tasks++];
+		snprintf(t->name, sizeof(t->name), "%s", key);
+		if (!json_is_array(rows) || json_array_size(rows) == 0 ||
+		    json_array_size(rows) > HP_MODEL_ROWS) {
+			snprintf(err, errlen, "profile %s: devices.%s.tasks.%s: expected 1..%d rows",
+				 path, devname, key, HP_MODEL_ROWS);
+			goto out;
+		}
+		json_array_foreach(rows, i, row) {
+			struct hp_model_row *r = &t->rows[i];
+			double b;
+
+			snprintf(where, sizeof(where), "profile %s: devices.%s.tasks.%s[%zu]",
+				 path, devname, key, i);
+			if (!json_is_object(row)) {
+				snprintf(err, errlen, "%s: expected an object", where);
+				goto out;
+			}
+			if (num(row, "batch", &b, where, err, errlen) < 0 ||
+			    num(row, "fixed_us", &r->fixed_us, where, err, errlen) < 0 ||
+			    num(row, "per_pkt_us", &r->per_pkt_us, where, err, errlen) < 0 ||
+			    num(row, "per_byte_ns", &r->per_byte_ns, where, err, errlen) < 0)
+				goto out;
+			if (b < 1 || b > HP_BATCH_MAX || (i > 0 && b <= t->rows[i - 1].batch)) {
+				snprintf(err, errlen, "%s.batch: expected 1..%d, increasing", where,
+					 HP_BATCH_MAX);
+				goto out;
+			}
+			r->batch = (uint32_t)b;
+			t->n_rows++;
+		}
+	}
+	ret = 0;
+out:
+	json_decref(root);
+	return ret;
+}
