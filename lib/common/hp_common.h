@@ -6,6 +6,7 @@
 #define HP_COMMON_H
 
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #include <rte_log.h>
@@ -18,6 +19,11 @@ extern int hp_logtype;
 	rte_log(RTE_LOG_ ## level, hp_logtype, "heteroplane: " fmt "\n", ##__VA_ARGS__)
 
 #define HP_BURST 32
+
+/* Outside text (a flag, a file's key) for a one-line error: at most max
+ * characters of s, printable ASCII only (a newline shows as \n, other
+ * bytes as \xNN), "..." where cut short, always terminated. Returns buf. */
+const char *hp_quote(char *buf, size_t len, const char *s, size_t max);
 
 /* What a polling lcore does after a run of empty polls (--idle): keep
  * spinning, yield the CPU, or sleep 100 us (modeled platforms on a small

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "hp_batch.h"
+#include "hp_common.h"
 #include "hp_model.h"
 
 const char *
@@ -68,8 +69,9 @@ num(json_t *o, const char *key, double *v, const char *where, char *err,
 int
 hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
 {
-	char path[1024], name[128], where[1400], *at;
-	const char *devname = "gpu", *key;
+	char path[1024], name[128], where[512], *at;
+	char qpath[160], qdev[48], qkey[48], qtext[100];
+	const char *devname = "gpu", *key, *fmt;
 	json_error_t je;
 	json_t *root, *devs, *dev, *tasks, *rows;
 	int ret = -EINVAL;
@@ -89,17 +91,27 @@ hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
 		snprintf(path, sizeof(path), "%s", name);
 	else
 		snprintf(path, sizeof(path), "%s/%s.json", hp_profile_dir(), name);
+	/* what came from outside is echoed quoted: one line, bounded */
+	hp_quote(qpath, sizeof(qpath), path, 120);
+	hp_quote(qdev, sizeof(qdev), devname, 32);
 	root = json_load_file(path, 0, &je);
 	if (root == NULL) {
-		snprintf(err, errlen, "profile %s: %s (line %d)", path, je.text, je.line);
+		snprintf(err, errlen, "profile %s: %s (line %d)", qpath,
+			 hp_quote(qtext, sizeof(qtext), je.text, 80), je.line);
 		return -EINVAL;
 	}
 	snprintf(m->profile, sizeof(m->profile), "%s", name);
 	snprintf(m->device, sizeof(m->device), "%s", devname);
+	fmt = json_string_value(json_object_get(root, "format"));
+	if (json_object_get(root, "format") != NULL &&
+	    (fmt == NULL || strcmp(fmt, "heteroplane-profile-1") != 0)) {
+		snprintf(err, errlen, "profile %s: \"format\" is not \"heteroplane-profile-1\"", qpath);
+		goto out;
+	}
 	devs = json_object_get(root, "devices");
 	dev = json_object_get(devs, devname);
 	if (!json_is_object(dev)) {
-		snprintf(err, errlen, "profile %s: no device '%s' under \"devices\"", path, devname);
+		snprintf(err, errlen, "profile %s: no device '%s' under \"devices\"", qpath, qdev);
 		goto out;
 	}
 	{
@@ -110,7 +122,7 @@ hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
 		if (!json_is_integer(mb) || json_integer_value(mb) < 1 ||
 		    json_integer_value(mb) > HP_BATCH_MAX) {
 			snprintf(err, errlen, "profile %s: devices.%s.max_batch: expected an integer 1..%d",
-				 path, devname, HP_BATCH_MAX);
+				 qpath, qdev, HP_BATCH_MAX);
 			goto out;
 		}
 		m->max_batch = (uint32_t)json_integer_value(mb);
@@ -118,7 +130,7 @@ hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
 		if (json_object_get(dev, "power") != NULL) {
 			json_t *pw = json_object_get(dev, "power");
 
-			snprintf(where, sizeof(where), "profile %s: devices.%s.power", path, devname);
+			snprintf(where, sizeof(where), "profile %s: devices.%s.power", qpath, qdev);
 			if (!json_is_object(pw)) {
 				snprintf(err, errlen, "%s: expected an object", where);
 				goto out;
@@ -127,13 +139,20 @@ hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
 			    num(pw, "busy_w", &m->power_busy_w, where, err, errlen) < 0)
 				goto out;
 		}
-		m->copy_engines = json_is_integer(ce) ? (uint32_t)json_integer_value(ce) : 0;
-		snprintf(m->mem_kind, sizeof(m->mem_kind), "%s",
-			 json_is_string(mk) ? json_string_value(mk) : "modeled");
+		if (ce != NULL && (!json_is_integer(ce) || json_integer_value(ce) < 0 ||
+				   json_integer_value(ce) > 64)) {
+			snprintf(err, errlen, "profile %s: devices.%s.copy_engines: expected an integer 0..64",
+				 qpath, qdev);
+			goto out;
+		}
+		m->copy_engines = ce != NULL ? (uint32_t)json_integer_value(ce) : 0;
+		/* shown in reports: one line, bounded */
+		hp_quote(m->mem_kind, sizeof(m->mem_kind),
+			 json_is_string(mk) ? json_string_value(mk) : "modeled", 20);
 	}
 	tasks = json_object_get(dev, "tasks");
 	if (!json_is_object(tasks) || json_object_size(tasks) == 0) {
-		snprintf(err, errlen, "profile %s: devices.%s.tasks: expected an object of tasks", path, devname);
+		snprintf(err, errlen, "profile %s: devices.%s.tasks: expected an object of tasks", qpath, qdev);
 		goto out;
 	}
 	json_object_foreach(tasks, key, rows) {
@@ -142,15 +161,16 @@ hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
 		json_t *row;
 
 		if (m->n_tasks == HP_MODEL_TASKS) {
-			snprintf(err, errlen, "profile %s: more than %d tasks", path, HP_MODEL_TASKS);
+			snprintf(err, errlen, "profile %s: more than %d tasks", qpath, HP_MODEL_TASKS);
 			goto out;
 		}
 		t = &m->tasks[m->n_tasks++];
 		snprintf(t->name, sizeof(t->name), "%s", key);
+		hp_quote(qkey, sizeof(qkey), key, 32);
 		if (!json_is_array(rows) || json_array_size(rows) == 0 ||
 		    json_array_size(rows) > HP_MODEL_ROWS) {
 			snprintf(err, errlen, "profile %s: devices.%s.tasks.%s: expected 1..%d rows",
-				 path, devname, key, HP_MODEL_ROWS);
+				 qpath, qdev, qkey, HP_MODEL_ROWS);
 			goto out;
 		}
 		json_array_foreach(rows, i, row) {
@@ -158,7 +178,7 @@ hp_model_load(struct hp_model *m, const char *spec, char *err, size_t errlen)
 			double b;
 
 			snprintf(where, sizeof(where), "profile %s: devices.%s.tasks.%s[%zu]",
-				 path, devname, key, i);
+				 qpath, qdev, qkey, i);
 			if (!json_is_object(row)) {
 				snprintf(err, errlen, "%s: expected an object", where);
 				goto out;

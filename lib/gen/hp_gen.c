@@ -82,15 +82,16 @@ hp_imix_parse(struct hp_imix *mx, const char *sizes, const char *shares,
 {
 	double sz[HP_IMIX_MAX], sh[HP_IMIX_MAX], sum = 0;
 	unsigned int ns, nh, i;
+	char q[64];
 
 	if (parse_list(sizes, sz, HP_IMIX_MAX, &ns) < 0) {
 		snprintf(err, errlen, "bad --imix-sizes '%s' (comma-separated frame sizes, at most %d)",
-			 sizes, HP_IMIX_MAX);
+			 hp_quote(q, sizeof(q), sizes, 48), HP_IMIX_MAX);
 		return -EINVAL;
 	}
 	if (parse_list(shares, sh, HP_IMIX_MAX, &nh) < 0 || nh != ns) {
 		snprintf(err, errlen, "bad --imix-shares '%s' (one non-negative weight per size)",
-			 shares);
+			 hp_quote(q, sizeof(q), shares, 48));
 		return -EINVAL;
 	}
 	for (i = 0; i < ns; i++) {

@@ -238,46 +238,50 @@ hp_qtable_load(struct hp_qtable *t, const char *path, char *err, size_t errlen)
 	json_t *root, *x, *q, *v;
 	json_error_t je;
 	const char *gran, *roles;
+	char qpath[160], qtext[100];
 	size_t i, n;
 	int ret = -EINVAL;
 
 	memset(t, 0, sizeof(*t));
+	/* the path and the parser's excerpt are echoed quoted: one line */
+	hp_quote(qpath, sizeof(qpath), path, 120);
 	root = json_load_file(path, 0, &je);
 	if (root == NULL) {
-		snprintf(err, errlen, "Q-table %s: %s (line %d)", path, je.text, je.line);
+		snprintf(err, errlen, "Q-table %s: %s (line %d)", qpath,
+			 hp_quote(qtext, sizeof(qtext), je.text, 80), je.line);
 		return -EINVAL;
 	}
 	x = json_object_get(root, "format");
 	if (!json_is_string(x) || strcmp(json_string_value(x), HP_Q_FORMAT) != 0) {
-		snprintf(err, errlen, "Q-table %s: \"format\" is not \"%s\"", path, HP_Q_FORMAT);
+		snprintf(err, errlen, "Q-table %s: \"format\" is not \"%s\"", qpath, HP_Q_FORMAT);
 		goto out;
 	}
 	x = json_object_get(root, "granularity");
 	gran = json_is_string(x) ? json_string_value(x) : "";
 	if (strcmp(gran, "chain") != 0 && strcmp(gran, "task") != 0) {
-		snprintf(err, errlen, "Q-table %s: \"granularity\": expected \"chain\" or \"task\"", path);
+		snprintf(err, errlen, "Q-table %s: \"granularity\": expected \"chain\" or \"task\"", qpath);
 		goto out;
 	}
 	x = json_object_get(root, "roles");
 	roles = json_is_string(x) ? json_string_value(x) : "";
-	if (get_uint(root, "devices", HP_Q_MAX_DEV_BITS, &n_dev, path, err, errlen) < 0 ||
-	    get_uint(root, "packet_types", HP_MAX_TYPES + 1, &n_types, path, err, errlen) < 0 ||
-	    get_uint(root, "tasks", HP_MAX_TASKS, &n_tasks, path, err, errlen) < 0 ||
-	    get_uint(root, "actions", 2 * HP_MAX_TASKS, &n_actions, path, err, errlen) < 0 ||
-	    get_uint(root, "rate_levels", 64, &levels, path, err, errlen) < 0 ||
-	    get_uint(root, "states", 1u << 30, &states, path, err, errlen) < 0)
+	if (get_uint(root, "devices", HP_Q_MAX_DEV_BITS, &n_dev, qpath, err, errlen) < 0 ||
+	    get_uint(root, "packet_types", HP_MAX_TYPES + 1, &n_types, qpath, err, errlen) < 0 ||
+	    get_uint(root, "tasks", HP_MAX_TASKS, &n_tasks, qpath, err, errlen) < 0 ||
+	    get_uint(root, "actions", 2 * HP_MAX_TASKS, &n_actions, qpath, err, errlen) < 0 ||
+	    get_uint(root, "rate_levels", 64, &levels, qpath, err, errlen) < 0 ||
+	    get_uint(root, "states", 1u << 30, &states, qpath, err, errlen) < 0)
 		goto out;
 	if (strlen(roles) != n_dev || strspn(roles, "ca") != n_dev) {
-		snprintf(err, errlen, "Q-table %s: \"roles\": expected one 'c' or 'a' per device", path);
+		snprintf(err, errlen, "Q-table %s: \"roles\": expected one 'c' or 'a' per device", qpath);
 		goto out;
 	}
 	if (hp_qtable_alloc(t, gran[0] == 't', n_dev, n_types, n_tasks, roles) < 0) {
-		snprintf(err, errlen, "Q-table %s: bad dimensions", path);
+		snprintf(err, errlen, "Q-table %s: bad dimensions", qpath);
 		goto out;
 	}
 	if (levels != HP_Q_RATE_LEVELS || states != t->n_states || n_actions != t->n_actions) {
 		snprintf(err, errlen, "Q-table %s: dimensions do not add up (%u states x %u actions, expected %u x %u with %u rate levels)",
-			 path, states, n_actions, t->n_states, t->n_actions, HP_Q_RATE_LEVELS);
+			 qpath, states, n_actions, t->n_states, t->n_actions, HP_Q_RATE_LEVELS);
 		goto out;
 	}
 	q = json_object_get(root, "q");
@@ -286,16 +290,16 @@ hp_qtable_load(struct hp_qtable *t, const char *path, char *err, size_t errlen)
 	if (!json_is_array(q) || json_array_size(q) != n || !json_is_array(v) ||
 	    json_array_size(v) != n) {
 		snprintf(err, errlen, "Q-table %s: \"q\" and \"visits\" must be arrays of %zu entries",
-			 path, n);
+			 qpath, n);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		json_t *qi = json_array_get(q, i), *vi = json_array_get(v, i);
 
 		if (!(json_is_null(qi) || json_is_number(qi)) || !json_is_integer(vi) ||
-		    json_integer_value(vi) < 0) {
+		    json_integer_value(vi) < 0 || json_integer_value(vi) > UINT32_MAX) {
 			snprintf(err, errlen, "Q-table %s: entry %zu: expected a number or null, and a visit count",
-				 path, i);
+				 qpath, i);
 			goto out;
 		}
 		t->q[i] = json_is_null(qi) ? NAN : json_number_value(qi);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * libFuzzer target over the core's parsers of outside input: frames
  * (hp_parse: Ethernet/VLAN/IPv4/UDP/TCP headers of every received packet),
- * packet-type tables (--types FILE) and rate traces (--trace FILE). The
- * first input byte picks the parser; a frame must parse or give a drop
- * reason, a file must load or give -errno with a one-line reason, and
- * nothing may read or write out of bounds (ASan, UBSan).
+ * packet-type tables (--types FILE), rate traces (--trace FILE), service-
+ * time profiles (--gpu model:FILE.json, hplane profile's output), Q-tables
+ * (--qtable FILE), DPI pattern sets (--param patterns=FILE) and the IMIX
+ * flags (--imix-sizes/--imix-shares). The first input byte picks the
+ * parser (mod 8); a frame must parse or give a drop reason, anything else
+ * must load into a consistent result or give -errno with a one-line
+ * reason, and nothing may read or write out of bounds (ASan, UBSan).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -13,15 +16,56 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hp_batch.h"
 #include "hp_gen.h"
+#include "hp_model.h"
+#include "hp_nf.h"
 #include "hp_pkt.h"
+#include "hp_sched_policy.h"
+
+enum which { TYPES, TRACE, PROFILE, QTABLE };
+
+/* An error is a -errno with exactly one line saying why. */
+static void
+check_err(int ret, const char *err)
+{
+	if (ret > 0 || (ret < 0 && (err[0] == '\0' || strchr(err, '\n') != NULL)))
+		abort();
+}
+
+/* What a loaded profile promises its readers (the modeled device and the
+ * schedulers): every task has rows of increasing batch size within the
+ * batch limit, and a prediction for them is a finite time. */
+static void
+check_profile(const struct hp_model *m)
+{
+	unsigned int i, r;
+
+	if (m->n_tasks == 0 || m->n_tasks > HP_MODEL_TASKS || m->max_batch < 1 ||
+	    m->max_batch > HP_BATCH_MAX)
+		abort();
+	for (i = 0; i < m->n_tasks; i++) {
+		const struct hp_model_task *t = &m->tasks[i];
+
+		if (t->n_rows == 0 || t->n_rows > HP_MODEL_ROWS)
+			abort();
+		for (r = 0; r < t->n_rows; r++)
+			if (t->rows[r].batch < 1 || t->rows[r].batch > HP_BATCH_MAX ||
+			    (r > 0 && t->rows[r].batch <= t->rows[r - 1].batch))
+				abort();
+		if (!(hp_model_predict_us(m, t->name, m->max_batch, 1500 * m->max_batch) >= 0))
+			abort();
+	}
+}
 
 static int
-load_file(const uint8_t *data, size_t size, int which)
+load_file(const uint8_t *data, size_t size, enum which which)
 {
 	char path[] = "/tmp/hp_fuzz_XXXXXX", err[256] = "";
 	struct hp_type_table tt;
 	struct hp_profile prof;
+	struct hp_qtable qt;
+	struct hp_model m;
 	int fd = mkstemp(path), ret;
 
 	if (fd < 0)
@@ -32,13 +76,85 @@ load_file(const uint8_t *data, size_t size, int which)
 		return 0;
 	}
 	close(fd);
-	if (which == 0)
+	switch (which) {
+	case TYPES:
 		ret = hp_type_table_load(&tt, path, err, sizeof(err));
-	else
+		break;
+	case TRACE:
 		ret = hp_profile_load(&prof, path, 1e6, err, sizeof(err));
+		break;
+	case PROFILE:
+		ret = hp_model_load(&m, path, err, sizeof(err));
+		if (ret == 0)
+			check_profile(&m);
+		break;
+	default:
+		ret = hp_qtable_load(&qt, path, err, sizeof(err));
+		if (ret == 0) {
+			if (qt.n_states == 0 || qt.n_actions == 0 || qt.q == NULL ||
+			    qt.visits == NULL)
+				abort();
+			hp_qtable_free(&qt);
+		}
+		break;
+	}
 	unlink(path);
-	if (ret > 0 || (ret < 0 && (err[0] == '\0' || strchr(err, '\n') != NULL)))
-		abort(); /* an error is a -errno with exactly one line saying why */
+	check_err(ret, err);
+	return 0;
+}
+
+static int
+patterns(const uint8_t *data, size_t size)
+{
+	struct hp_nf_patset *ps = calloc(1, sizeof(*ps));
+	char err[256] = "";
+	uint32_t i;
+	int ret;
+
+	if (ps == NULL)
+		return 0;
+	ret = hp_nf_patset_parse(ps, (const char *)data, size, "fuzz", err, sizeof(err));
+	check_err(ret, err);
+	for (i = 0; i < ps->n; i++)
+		if (ps->len[i] == 0 || ps->len[i] > HP_NF_PAT_MAXLEN || ps->pat[i] == NULL)
+			abort();
+	hp_nf_patset_free(ps);
+	return 0;
+}
+
+/* --imix-sizes and --imix-shares: the input up to the first NUL, and the
+ * rest. */
+static int
+imix(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 2), *shares, err[256] = "";
+	struct hp_imix mx;
+	double sum = 0;
+	unsigned int i;
+	int ret;
+
+	if (buf == NULL)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = buf[size + 1] = '\0';
+	shares = buf + strlen(buf) + 1;
+	if (shares > buf + size)
+		shares = buf + size + 1;
+	ret = hp_imix_parse(&mx, buf, shares, err, sizeof(err));
+	check_err(ret, err);
+	if (ret == 0) {
+		if (mx.n == 0 || mx.n > HP_IMIX_MAX)
+			abort();
+		for (i = 0; i < mx.n; i++) {
+			if (mx.size[i] < HP_GEN_MIN_FRAME || mx.size[i] > HP_GEN_MAX_FRAME ||
+			    !(mx.share[i] >= 0 && mx.share[i] <= 1))
+				abort();
+			sum += mx.share[i];
+		}
+		if (!(sum > 0.999999 && sum < 1.000001))
+			abort();
+	}
+	free(buf);
 	return 0;
 }
 
@@ -51,8 +167,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	switch (data[0] % 3) {
-	case 0:
+	switch (data[0] % 8) {
+	case 1:
+		return load_file(data + 1, size - 1, TYPES);
+	case 2:
+		return load_file(data + 1, size - 1, TRACE);
+	case 3:
+		return load_file(data + 1, size - 1, PROFILE);
+	case 4:
+		return load_file(data + 1, size - 1, QTABLE);
+	case 5:
+		return patterns(data + 1, size - 1);
+	case 6:
+		return imix(data + 1, size - 1);
+	default:
 		/* an exact-size copy, so ASan sees any read past the frame */
 		frame = malloc(size - 1 ? size - 1 : 1);
 		if (frame == NULL)
@@ -63,9 +191,5 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort(); /* the payload it reports lies inside the frame */
 		free(frame);
 		return 0;
-	case 1:
-		return load_file(data + 1, size - 1, 0);
-	default:
-		return load_file(data + 1, size - 1, 1);
 	}
 }

@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 
 #include "hp_aes_ctr.h"
+#include "hp_common.h"
 #include "hp_gen.h"
 #include "hp_hist.h"
 #include "hp_pkt.h"
@@ -379,6 +380,29 @@ test_imix_shares(void **state)
 	assert_true(hp_imix_parse(&mx, "243,486", "1", err, sizeof(err)) < 0);
 	assert_true(hp_imix_parse(&mx, "20", "1", err, sizeof(err)) < 0);
 	assert_true(hp_imix_parse(&mx, "243", "0", err, sizeof(err)) < 0);
+	/* a flag with a newline still gives one line (found by fuzz_core) */
+	assert_true(hp_imix_parse(&mx, "64s\nGET /", "1", err, sizeof(err)) < 0);
+	assert_null(strchr(err, '\n'));
+	assert_non_null(strstr(err, "'64s\\nGET /'"));
+}
+
+/* ---- hp_quote: outside text in a one-line error ---- */
+static void
+test_quote(void **state)
+{
+	char b[16], big[64];
+
+	(void)state;
+	assert_string_equal(hp_quote(big, sizeof(big), "a\nb\x01\xff", 40), "a\\nb\\x01\\xff");
+	assert_string_equal(hp_quote(big, sizeof(big), "abcdefgh", 4), "abcd...");
+	assert_string_equal(hp_quote(big, sizeof(big), "abcd", 4), "abcd");
+	/* the buffer bounds it too: 16 bytes hold 12 characters and "..." */
+	assert_string_equal(hp_quote(b, sizeof(b), "0123456789abcdefghij", 100), "0123456789ab...");
+	assert_string_equal(hp_quote(b, sizeof(b), "0123456789\n", 100), "0123456789\\n");
+	assert_string_equal(hp_quote(b, sizeof(b), "0123456789\x01", 100), "0123456789...");
+	assert_string_equal(hp_quote(b, 4, "abcdef", 100), "...");
+	assert_string_equal(hp_quote(b, 2, "abcdef", 100), "");
+	assert_string_equal(hp_quote(b, sizeof(b), "", 100), "");
 }
 
 /* ---- rate profiles ---- */
@@ -598,6 +622,7 @@ main(void)
 		cmocka_unit_test(test_reorder_arrival_order),
 		cmocka_unit_test(test_imix_shares),
 		cmocka_unit_test(test_profiles),
+		cmocka_unit_test(test_quote),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_stage_retry),
 		cmocka_unit_test(test_aes_ctr_nist),

@@ -279,6 +279,12 @@ test_profile_malformed(void **state)
 		{ "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": -1, \"per_pkt_us\": 0, \"per_byte_ns\": 0}]}}}}", "fixed_us" },
 		{ "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0}]}}}}", "per_byte_ns" },
 		{ "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}, {\"batch\": 4, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}", "increasing" },
+		{ "{\"format\": \"heteroplane-profile-9\", \"devices\": {}}", "\"format\" is not" },
+		{ "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"copy_engines\": -1, \"tasks\": {}}}}", "copy_engines" },
+		/* keys from the file are echoed on one line */
+		{ "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"tasks\": {\"a\\nb\": 1}}}}", "tasks.a\\nb: expected" },
+		{ "{\"devices\"\n: {\"gpu\"\n:\n\n x}}", "line 5" },
+		{ "{\"devices\": \"a\\\nb\"}", "near '\"a\\\\n' (line 2)" },
 	};
 	char path[] = "/tmp/hp_prof_XXXXXX.json", err[512];
 	struct hp_model m;
@@ -293,7 +299,7 @@ test_profile_malformed(void **state)
 		write_file(path, cases[i].json);
 		err[0] = '\0';
 		assert_int_equal(hp_model_load(&m, path, err, sizeof(err)), -EINVAL);
-		if (strstr(err, cases[i].msg) == NULL)
+		if (strstr(err, cases[i].msg) == NULL || strchr(err, '\n') != NULL)
 			fail_msg("case %u: '%s' lacks '%s'", i, err, cases[i].msg);
 	}
 	assert_int_equal(hp_model_load(&m, "/nonexistent/p.json", err, sizeof(err)), -EINVAL);
