@@ -144,12 +144,36 @@ fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
+	char msg[1024], q[1024];
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* one line whatever the user's text held (a flag with a newline) */
+	fprintf(stderr, "%s: %s\n", prog, hp_quote(q, sizeof(q), msg, sizeof(q)));
 	return code;
+}
+
+/* mkdir -p: each missing parent, then the folder (no shell: the name is
+ * the user's). 0 or -errno. */
+static int
+mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = path[i];
+	}
+	return 0;
 }
 
 static int
@@ -576,6 +600,7 @@ validate(struct cli *c)
 	char err[512];
 	static struct hp_profile prof;
 	FILE *f;
+	int ret;
 
 	if (cfg->gen_recycle && (cfg->verify_every != 0 || cfg->src != HP_SRC_GEN))
 		return fail(EXIT_USAGE, "--gen-recycle needs the generator (--source gen) and --verify-every 0");
@@ -622,14 +647,10 @@ validate(struct cli *c)
 			return fail(EXIT_USAGE, "cannot write %s: %s", cfg->tx_arg, strerror(errno));
 		fclose(f);
 	}
-	if (mkdir(cfg->out_dir, 0755) < 0 && errno != EEXIST) {
-		/* create parents like mkdir -p */
-		char cmd[4200];
-
-		snprintf(cmd, sizeof(cmd), "mkdir -p '%s' 2>/dev/null", cfg->out_dir);
-		if (system(cmd) != 0)
-			return fail(EXIT_USAGE, "cannot create output directory %s", cfg->out_dir);
-	}
+	ret = mkdir_p(cfg->out_dir);
+	if (ret < 0)
+		return fail(EXIT_USAGE, "cannot create output directory %s: %s", cfg->out_dir,
+			    strerror(-ret));
 	return 0;
 }
 

@@ -21,8 +21,9 @@ extern int hp_logtype;
 #define HP_BURST 32
 
 /* Outside text (a flag, a file's key) for a one-line error: at most max
- * characters of s, printable ASCII only (a newline shows as \n, other
- * bytes as \xNN), "..." where cut short, always terminated. Returns buf. */
+ * bytes of s with no control character (a newline shows as \n, the others
+ * and DEL as \xNN; bytes from 0x80 pass, so UTF-8 names stay readable),
+ * "..." where cut short, always terminated. Returns buf. */
 const char *hp_quote(char *buf, size_t len, const char *s, size_t max);
 
 /* What a polling lcore does after a run of empty polls (--idle): keep

@@ -32,7 +32,7 @@ hp_quote(char *buf, size_t len, const char *s, size_t max)
 	}
 	for (i = 0; s[i] != '\0'; i++) {
 		unsigned char c = (unsigned char)s[i];
-		size_t need = c == '\n' ? 2 : (c < 0x20 || c >= 0x7f) ? 4 : 1;
+		size_t need = c == '\n' ? 2 : (c < 0x20 || c == 0x7f) ? 4 : 1;
 
 		/* room for this character and for "..." after it */
 		if (i == max || o + need + 4 > len) {

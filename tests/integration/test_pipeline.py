@@ -177,6 +177,9 @@ def test_pcap_replay_with_bad_packets(hplane, tmp_path):
     (["run", "--duration", "abc"], "bad value"),
     (["run", "--key", "1234"], "bad value"),
     (["run", "--imix-sizes", "10", "--imix-shares", "1"], "IMIX size"),
+    # a value with a newline still gives one line, the newline shown as \n
+    (["run", "--duration", "1\nGET /"], "bad value '1\\nGET /'"),
+    (["run", "--scenario", "x\x1b[2J\ny"], "'x\\x1b[2J\\ny'"),
     (["run", "--bogus"], "unknown option"),
     (["frobnicate"], "unknown command"),
 ])
@@ -186,6 +189,24 @@ def test_bad_input(hplane, tmp_path, args, needle):
     assert p.returncode == 2, (p.returncode, p.stderr)
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     assert len(lines) == 1 and needle in lines[0], p.stderr
+
+
+def test_out_dir_is_not_shell(hplane, tmp_path):
+    # --out's parents are created without a shell: a name with quotes and
+    # a ';' is a name (hplane once ran `mkdir -p '<name>'` through system()).
+    name = "a'; touch " + str(tmp_path / "pwned") + "; 'b"
+    out = tmp_path / name / "c"
+    p = run_hplane(["run", "--duration", "1", "--capacity", "2000", "--quiet",
+                    "--out", str(out)], check=False, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert (out / "summary.json").exists()
+    assert not (tmp_path / "pwned").exists()
+    # a parent that is a file: one line saying why, exit 2
+    (tmp_path / "file").write_text("x")
+    p = run_hplane(["run", "--out", str(tmp_path / "file" / "o")], check=False, timeout=30)
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    assert p.returncode == 2 and len(lines) == 1
+    assert "cannot create output directory" in lines[0] and "Not a directory" in lines[0]
 
 
 def test_malformed_trace_file(hplane, tmp_path):

@@ -393,7 +393,9 @@ test_quote(void **state)
 	char b[16], big[64];
 
 	(void)state;
-	assert_string_equal(hp_quote(big, sizeof(big), "a\nb\x01\xff", 40), "a\\nb\\x01\\xff");
+	assert_string_equal(hp_quote(big, sizeof(big), "a\nb\x01\x7f\x1b[2J", 40),
+			    "a\\nb\\x01\\x7f\\x1b[2J");
+	assert_string_equal(hp_quote(big, sizeof(big), "caf\xc3\xa9\r", 40), "caf\xc3\xa9\\x0d");
 	assert_string_equal(hp_quote(big, sizeof(big), "abcdefgh", 4), "abcd...");
 	assert_string_equal(hp_quote(big, sizeof(big), "abcd", 4), "abcd");
 	/* the buffer bounds it too: 16 bytes hold 12 characters and "..." */
