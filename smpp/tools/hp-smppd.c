@@ -36,6 +36,7 @@
 #define MAX_USERS   64
 #define OUT_LIMIT   (1u << 20)   /* unsent bytes before a slow reader is cut */
 #define CORR_LEN    8            /* session slot (4) + session generation (4) */
+#define P           "hp-smppd"   /* for the flag errors */
 
 enum bind_state { UNBOUND = 0, BOUND_TX = 1, BOUND_RX = 2, BOUND_TRX = 3 };
 
@@ -416,21 +417,31 @@ main(int argc, char **argv)
 	sv.max_sessions = 64;
 	sv.max_pdu = 4096;
 	sv.next_msgid = 1;
-	while ((opt = getopt(argc, argv, "c:a:p:b:T:m:L:t:")) != -1) {
+	opterr = 0;
+	while ((opt = getopt(argc, argv, ":c:a:p:b:T:m:L:t:h")) != -1) {
+		double v = 0;
+		int bad = 0;
+
 		switch (opt) {
 		case 'c': users = optarg; break;
 		case 'a': addr = optarg; break;
-		case 'p': port = (unsigned)atoi(optarg); break;
-		case 'b': sv.bmax = (unsigned)atoi(optarg); break;
-		case 'T': sv.flush_ms = (unsigned)atoi(optarg); break;
-		case 'm': sv.max_sessions = (unsigned)atoi(optarg); break;
-		case 'L': sv.max_pdu = (uint32_t)atoi(optarg); break;
-		case 't': sv.cfg.threads = (unsigned)atoi(optarg); break;
+		case 'p': bad = tool_num(P, opt, optarg, 0, 65535, &v); port = (unsigned)v; break;
+		case 'b': bad = tool_num(P, opt, optarg, 1, 1 << 20, &v); sv.bmax = (unsigned)v; break;
+		case 'T': bad = tool_num(P, opt, optarg, 0, 60000, &v); sv.flush_ms = (unsigned)v; break;
+		case 'm': bad = tool_num(P, opt, optarg, 1, 1 << 20, &v);
+			sv.max_sessions = (unsigned)v; break;
+		case 'L': bad = tool_num(P, opt, optarg, SMPP_HEADER_LEN, 65536, &v);
+			sv.max_pdu = (uint32_t)v; break;
+		case 't': bad = tool_num(P, opt, optarg, 1, 256, &v); sv.cfg.threads = (unsigned)v; break;
+		case 'h':
+			printf("usage: hp-smppd -c USERS [-a ADDR] [-p PORT] [-b BATCH] "
+			       "[-T FLUSH_MS] [-m MAX_SESSIONS] [-L MAX_PDU] [-t THREADS]\n");
+			return 0;
 		default:
-			fprintf(stderr, "usage: hp-smppd -c USERS [-a ADDR] [-p PORT] [-b BATCH] "
-				"[-T FLUSH_MS] [-m MAX_SESSIONS] [-L MAX_PDU] [-t THREADS]\n");
-			return 2;
+			return tool_bad_flag(P, opt, optopt);
 		}
+		if (bad)
+			return 2;
 	}
 	if (users == NULL || sv.bmax < 1 || sv.max_sessions < 1 ||
 	    sv.max_pdu < SMPP_HEADER_LEN || sv.max_pdu > 65536) {

@@ -13,15 +13,16 @@
 #include <string.h>
 
 #include "smpp.h"
+#include "tool_util.h"
 #include "smppdump_pcap.h"
 #ifdef HP_SMPP_GPU
 #include "hp_cuda_smpp.h"
 #endif
 
 static void
-usage(void)
+usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: hp-smppdump [-e] [-c CORR_LEN] [-m MARKER_HEX] [-t THREADS]\n"
 		"                   [-M cpu|auto|gpu|gpu-fused] [-s] [-L MAX_PDU] [-p PORT] FILE|-\n"
 		"  -e  element framing [corr id | PDU | marker] (default: plain PDUs)\n"
@@ -83,24 +84,31 @@ main(int argc, char **argv)
 
 	smpp_config_default(&cfg);
 	smpp_batch_init(&b);
-	while ((opt = getopt(argc, argv, "ec:m:t:M:sL:p:h")) != -1) {
+	opterr = 0;
+	while ((opt = getopt(argc, argv, ":ec:m:t:M:sL:p:h")) != -1) {
+		double v;
+
 		switch (opt) {
 		case 'e':
 			cfg.framing = SMPP_FRAME_ELEMENT;
 			break;
 		case 'c':
-			cfg.corr_len = (uint16_t)atoi(optarg);
+			if (tool_num("hp-smppdump", opt, optarg, 0, 255, &v) < 0)
+				return 2;
+			cfg.corr_len = (uint16_t)v;
 			break;
 		case 'm': {
 			size_t l = strlen(optarg);
 			if (l == 0 || l % 2 || l / 2 > SMPP_MARKER_MAX) {
-				fprintf(stderr, "hp-smppdump: bad marker\n");
+				fprintf(stderr, "hp-smppdump: -m: expected 1..%d octets in hex\n",
+					SMPP_MARKER_MAX);
 				return 2;
 			}
 			for (size_t i = 0; i < l / 2; i++) {
 				int hi = hexval(optarg[2 * i]), lo = hexval(optarg[2 * i + 1]);
 				if (hi < 0 || lo < 0) {
-					fprintf(stderr, "hp-smppdump: bad marker\n");
+					fprintf(stderr, "hp-smppdump: -m: expected 1..%d octets in hex\n",
+						SMPP_MARKER_MAX);
 					return 2;
 				}
 				cfg.marker[i] = (uint8_t)(hi << 4 | lo);
@@ -109,14 +117,16 @@ main(int argc, char **argv)
 			break;
 		}
 		case 't':
-			cfg.threads = (unsigned)atoi(optarg);
+			if (tool_num("hp-smppdump", opt, optarg, 1, 256, &v) < 0)
+				return 2;
+			cfg.threads = (unsigned)v;
 			break;
 		case 'M': {
 			unsigned i;
 			for (i = 0; i < 4 && strcmp(optarg, modes[i]) != 0; i++)
 				;
 			if (i == 4) {
-				usage();
+				fprintf(stderr, "hp-smppdump: -M: expected cpu, auto, gpu or gpu-fused\n");
 				return 2;
 			}
 			mode = (enum smpp_mode)i;
@@ -126,25 +136,30 @@ main(int argc, char **argv)
 			cfg.flags |= SMPP_F_STRICT;
 			break;
 		case 'L':
-			cfg.max_pdu_len = (uint32_t)strtoul(optarg, NULL, 0);
+			if (tool_num("hp-smppdump", opt, optarg, SMPP_HEADER_LEN, UINT32_MAX, &v) < 0)
+				return 2;
+			cfg.max_pdu_len = (uint32_t)v;
 			break;
 		case 'p': {
 			char *e;
 
 			port = strtol(optarg, &e, 10);
 			if (*e != '\0' || port < 1 || port > 65535) {
-				fprintf(stderr, "hp-smppdump: bad port %s\n", optarg);
+				fprintf(stderr, "hp-smppdump: -p: expected a port 1..65535\n");
 				return 2;
 			}
 			break;
 		}
+		case 'h':
+			usage(stdout);
+			return 0;
 		default:
-			usage();
-			return 2;
+			return tool_bad_flag("hp-smppdump", opt, optopt);
 		}
 	}
 	if (optind != argc - 1) {
-		usage();
+		fprintf(stderr, "hp-smppdump: %s (-h: usage)\n",
+			optind == argc ? "no input FILE or -" : "one input FILE only");
 		return 2;
 	}
 	in = read_all(argv[optind], &len);

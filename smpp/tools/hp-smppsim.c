@@ -37,6 +37,7 @@
 
 #define MAX_SESSIONS 1024
 #define MAX_STATUS   16
+#define P            "hp-smppsim" /* for the flag errors */
 
 enum { S_BINDING, S_BOUND, S_UNBINDING, S_DONE, S_FAILED };
 
@@ -651,24 +652,14 @@ out:
 }
 
 static void
-usage(void)
+usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: hp-smppsim -a HOST -p PORT -u SYSTEM_ID -w PASSWORD [-n SESSIONS=1]\n"
 		"                  [-r TPS=100] [-d SECONDS=5 | -c COUNT_PER_SESSION]\n"
 		"                  [-W WINDOW=64] [-l MSG_LEN=20] [-k TLVS=5] [-B tx|trx]\n"
 		"                  [-T TIMEOUT_S=5] [-j]\n"
 		"       hp-smppsim -o FILE -N PDUS [-e [-C CORR_LEN=8]] [-l MSG_LEN] [-k TLVS] [-D]\n");
-}
-
-static int
-num_arg(const char *s, double lo, double hi, double *v)
-{
-	char *e;
-
-	errno = 0;
-	*v = strtod(s, &e);
-	return errno == 0 && e != s && *e == '\0' && *v >= lo && *v <= hi ? 0 : -1;
 }
 
 int
@@ -683,7 +674,8 @@ main(int argc, char **argv)
 	double v;
 
 	smpp_sim_config_default(&m.sc);
-	while ((opt = getopt(argc, argv, "a:p:u:w:n:r:d:c:W:l:k:B:T:jo:N:eC:Dh")) != -1) {
+	opterr = 0;
+	while ((opt = getopt(argc, argv, ":a:p:u:w:n:r:d:c:W:l:k:B:T:jo:N:eC:Dh")) != -1) {
 		int bad = 0;
 
 		switch (opt) {
@@ -691,38 +683,37 @@ main(int argc, char **argv)
 		case 'p': port = optarg; break;
 		case 'u': user = optarg; break;
 		case 'w': pass = optarg; break;
-		case 'n': bad = num_arg(optarg, 1, MAX_SESSIONS, &v); m.n = (unsigned)v; break;
-		case 'r': bad = num_arg(optarg, 0.001, 1e7, &m.tps); break;
-		case 'd': bad = num_arg(optarg, 0.001, 86400, &m.duration); m.count = 0; break;
-		case 'c': bad = num_arg(optarg, 1, 1e9, &v); m.count = (uint64_t)v;
+		case 'n': bad = tool_num(P, opt, optarg, 1, MAX_SESSIONS, &v); m.n = (unsigned)v; break;
+		case 'r': bad = tool_num(P, opt, optarg, 0.001, 1e7, &m.tps); break;
+		case 'd': bad = tool_num(P, opt, optarg, 0.001, 86400, &m.duration); m.count = 0; break;
+		case 'c': bad = tool_num(P, opt, optarg, 1, 1e9, &v); m.count = (uint64_t)v;
 			m.duration = 0; break;
-		case 'W': bad = num_arg(optarg, 1, 65536, &v); m.window = (unsigned)v; break;
-		case 'l': bad = num_arg(optarg, 0, 254, &v); m.sc.msg_len = (unsigned)v; break;
-		case 'k': bad = num_arg(optarg, 0, 64, &v); m.sc.ntlv = (unsigned)v; break;
+		case 'W': bad = tool_num(P, opt, optarg, 1, 65536, &v); m.window = (unsigned)v; break;
+		case 'l': bad = tool_num(P, opt, optarg, 0, 254, &v); m.sc.msg_len = (unsigned)v; break;
+		case 'k': bad = tool_num(P, opt, optarg, 0, 64, &v); m.sc.ntlv = (unsigned)v; break;
 		case 'B':
 			if (strcmp(optarg, "tx") == 0)
 				m.bind_id = SMPP_BIND_TRANSMITTER;
 			else if (strcmp(optarg, "trx") == 0)
 				m.bind_id = SMPP_BIND_TRANSCEIVER;
 			else
-				bad = 1;
+				bad = 1, fprintf(stderr, P ": -B: expected tx or trx\n");
 			break;
-		case 'T': bad = num_arg(optarg, 0.01, 3600, &m.timeout); break;
+		case 'T': bad = tool_num(P, opt, optarg, 0.01, 3600, &m.timeout); break;
 		case 'j': json = 1; break;
 		case 'o': out = optarg; break;
-		case 'N': bad = num_arg(optarg, 1, 4e9, &v); file_n = (uint64_t)v; break;
+		case 'N': bad = tool_num(P, opt, optarg, 1, 4e9, &v); file_n = (uint64_t)v; break;
 		case 'e': element = 1; break;
-		case 'C': bad = num_arg(optarg, 0, 255, &v); corr_len = (unsigned)v; break;
+		case 'C': bad = tool_num(P, opt, optarg, 0, 255, &v); corr_len = (unsigned)v; break;
 		case 'D': m.sc.command_id = SMPP_DELIVER_SM; break;
-		default: usage(); return 2;
+		case 'h': usage(stdout); return 0;
+		default: return tool_bad_flag(P, opt, optopt);
 		}
-		if (bad) {
-			fprintf(stderr, "hp-smppsim: bad value for -%c: %s\n", opt, optarg);
+		if (bad)
 			return 2;
-		}
 	}
 	if (optind != argc) {
-		usage();
+		fprintf(stderr, P ": unexpected argument (-h: usage)\n");
 		return 2;
 	}
 	if (out != NULL) {

@@ -331,16 +331,22 @@ main(int argc, char **argv)
 	t.nblock = 1; t.block[0] = 128;
 	t.nstreams = 1; t.streams[0] = 4;
 	smpp_sim_config_default(&t.sim);
-	while ((opt = getopt(argc, argv, "c:o:")) != -1) {
-		if (opt == 'c')
+	opterr = 0;
+	while ((opt = getopt(argc, argv, ":c:o:h")) != -1) {
+		if (opt == 'c') {
 			conf = optarg;
-		else if (opt == 'o')
+		} else if (opt == 'o') {
 			outp = optarg;
-		else
-			conf = NULL, optind = argc + 1;
+		} else if (opt == 'h') {
+			printf("usage: hp-smpptune -c CONFIG [-o OUT.csv]\n");
+			return 0;
+		} else {
+			return tool_bad_flag("hp-smpptune", opt, optopt);
+		}
 	}
-	if (conf == NULL || optind > argc) {
-		fprintf(stderr, "usage: hp-smpptune -c CONFIG [-o OUT.csv]\n");
+	if (conf == NULL || optind != argc) {
+		fprintf(stderr, "hp-smpptune: %s (-h: usage)\n",
+			conf == NULL ? "need -c CONFIG" : "unexpected argument");
 		return 2;
 	}
 	if ((rc = load(conf, &t)) < 0) {

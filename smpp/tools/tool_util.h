@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Small helpers the SMPP tools share (hp-smppd, hp-smppsim, hp-smpptune,
- * hp-smppdump's pcap reader): a monotonic clock, big-endian fields, and
- * growing a byte buffer.
+ * hp-smppdump's pcap reader): a monotonic clock, big-endian fields,
+ * growing a byte buffer, and flags that fail in one line.
  */
 #ifndef SMPP_TOOL_UTIL_H
 #define SMPP_TOOL_UTIL_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -60,6 +62,39 @@ tool_reserve(uint8_t **buf, size_t *cap, size_t len, size_t n)
 	*buf = nb;
 	*cap = nc;
 	return 0;
+}
+
+/* A flag's number: the whole of s, finite, within [lo, hi]. 0, or -1
+ * after one line on stderr naming the flag (a value that strtoul would
+ * wrap, such as -1 for a count, is refused instead of becoming 4 billion). */
+static inline int
+tool_num(const char *prog, int flag, const char *s, double lo, double hi,
+	 double *v)
+{
+	char *e;
+
+	errno = 0;
+	*v = strtod(s, &e);
+	if (errno == 0 && e != s && *e == '\0' && *v >= lo && *v <= hi)
+		return 0;
+	fprintf(stderr, "%s: -%c: expected a number %g..%g\n", prog, flag, lo, hi);
+	return -1;
+}
+
+/* getopt's answer to a bad flag (the optstring starts with ':' so that a
+ * missing value is told apart, and opterr is 0): one line, exit code 2. */
+static inline int
+tool_bad_flag(const char *prog, int opt, int flag)
+{
+	if (!isprint(flag))
+		flag = '?';
+	if (flag == '-')
+		fprintf(stderr, "%s: no long flags (--help): -h gives the usage\n", prog);
+	else if (opt == ':')
+		fprintf(stderr, "%s: -%c needs a value (-h: usage)\n", prog, flag);
+	else
+		fprintf(stderr, "%s: unknown flag -%c (-h: usage)\n", prog, flag);
+	return 2;
 }
 
 #endif /* SMPP_TOOL_UTIL_H */

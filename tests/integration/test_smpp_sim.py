@@ -96,7 +96,7 @@ def test_no_server_and_bad_arguments():
                         "-w", "b", "-d", "0.1"], capture_output=True, text=True, timeout=30)
     assert r.returncode == 1 and "no session bound (connect 127.0.0.1:1" in r.stderr
     r = subprocess.run([tool("hp-smppsim"), "-n", "0"], capture_output=True, text=True)
-    assert r.returncode == 2 and r.stderr.strip() == "hp-smppsim: bad value for -n: 0"
+    assert r.returncode == 2 and r.stderr.strip() == "hp-smppsim: -n: expected a number 1..1024"
 
 
 def test_file_mode_read_back(tmp_path):

@@ -7,6 +7,8 @@ import io
 import os
 import subprocess
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD_DIR", os.path.join(ROOT, "build"))
 
@@ -51,3 +53,39 @@ def test_tuner_input_file_and_refusals(tmp_path):
     pdus.write_bytes(b"\x00\x00\x00\x05garbage")
     r, _ = tune("input = %s\nbatch_sizes = 10\n" % pdus, tmp_path)
     assert r.returncode != 0
+
+
+# Bad flags of every SMPP tool: one line naming the flag, exit 2; -h the
+# usage on stdout, exit 0. (A count of -1 once became 4 billion threads
+# through atoi; a bad flag printed the whole usage.)
+@pytest.mark.parametrize("tool,args,needle", [
+    ("hp-smppdump", ["-t", "-1", "x"], "-t: expected a number 1..256"),
+    ("hp-smppdump", ["-L", "99999999999", "x"], "-L: expected a number"),
+    ("hp-smppdump", ["-c", "300", "x"], "-c: expected a number 0..255"),
+    ("hp-smppdump", ["-M", "fast", "x"], "-M: expected cpu, auto, gpu or gpu-fused"),
+    ("hp-smppdump", ["-m", "zz", "x"], "-m: expected 1..16 octets in hex"),
+    ("hp-smppdump", ["-c"], "-c needs a value"),
+    ("hp-smppdump", ["-Q", "x"], "unknown flag -Q"),
+    ("hp-smppdump", [], "no input FILE"),
+    ("hp-smppdump", ["a", "b"], "one input FILE only"),
+    ("hp-smppd", ["-p", "70000"], "-p: expected a number 0..65535"),
+    ("hp-smppd", ["-t", "abc"], "-t: expected a number 1..256"),
+    ("hp-smppd", ["--help"], "-h gives the usage"),
+    ("hp-smppsim", ["-B", "rx"], "-B: expected tx or trx"),
+    ("hp-smppsim", ["-r", "nan"], "-r: expected a number"),
+    ("hp-smppsim", ["extra"], "unexpected argument"),
+    ("hp-smpptune", ["-x"], "unknown flag -x"),
+    ("hp-smpptune", [], "need -c CONFIG"),
+])
+def test_bad_flags_one_line(tool, args, needle):
+    r = subprocess.run([prog("tools", tool)] + args, capture_output=True, text=True,
+                       timeout=30, stdin=subprocess.DEVNULL)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and needle in lines[0], (r.returncode, r.stderr)
+    assert lines[0].startswith(tool + ": ")
+
+
+@pytest.mark.parametrize("tool", ["hp-smppdump", "hp-smppd", "hp-smppsim", "hp-smpptune"])
+def test_help_on_stdout(tool):
+    r = subprocess.run([prog("tools", tool), "-h"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and r.stdout.startswith("usage: " + tool) and r.stderr == ""
