@@ -625,8 +625,11 @@ parse_opts(struct opts *o, int argc, char **argv)
 			return -1;
 		}
 		if (bad) {
-			fprintf(stderr, "svc-bench: bad value '%s' for --%s\n", a,
-				lo[li].name);
+			char q[64];
+
+			/* one line whatever the value held */
+			fprintf(stderr, "svc-bench: bad value '%s' for --%s\n",
+				hp_quote(q, sizeof(q), a, 48), lo[li].name);
 			return -1;
 		}
 	}
@@ -854,7 +857,12 @@ write_file(const char *path, put_fn put, const struct opts *o,
 		if (fclose(f) == 0)
 			return 0;
 	}
-	fprintf(stderr, "svc-bench: cannot write %s\n", path);
+	{
+		char q[256];
+
+		fprintf(stderr, "svc-bench: cannot write %s: %s\n",
+			hp_quote(q, sizeof(q), path, 200), strerror(errno));
+	}
 	return -1;
 }
 

@@ -138,6 +138,7 @@ def test_real_run_stays_where_mapped(bench, tmp_path):
     (["overhead", "--rt"], "--rt is for deadline and token runs on real lcores"),
     (["deadline", "--period-us", "300", "--interval-us", "1000"], "multiple of --period-us"),
     (["deadline", "--duration"], "needs a value"),
+    (["deadline", "--cores", "2\nx"], "bad value '2\\nx' for --cores"),
 ])
 def test_bad_input(bench, args, msg):
     p = subprocess.run([str(bench)] + args, capture_output=True, text=True, timeout=30)
