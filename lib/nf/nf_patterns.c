@@ -258,8 +258,8 @@ hp_nf_patset_load(const char *path, struct hp_nf_patset **out, char *err,
 		len += r;
 	} while (r > 0);
 	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
+		rc = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: cannot read pattern file: %s", path, strerror(-rc));
 		goto fail;
 	}
 	ps = hp_nf_patset_new();

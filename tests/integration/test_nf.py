@@ -241,6 +241,25 @@ def test_pattern_file_unreadable(tool, tmp_path):
     assert len(lines) == 1 and "cannot open pattern file" in lines[0]
 
 
+@pytest.mark.parametrize("args,rc,needle", [
+    (["dpi", "--gen", "-1"], 2, "--gen: expected a number 1..1000000"),
+    (["gen-traffic", "--gen", "10", "--count", "-1", "--size", "100"], 2,
+     "--count: expected a number 1..4294967295"),
+    (["gen-traffic", "--gen", "10", "--count", "5", "--size", "100", "--p", "7"], 2,
+     "--p: expected a number 0..1"),
+    (["dpi", "--bogus"], 2, "unknown option --bogus"),
+    (["dpi", "--patterns"], 2, "--patterns needs a value"),
+    (["frob"], 2, "unknown command 'frob'"),
+    (["check-patterns", "--patterns", "/"], 1, "cannot read pattern file: Is a directory"),
+])
+def test_bad_flags(tool, args, rc, needle):
+    # strtoul once made --count -1 four billion records and --gen -1 a
+    # request for 4294967295 patterns; an unknown option printed the usage
+    p = run(tool, args, b"", check=False)
+    lines = p.stderr.decode().strip().splitlines()
+    assert p.returncode == rc and len(lines) == 1 and needle in lines[0], p.stderr
+
+
 def test_pattern_parser_fuzz(tool, tmp_path):
     """Hostile pattern files: exit 0 with a count, or exit 1 with one
     line naming the file and line; never a crash."""

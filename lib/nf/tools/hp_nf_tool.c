@@ -49,6 +49,21 @@ fail(const char *fmt, ...)
 	return 1;
 }
 
+/* A flag's number: the whole string, within [lo, hi] (strtoul would make
+ * --count -1 four billion records). 0, or 2 after one line. */
+static int
+num(const char *flag, const char *arg, double lo, double hi, double *v)
+{
+	char *e;
+
+	errno = 0;
+	*v = strtod(arg, &e);
+	if (errno == 0 && e != arg && *e == '\0' && *v >= lo && *v <= hi)
+		return 0;
+	fprintf(stderr, "hp-nf: --%s: expected a number %.15g..%.15g\n", flag, lo, hi);
+	return 2;
+}
+
 static void
 usage(FILE *f)
 {
@@ -615,23 +630,35 @@ main(int argc, char **argv)
 		return 0;
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		double v = 0;
+		int bad = 0;
+
 		switch (c) {
 		case 'i': o.impl = optarg; break;
 		case 'e': o.engine = optarg; break;
 		case 'P': o.patterns = optarg; break;
-		case 'g': o.gen = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 's': o.seed = strtoull(optarg, NULL, 0); break;
-		case 'c': o.count = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'z': o.size = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'p': o.p = strtod(optarg, NULL); break;
+		case 'g': bad = num("gen", optarg, 1, HP_NF_PAT_MAX, &v); o.gen = (uint32_t)v; break;
+		case 's': bad = num("seed", optarg, 0, 9007199254740992.0, &v);
+			o.seed = (uint64_t)v; break;
+		case 'c': bad = num("count", optarg, 1, UINT32_MAX, &v); o.count = (uint32_t)v; break;
+		case 'z': bad = num("size", optarg, 1, 65535, &v); o.size = (uint32_t)v; break;
+		case 'p': bad = num("p", optarg, 0, 1, &o.p); break;
 		case 'k': o.key_hex = optarg; break;
 		case 'K': o.key_file = optarg; break;
 		case 'I': o.in = optarg; break;
 		case 'O': o.out = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+			fprintf(stderr, "hp-nf: %s needs a value\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "hp-nf: unknown option %s (hp-nf --help)\n", argv[optind - 1]);
+			return 2;
 		}
+		if (bad)
+			return bad;
 	}
 	if (strcmp(cmd, "cbc") == 0)
 		return cmd_cbc(&o);
@@ -656,6 +683,6 @@ main(int argc, char **argv)
 		hp_nf_patset_free(ps);
 		return 0;
 	}
-	usage(stderr);
-	return fail("unknown command '%s'", cmd);
+	fprintf(stderr, "hp-nf: unknown command '%s' (hp-nf --help)\n", cmd);
+	return 2;
 }
