@@ -330,9 +330,25 @@ def goals(res, scenarios):
     return lines
 
 
+def rt_prio(v):
+    """A SCHED_FIFO priority, 1..99."""
+    if not v.isdigit() or not 1 <= int(v) <= 99:
+        raise argparse.ArgumentTypeError(f"expected a priority 1..99, not {v!r}")
+    return int(v)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad input is one line and exit 2, as in hplane itself (argparse
+    prints the whole usage first)."""
+
+    def error(self, message):
+        sys.stderr.write(f"{self.prog}: {message} (--help: usage)\n")
+        sys.exit(2)
+
+
 def main():
-    ap = argparse.ArgumentParser(prog="hplane compare", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = OneLineParser(prog="hplane compare", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hplane", required=True, help=argparse.SUPPRESS)
     ap.add_argument("--out", default="out/compare", help="output directory [out/compare]")
     ap.add_argument("--app", default="ran", help="app [ran]: ldpc -> aes_ctr")
@@ -372,7 +388,7 @@ def main():
     ap.add_argument("--no-rt", dest="rt", action="store_false",
                     help="leave hplane's lcore threads in normal scheduling (by default they run "
                     "SCHED_FIFO priority 1, bench/rtrun.py, where this user may)")
-    ap.add_argument("--rt-prio", type=int, default=1, choices=range(1, 100), metavar="N",
+    ap.add_argument("--rt-prio", type=rt_prio, default=1, metavar="N",
                     help="their SCHED_FIFO priority [1, as bench/pipeline and bench/load]: 2 "
                     "keeps a stray priority-1 spinner outside the benchmark lock from starving them")
     ap.add_argument("--reuse", action="store_true",

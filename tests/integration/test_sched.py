@@ -228,6 +228,10 @@ def test_compare_settled_misses():
     (["profile", "--out", "p.txt"], "profile needs --out FILE.json"),
     (["profile", "--out", "p.json", "--batches", "4,2"], "--batches"),
     (["run", "--power-interval", "0"], "bad value '0' for --power-interval"),
+    # compare (Python) answers like hplane: one line, not argparse's usage
+    (["compare", "--bogus"], "hplane compare: unrecognized arguments: --bogus"),
+    (["compare", "--scenarios", "nope"], "unknown scenario nope"),
+    (["compare", "--rt-prio", "0"], "expected a priority 1..99"),
 ])
 def test_bad_input(hplane, tmp_path, args, msg):
     p = run_hplane(args, check=False)
