@@ -837,6 +837,8 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "list")) {
+		if (argc > 2)
+			return fail(EXIT_USAGE, "list takes no arguments (got '%s')", argv[2]);
 		list_all();
 		return 0;
 	}

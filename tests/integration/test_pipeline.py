@@ -181,6 +181,7 @@ def test_pcap_replay_with_bad_packets(hplane, tmp_path):
     (["run", "--duration", "1\nGET /"], "bad value '1\\nGET /'"),
     (["run", "--scenario", "x\x1b[2J\ny"], "'x\\x1b[2J\\ny'"),
     (["run", "--bogus"], "unknown option"),
+    (["list", "apps"], "list takes no arguments"),
     (["frobnicate"], "unknown command"),
 ])
 def test_bad_input(hplane, tmp_path, args, needle):
