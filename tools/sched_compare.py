@@ -620,7 +620,9 @@ def report(a, prof, scenarios, names, res, cap, gpu_cap, cpu_cap, fixed_us, fail
     cmd = " ".join(["hplane compare"] + argv)
     if a.gpu:
         L = [f"# Scheduler comparison on {a.workers} CPU workers + `{a.gpu}`"
-             + (" (modeled accelerator)" if a.gpu.startswith("model:") else ""), "",
+             + (" (modeled accelerator)" if a.gpu.startswith("model:") else "")
+             + (" (emulated: the kernels' code run on the CPU, not a GPU measurement)"
+                if a.gpu.split(",")[0].endswith(":emul") else ""), "",
              f"Date: {now}. Machine: {platform.node()}, {os.cpu_count()} CPUs. Command: `hplane compare "
              f"{' '.join(sys.argv[3:])}`. Devices measured by `hplane profile` first "
              f"({a.profile}); the policies read that profile. Platform capacity {cap:.0f} "
