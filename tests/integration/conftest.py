@@ -3,6 +3,7 @@
 # to run hplane and read its summary.
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -40,3 +41,28 @@ def hplane():
     if not HPLANE.exists():
         pytest.fail(f"{HPLANE} not built (run make build)")
     return HPLANE
+
+
+# Values no flag should take quietly: empty, junk, negative, huge, NaN,
+# an empty list item, a newline and a terminal escape.
+HOSTILE = ["", "x", "-1", "0", "1e99", "99999999999999999999", "nan", "1,,2", "a\nb", "\x1b[2J"]
+
+
+def assert_every_flag_refused(run, help_text, head, tail, values=HOSTILE):
+    """Every `  --flag [ARG]` of help_text, with each hostile value, between
+    head and tail (tail is an argument the program refuses, so no run
+    starts): run(args) must exit 2 with one line on stderr and no raw
+    control character in it. Returns the number of runs."""
+    flags = re.findall(r"^  (--[a-z0-9-]+)( [A-Z]+)?", help_text, re.M)
+    assert len(flags) > 15, flags
+    n = 0
+    for flag, arg in flags:
+        if flag == "--help":
+            continue
+        for v in (values if arg else [None]):
+            p = run(head + [flag] + ([v] if v is not None else []) + tail)
+            lines = [l for l in p.stderr.splitlines() if l.strip()]
+            assert p.returncode == 2 and len(lines) == 1, (flag, v, p.returncode, p.stderr)
+            assert not any(c in lines[0] for c in "\x1b\r"), (flag, v, lines[0])
+            n += 1
+    return n
