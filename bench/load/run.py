@@ -61,7 +61,7 @@ import cost  # noqa: E402  (bench/load/cost.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATE = "2026-11-22"  # the results file name the project records under
-TAG = "f"            # this session's record of the day (or the next free one)
+TAG = "g"            # this session's record of the day (or the next free one)
 # the plot needs matplotlib: the project's venv has it (scripts/setup.sh)
 PY = os.path.join(ROOT, ".venv/bin/python")
 PY = PY if os.path.exists(PY) else sys.executable
@@ -193,13 +193,14 @@ HEAD_SCORES = ("| estimator | MAE vs tvp/tvd, 10–90 % (eq. 4.4, tvd = the onse
                "MAE vs offered/capacity per CPU-second | MAE vs the load on the CPU time it had | "
                "reads 95 % at (Mpps) | vs drop onset (the goal) | vs the step before the onset | "
                "vs delivered when saturated | vs the steady-state onset | "
-               "predicted onset (95 % crossing / 0.95) vs onset / vs steady-state onset |")
-HEAD_RULE = "|---|---|---|---|---|---|---|---|---|---|"
+               "predicted onset (95 % crossing / 0.95) vs onset / vs steady-state onset | "
+               "stays ≥ 95 % from (Mpps) | its predicted onset vs steady-state onset (the goal as decided) |")
+HEAD_RULE = "|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 
 def score_rows(s):
     if "scores" not in s:
-        return ["| (no drop onset: the ramp never dropped continuously) | | | | | | | | | |"]
+        return ["| (no drop onset: the ramp never dropped continuously) | | | | | | | | | | | |"]
     out = []
     for key in ("a_polls", "b_busy", "c_load"):
         v = s["scores"][key]
@@ -208,12 +209,69 @@ def score_rows(s):
         d = f"{100 * v['cross95_vs_onset']:+.1f} %" if v["cross95_vs_onset"] is not None else "—"
         on = f"{v['mae_onset_points']:.1f}" if v.get("mae_onset_points") is not None else "n/a"
         av = f"{v['mae_avail_points']:.1f}" if v.get("mae_avail_points") is not None else "n/a"
-        dl, dd, dss, po, pss = (f"{100 * v[k]:+.1f} %" if v.get(k) is not None else "—"
-                                for k in ("cross95_vs_onset_lo", "cross95_vs_sat_delivered",
-                                          "cross95_vs_onset_ss", "pred_onset_vs_onset",
-                                          "pred_onset_vs_onset_ss"))
+        dl, dd, dss, po, pss, ph = (f"{100 * v[k]:+.1f} %" if v.get(k) is not None else "—"
+                                    for k in ("cross95_vs_onset_lo", "cross95_vs_sat_delivered",
+                                              "cross95_vs_onset_ss", "pred_onset_vs_onset",
+                                              "pred_onset_vs_onset_ss", "pred_h_onset_vs_onset_ss"))
+        xh = f"{v['cross95h_pps'] / 1e6:.4f}" if v.get("cross95h_pps") else "never"
         out.append(f"| {v['label']} | {on} | {mae} (over {v['steps']} steps) | {av} | {x} | {d} | {dl} | {dd} "
-                   f"| {dss} | {po} / {pss} |")
+                   f"| {dss} | {po} / {pss} | {xh} | {ph} |")
+    return out
+
+
+def goals_table(runs):
+    """Issue 6's two ramp goals for (c), ramp by ramp, with a verdict: the
+    MAE against tvp / tvd (<= 3 points), the 95 % crossing against tvd as
+    the issue writes it (within 5 %), and the goal as bench/load decides
+    it: the onset the held crossing predicts (crossing / 0.95) within 5 %
+    of the steady-state onset. docs/load.md, "The crossing goal", says why:
+    an exact estimator reads 95 % at -5.0 % of the true onset, so the
+    written goal passes only an estimator that reads low near the top,
+    and tvd comes late by what the rings absorb."""
+    keys = (("mae_onset_points", "pts", lambda v: v <= 3.0),
+            ("cross95_vs_onset", "%", lambda v: abs(v) <= 0.05),
+            ("cross95h_vs_onset", "%", lambda v: abs(v) <= 0.05),
+            ("pred_onset_vs_onset_ss", "%", lambda v: abs(v) <= 0.05),
+            ("pred_h_onset_vs_onset_ss", "%", lambda v: abs(v) <= 0.05))
+    met, vals = [0] * len(keys), [[] for _ in keys]
+    out = ["", "**The goals, ramp by ramp** ((c) only; ✓ = met). *As written*: the first 95 % crossing "
+           "within 5 % of tvd. *As decided* (docs/load.md, \"The crossing goal\"): the onset that the "
+           "crossing from which (c) stays ≥ 95 % predicts (crossing / 0.95; an exact estimator scores 0) "
+           "within 5 % of the steady-state onset. The middle columns change one of the two at a time.", "",
+           "| ramp | MAE vs tvp/tvd (≤ 3 points) | first 95 % crossing vs tvd (as written) | "
+           "stays ≥ 95 % from, vs tvd | first crossing's predicted onset vs steady-state onset | "
+           "held crossing's predicted onset vs steady-state onset (as decided) |",
+           "|---|---|---|---|---|---|"]
+    n = 0
+    for i, (r, _) in enumerate(runs):
+        if "scores" not in r:
+            out.append(f"| {i + 1} | no onset | | | | |")
+            continue
+        n += 1
+        c = r["scores"]["c_load"]
+        cells = []
+        for j, (k, u, ok) in enumerate(keys):
+            v = c.get(k)
+            if v is None:
+                cells.append("never" if u == "%" else "n/a")
+                continue
+            good = ok(v)
+            met[j] += good
+            vals[j].append(v)
+            cells.append((f"{v:.1f}" if u == "pts" else f"{100 * v:+.1f} %") + (" ✓" if good else " ✗"))
+        out.append(f"| {i + 1} | " + " | ".join(cells) + " |")
+    out.append("| **met in** | " + " | ".join(f"**{m} of {n}**" for m in met) + " |")
+    # the bench's figure is the median over the ramps (single ramps on a
+    # shared VM move with the host), the verdict is on it
+    med = []
+    for (k, u, ok), xs in zip(keys, vals):
+        if not xs:
+            med.append("n/a")
+            continue
+        v = statistics.median(xs)
+        med.append(f"**{v:.1f}" if u == "pts" else f"**{100 * v:+.1f} %")
+        med[-1] += (" ✓**" if ok(v) else " ✗**")
+    out.append("| **median (the verdict)** | " + " | ".join(med) + " |")
     return out
 
 
@@ -302,8 +360,7 @@ def main():
     lines = [f"# bench/load — load estimation for polling cores, {DATE} ({TAG})", "",
              f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on "
              f"{platform.node()}, {os.cpu_count()} CPUs "
-             f"({platform.processor() or platform.machine()}), a 2-core KVM VM shared with other "
-             "agents' builds and benchmarks. Command: "
+             f"({platform.processor() or platform.machine()}), a 2-core KVM VM. Command: "
              f"`python3 bench/load/run.py{' ' + argv if argv else ''}` "
              + (f"(each timed part under the flock {a.lock})." if a.lock else
                 "(under `flock /work/notes/bench.lock`)."), ""]
@@ -377,6 +434,7 @@ def main():
                     xs = [r[0]["scores"][e][f] for r in scored if r[0]["scores"][e][f] is not None]
                     return f"**{fmt(statistics.median(xs), u)}**" if xs else "n/a"
                 lines.append("| **median** | | | | " + " | ".join(med_col(*c) for c in cols) + " |")
+            lines += goals_table(runs)
             if len(runs) > 1:
                 pm = median_ramp([o for _, o in runs], os.path.join(work, f"{app}-median"))
                 png[app] = os.path.join(work, f"{app}-median", "ramp.png")
@@ -395,7 +453,9 @@ def main():
         lines += ramp_section(title, med[0], f"load-{DATE}{TAG}-{app}"
                               + ("-median-ramp" if n > 1 else "") + ".png")
     if not a.skip_ramp:
-        lines += ["Goals (issue 6): (c) MAE ≤ 3 points; (c) 95 % crossing within 5 % of the onset.", ""]
+        lines += ["Goals (issue 6): (c) MAE ≤ 3 points; (c) 95 % crossing within 5 % of the onset "
+                  "(as decided: the held crossing's predicted onset within 5 % of the steady-state "
+                  "onset; docs/load.md).", ""]
 
     # 2. sensitivity
     if not a.skip_sensitivity:

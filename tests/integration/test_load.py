@@ -245,6 +245,20 @@ def test_plot_tool_scores(tmp_path):
     c3 = s3["scores"]["c_load"]
     assert c3["cross95_vs_onset_ss"] == pytest.approx(c3["cross95_pps"] / 0.7e6 - 1, rel=1e-9)
     assert c3["pred_onset_vs_onset_ss"] == pytest.approx(c3["cross95_pps"] / 0.95 / 0.7e6 - 1, rel=1e-9)
+    # one step that reads high while the rest of the ramp is under 95 %
+    # (the host slowed the worker): the first crossing comes there, the
+    # held crossing (from which (c) stays >= 95 %) between 0.7 and 0.8 M
+    lines4 = list(lines3)
+    r4 = lines4[2 + 4].split(",")
+    r4[13] = "0.97"
+    lines4[2 + 4] = ",".join(r4)
+    c4 = scored(tmp_path, "ramp4.csv", lines4)["scores"]["c_load"]
+    assert c4["cross95_pps"] == pytest.approx(0.4e6 + 0.1e6 * (0.95 - 0.52) / (0.97 - 0.52), rel=1e-6)
+    assert c4["cross95h_pps"] == pytest.approx(c3["cross95_pps"], rel=1e-9)
+    assert c4["cross95h_vs_onset"] == pytest.approx(c4["cross95h_pps"] / 0.8e6 - 1, rel=1e-9)
+    assert c4["pred_h_onset_vs_onset_ss"] == pytest.approx(c4["cross95h_pps"] / 0.95 / 0.7e6 - 1, rel=1e-9)
+    # without that step the two crossings are the same
+    assert c3["cross95h_pps"] == pytest.approx(c3["cross95_pps"], rel=1e-9)
     assert scored(tmp_path, "ramp2.csv", lines2, "--capacity", "delivered")["capacity_pps"] == \
         pytest.approx(0.76e6, rel=1e-9)
     bad = subprocess.run([sys.executable, str(ROOT / "tools/load_plot.py"), str(f), "--unit", "nope"],
