@@ -130,10 +130,11 @@ struct traffic {
 	/* hp_load: where the next pass starts, if known. A busy pass is
 	 * followed by the next at once (the idle action runs only after an
 	 * empty one), so its end is the next one's start. With the empty
-	 * pass's end below, a pass reads the TSC at most once for the
-	 * counters, not twice. Measured on the 2-vCPU VM: a read costs
+	 * pass's end below, only a busy pass right after an empty one
+	 * still reads the TSC twice for the counters; the others read it
+	 * once or not at all. Measured on the 2-vCPU VM: a read costs
 	 * ~11 ns, and the null pipeline makes 0.12 traffic passes a packet,
-	 * two thirds of them empty, so two reads a pass were ~2 % of a
+	 * two thirds of them empty, so two reads a pass were ~3 % of a
 	 * packet's 80 ns (bench/results/load-2026-11-22g.md, section 4). */
 	uint64_t t_next;
 	double credit;  /* generator: frames due, not yet offered */
