@@ -61,7 +61,7 @@ import cost  # noqa: E402  (bench/load/cost.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATE = "2026-11-22"  # the results file name the project records under
-TAG = "g"            # this session's record of the day (or the next free one)
+TAG = "h"            # this session's record of the day (or the next free one)
 # the plot needs matplotlib: the project's venv has it (scripts/setup.sh)
 PY = os.path.join(ROOT, ".venv/bin/python")
 PY = PY if os.path.exists(PY) else sys.executable
