@@ -105,19 +105,23 @@ def onset_ss(rows, ratio, unserved=0.005):
     return from_on(rows, over)
 
 
+def reaches_at(rows, j, key, level):
+    """Offered rate where rows[key] reaches level on its way into step j
+    (linear from step j - 1; step j's own rate if it is the first step
+    or the step before already reads level)."""
+    r = rows[j]
+    if j == 0 or rows[j - 1][key] >= level:
+        return r["offered_pps"]
+    p = rows[j - 1]
+    f = (level - p[key]) / (r[key] - p[key])
+    return p["offered_pps"] + f * (r["offered_pps"] - p["offered_pps"])
+
+
 def crossing(rows, key, level=0.95):
     """Offered rate where rows[key] first reaches level (linear between
     steps); None if it never does."""
-    prev = None
-    for r in rows:
-        v = r[key]
-        if v >= level:
-            if prev is None or prev[key] >= level:
-                return r["offered_pps"]
-            f = (level - prev[key]) / (v - prev[key])
-            return prev["offered_pps"] + f * (r["offered_pps"] - prev["offered_pps"])
-        prev = r
-    return None
+    j = next((i for i, r in enumerate(rows) if r[key] >= level), None)
+    return None if j is None else reaches_at(rows, j, key, level)
 
 
 def crossing_held(rows, key, level=0.95):
@@ -129,14 +133,7 @@ def crossing_held(rows, key, level=0.95):
     right reading of that step, not of the load at which the loop stays
     near saturation."""
     j = from_on(rows, lambda r: r[key] >= level)
-    if j is None:
-        return None
-    r = rows[j]
-    if j == 0:
-        return r["offered_pps"]
-    p = rows[j - 1]
-    f = (level - p[key]) / (r[key] - p[key])
-    return p["offered_pps"] + f * (r["offered_pps"] - p["offered_pps"])
+    return None if j is None else reaches_at(rows, j, key, level)
 
 
 def capacity(rows, on, unit, method):
