@@ -249,7 +249,13 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 	       size_t errlen)
 {
 	json_t *tasks = json_object(), *meas = json_array();
-	unsigned int k, si, bi, rep, maxb = dev->accel ? dev->bcfg.max_pkts : HP_BURST;
+	unsigned int k, ki, si, bi, rep, maxb = dev->accel ? dev->bcfg.max_pkts : HP_BURST;
+	/* A device that runs whole chains runs a packet at step k through
+	 * every task from k on: it is timed on the suffixes, last task first,
+	 * and task k is charged the time its suffix adds to the next one's
+	 * (chain_t: the next suffix's median per batch and size, us). */
+	bool chain = dev->accel != NULL && !dev->caps.one_task && dev->n_tasks > 1;
+	double chain_t[RTE_DIM(o->batch)][MAX_SIZES] = { { 0 } };
 	struct rte_mbuf **pkts = calloc(HP_BATCH_MAX, sizeof(*pkts));
 	struct hp_batch_job *job = calloc(1, sizeof(*job));
 	double *v = calloc(o->reps, sizeof(double));
@@ -262,14 +268,19 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (k = 0; k < dev->n_tasks && ret == 0; k++) {
+	if (chain)
+		json_object_set_new(jdev, "chain_only", json_true());
+	for (k = 0; k < dev->n_tasks; k++)
+		json_object_set_new(tasks, dev->ctx[k].ops->name, json_array());
+	for (ki = 0; ki < dev->n_tasks && ret == 0; ki++) {
 		/* per batch size: the points (n, bytes, t) at every size */
 		double pn[2 * MAX_SIZES], pb[2 * MAX_SIZES], pt[2 * MAX_SIZES];
 		double prev_n[MAX_SIZES], prev_b[MAX_SIZES], prev_t[MAX_SIZES];
 		unsigned int n_prev = 0;
-		json_t *rows = json_array();
+		json_t *rows;
 
-		json_object_set_new(tasks, dev->ctx[k].ops->name, rows);
+		k = chain ? dev->n_tasks - 1 - ki : ki;
+		rows = json_object_get(tasks, dev->ctx[k].ops->name);
 		for (bi = 0; bi < o->n_batch && o->batch[bi] <= maxb && ret == 0; bi++) {
 			unsigned int b = o->batch[bi], m = 0;
 			double fx, pp, pby;
@@ -324,6 +335,8 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 				stats(v, o->reps, &ptv);
 				e = json_object();
 				json_object_set_new(e, "task", json_string(dev->ctx[k].ops->name));
+				if (chain)
+					json_object_set_new(e, "chain_from", json_integer(k));
 				json_object_set_new(e, "size", json_integer(cfg->imix.size[si]));
 				json_object_set_new(e, "frame_bytes", json_integer(frame));
 				json_object_set_new(e, "batch", json_integer(b));
@@ -341,6 +354,12 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 				pn[m] = b;
 				pb[m] = (double)b * frame;
 				pt[m] = ptv.med_ms * 1e3; /* us */
+				if (chain) {
+					double suffix = pt[m];
+
+					pt[m] -= chain_t[bi][si];
+					chain_t[bi][si] = suffix;
+				}
 				m++;
 			}
 			if (ret < 0)
@@ -557,13 +576,6 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 
 		ret = hp_device_create(&dev[i], i == 0 ? cpu_spec : cfg->gpu, &env, i, err, errlen);
 		if (ret < 0) {
-			json_decref(jd);
-			break;
-		}
-		if (dev[i].accel != NULL && !dev[i].caps.one_task && app->n_tasks > 1) {
-			snprintf(err, errlen, "device %s runs whole chains only: profile it with a one-task app",
-				 dev[i].name);
-			ret = -ENOTSUP;
 			json_decref(jd);
 			break;
 		}

@@ -156,6 +156,34 @@ def test_profile_reproduces_model(hplane, tmp_path):
     assert_invariants(summary(tmp_path / "r"))
 
 
+def test_profile_chain_only_device(hplane, tmp_path):
+    # The CUDA plugin runs a packet from its step to the chain's end, so a
+    # two-task app (ran: ldpc then aes_ctr) is timed on the suffixes, last
+    # task first, and each task is charged what its suffix adds. hplane
+    # profile refused such a device, which made `hplane compare --gpu cuda
+    # --app ran` (issue 24) fail before its first run.
+    from conftest import BUILD
+    if not (BUILD / "gpu" / "libhp_cuda.so").exists():
+        pytest.skip("CUDA plugin not built (no nvcc)")
+    out = tmp_path / "p.json"
+    p = run_hplane(["profile", "--app", "ran", "--gpu", "cuda:emul", "--workers", "1",
+                    "--batches", "1,16", "--reps", "3", "--imix-sizes", "243,1458",
+                    "--imix-shares", "1,1", "--duration", "1", "--out", str(out)], timeout=240)
+    assert "profile: wrote" in p.stdout, p.stdout[-2000:]
+    gpu = json.loads(out.read_text())["devices"]["gpu"]
+    assert gpu["chain_only"] is True
+    assert list(gpu["tasks"]) == ["ldpc", "aes_ctr"]
+    for t in ("ldpc", "aes_ctr"):
+        assert [r["batch"] for r in gpu["tasks"][t]] == [1, 16], gpu["tasks"][t]
+    starts = {(m["task"], m["chain_from"]) for m in gpu["measurements"]}
+    assert starts == {("ldpc", 0), ("aes_ctr", 1)}, starts
+    assert len(gpu["measurements"]) == 8
+    # the one-task CPU worker is timed task by task, with no chain marks
+    cpu = json.loads(out.read_text())["devices"]["cpu"]
+    assert "chain_only" not in cpu and all("chain_from" not in m for m in cpu["measurements"])
+    assert len(gpu["pipeline"]) == 2 and all(x["pps"] > 0 for x in gpu["pipeline"])
+
+
 def test_compare_quick(hplane, tmp_path):
     out = tmp_path / "cmp"
     # --no-rt: a test must not take the CPUs from a benchmark running beside it
