@@ -26,6 +26,16 @@ extern int hp_logtype;
  * "..." where cut short, always terminated. Returns buf. */
 const char *hp_quote(char *buf, size_t len, const char *s, size_t max);
 
+/* The default EAL --lcores map into buf ("--lcores=0@0,1@1,..."): lcore
+ * 0 main, 1..ndev the devices, then the other polling lcores (scheduler,
+ * traffic), n_poll in all, on ncpu CPUs. Each polling lcore gets a CPU of
+ * its own where there are enough (the main lcore keeps CPU 0); else the
+ * devices spread over CPUs 1.. and the rest share CPU 0. Returns 1 when
+ * polling lcores share a CPU (they must yield when idle), 0 when none
+ * does, -ENOSPC when buf is too small. */
+int hp_lcore_map(unsigned int ncpu, unsigned int ndev, unsigned int n_poll, char *buf,
+		 size_t len);
+
 /* What a polling lcore does after a run of empty polls (--idle): keep
  * spinning, yield the CPU, or sleep 100 us (modeled platforms on a small
  * shared machine: the lcores mostly wait for modeled time, and ~0.15 ms

@@ -407,6 +407,31 @@ test_quote(void **state)
 	assert_string_equal(hp_quote(b, sizeof(b), "", 100), "");
 }
 
+/* ---- the default lcore map ---- */
+static void
+test_lcore_map(void **state)
+{
+	char b[256];
+
+	(void)state;
+	/* 16 CPUs, 2 workers + a GPU, scheduler, generator: one CPU each (the
+	 * old map put the scheduler and the generator on CPU 0 with main,
+	 * spinning, and capped a GPU machine at a tenth of its platform) */
+	assert_int_equal(hp_lcore_map(16, 3, 5, b, sizeof(b)), 0);
+	assert_string_equal(b, "--lcores=0@0,1@1,2@2,3@3,4@4,5@5");
+	/* exactly enough */
+	assert_int_equal(hp_lcore_map(6, 3, 5, b, sizeof(b)), 0);
+	assert_string_equal(b, "--lcores=0@0,1@1,2@2,3@3,4@4,5@5");
+	/* this machine's 2 CPUs: devices on CPU 1, the rest share CPU 0 */
+	assert_int_equal(hp_lcore_map(2, 3, 5, b, sizeof(b)), 1);
+	assert_string_equal(b, "--lcores=0@0,1@1,2@1,3@1,4@0,5@0");
+	assert_int_equal(hp_lcore_map(4, 2, 4, b, sizeof(b)), 1);
+	assert_string_equal(b, "--lcores=0@0,1@1,2@2,3@0,4@0");
+	assert_int_equal(hp_lcore_map(1, 1, 3, b, sizeof(b)), 1);
+	assert_string_equal(b, "--lcores=0@0,1@0,2@0,3@0");
+	assert_int_equal(hp_lcore_map(16, 3, 5, b, 20), -ENOSPC);
+}
+
 /* ---- rate profiles ---- */
 static void
 test_profiles(void **state)
@@ -625,6 +650,7 @@ main(void)
 		cmocka_unit_test(test_imix_shares),
 		cmocka_unit_test(test_profiles),
 		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_lcore_map),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_stage_retry),
 		cmocka_unit_test(test_aes_ctr_nist),
