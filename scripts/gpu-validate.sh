@@ -10,19 +10,31 @@
 #       MD5, LDPC, Aho-Corasick, AES-CBC, SMPP), bench/gpu and
 #       bench/smpp_gpu with --record, hplane runs with --gpu cuda (vpn, ran,
 #       crypto with a fault injected mid-run): issues 8 and 9 (~5 min)
-#   scripts/gpu-validate.sh compare [SECONDS]   the scheduler comparison on
-#       real CPU workers and the GPU (hplane compare --gpu cuda, app ran,
-#       SECONDS per run [8]): issue 10
+#   scripts/gpu-validate.sh compare [SECONDS [APP [GRANULARITIES]]]   the
+#       scheduler comparison on real CPU workers and the GPU (hplane
+#       compare --gpu cuda, SECONDS per run [8], APP [ran], granularities
+#       [chain,task]; a chain-only device refuses task with a multi-task
+#       app, so ran on cuda takes chain): issue 24
 #
 # Results: DEST/summary.txt (one line per step: name, exit status,
 # seconds) and DEST/gpu-validate-<stage>.tar.gz (logs, summaries, the
-# bench records); DEST is $OUT where set (the device tool), else
-# out/gpu-validate. Exit status: 0 if every step passed, 1 otherwise.
+# bench records), both rewritten after every step so that a call killed
+# at its limit keeps what finished; DEST is $OUT where set (the device
+# tool), else out/gpu-validate. GV_DEADLINE (seconds since the epoch), if
+# set, caps every step's timeout at the time left and skips (exit 124)
+# the steps that no longer fit. Exit status: 0 if every step passed, 1
+# otherwise. GV_GPU names the device [cuda]; cuda:emul rehearses the
+# steps here without a GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 K=$(cd "${GPUKIT_DIR:-.gpukit}" 2>/dev/null && pwd || echo "$PWD/.gpukit")
 stage=${1:-checks}
 secs=${2:-8}
+capp=${3:-ran}
+grans=${4:-chain,task}
+deadline=${GV_DEADLINE:-0}
+# the accelerator (GV_GPU=cuda:emul rehearses the steps without a GPU)
+gpu=${GV_GPU:-cuda}
 DEST=${OUT:-out/gpu-validate}
 fails=0
 
@@ -51,45 +63,65 @@ fi
 H="$K/build/apps/hplane/hplane"
 PY=$(command -v python3)
 
+# The logs so far into DEST (after every step: a kill loses only the
+# step it interrupts).
+publish() {
+	cp "$W/summary.txt" "$DEST/summary.txt" 2>/dev/null
+	tar -C "$W" -czf "$DEST/gpu-validate-$stage.tar.gz.tmp" . &&
+		mv "$DEST/gpu-validate-$stage.tar.gz.tmp" "$DEST/gpu-validate-$stage.tar.gz"
+}
+
 # step NAME TIMEOUT CMD...: runs CMD with its output in W/NAME.log
 step() {
-	local name=$1 limit=$2 t0 rc
+	local name=$1 limit=$2 t0 rc left
 	shift 2
 	t0=$(date +%s)
+	if [ "$deadline" -gt 0 ]; then
+		left=$((deadline - t0))
+		[ "$left" -lt "$limit" ] && limit=$left
+	fi
 	echo "== $name: $*" | tee -a "$W/steps.log"
-	timeout "$limit" "$@" > "$W/$name.log" 2>&1
-	rc=$?
+	if [ "$limit" -lt 5 ]; then
+		echo "skipped: past GV_DEADLINE" > "$W/$name.log"
+		rc=124
+	else
+		timeout "$limit" "$@" > "$W/$name.log" 2>&1
+		rc=$?
+	fi
 	printf '%-22s exit %3d  %4d s\n' "$name" "$rc" $(($(date +%s) - t0)) | tee -a "$W/summary.txt"
 	tail -n 3 "$W/$name.log" | sed 's/^/    /'
 	[ "$rc" -eq 0 ] || fails=$((fails + 1))
+	publish
 }
 
 { date -u; uname -a; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } \
 	> "$W/machine.txt" 2>&1
 cat "$W/machine.txt"
 if [ "$stage" = checks ]; then
-	step test_cuda_gpu 300 "$K/build/gpu/test_cuda_gpu"
-	step test_cuda_nf_gpu 300 "$K/build/gpu/test_cuda_nf_gpu"
-	step test_smpp_gpu 300 "$K/build/smpp/gpu/test_smpp_gpu" smpp/fuzz/corpus
-	step bench_gpu 300 "$PY" bench/gpu/run.py --build "$K/build" --record
-	step bench_smpp_gpu 300 "$PY" bench/smpp_gpu/run.py --build "$K/build" --record
-	for app in vpn ran crypto dedup; do
-		step "run_$app" 120 "$H" run --app "$app" --gpu cuda --workers 2 --scenario standard \
+	# byte identity first, then the pipeline's invariants, then the speed
+	step test_cuda_gpu 120 "$K/build/gpu/test_cuda_gpu"
+	step test_cuda_nf_gpu 120 "$K/build/gpu/test_cuda_nf_gpu"
+	step test_smpp_gpu 120 "$K/build/smpp/gpu/test_smpp_gpu" smpp/fuzz/corpus
+	for app in vpn ran crypto ids dedup; do
+		step "run_$app" 60 "$H" run --app "$app" --gpu "$gpu" --workers 2 --scenario standard \
 			--duration 6 --out "$W/run_$app"
 	done
 	# a device failure mid-run: zero loss, the fallback reported
-	step run_fault 120 "$H" run --app crypto --gpu cuda,fail_after=2000 --workers 2 \
+	step run_fault 60 "$H" run --app crypto --gpu "$gpu,fail_after=2000" --workers 2 \
 		--duration 6 --out "$W/run_fault"
+	step bench_gpu 150 "$PY" bench/gpu/run.py --build "$K/build" --record
+	step bench_smpp_gpu 150 "$PY" bench/smpp_gpu/run.py --build "$K/build" --record
 	cp bench/results/gpu-*.md bench/results/smpp_gpu-*.md "$W/" 2>/dev/null
+	publish
 else
-	# 24 runs (3 scenarios x 4 schedulers x 2 granularities), two trainings
-	# and the profile: inside the device tool's 10 minutes at 8 s a run
-	step compare 560 "$PY" tools/sched_compare.py --hplane "$H" --gpu cuda --train 40 \
-		--app ran --duration "$secs" --scenarios low,medium,stress --out "$W/compare" \
-		--record "$W/compare-report.md"
+	# 4 scenarios x 4 schedulers x the granularities, a training per
+	# granularity and the profile of the real devices, SECONDS a run
+	step "compare_$capp" 560 "$PY" tools/sched_compare.py --hplane "$H" --gpu "$gpu" \
+		--train "$((secs * 3))" --app "$capp" --duration "$secs" --granularities "$grans" \
+		--scenarios low,medium,stress,standard --out "$W/compare-$capp" \
+		--record "$W/compare-$capp-report.md"
 fi
-cp "$W/summary.txt" "$DEST/summary.txt"
-tar -C "$W" -czf "$DEST/gpu-validate-$stage.tar.gz" .
+publish
 echo "gpu-validate: $fails step(s) failed; $DEST/summary.txt, $DEST/gpu-validate-$stage.tar.gz"
 rm -rf "$W"
 [ "$fails" -eq 0 ]

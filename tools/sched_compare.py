@@ -249,7 +249,7 @@ def accel_share(rows, scale):
     return [sum(float(x[c]) for c in cols) for x in rows]
 
 
-def plot_one(path, scen, runs, scale, names, ycol, ylabel, title, log):
+def plot_one(path, scen, runs, scale, names, ycol, ylabel, title, log, xlabel):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -261,7 +261,7 @@ def plot_one(path, scen, runs, scale, names, ycol, ylabel, title, log):
         rows = trace(d)
         ax.plot([float(x["t_s"]) / scale for x in rows], ycol(rows, scale),
                 label=f"{CONF[key[1]]} {LABEL[key[0]]}")
-    ax.set_xlabel("time (s, modeled)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if log:
         ax.set_yscale("log")
@@ -274,13 +274,17 @@ def plot_one(path, scen, runs, scale, names, ycol, ylabel, title, log):
     plt.close(fig)
 
 
-def plots(out, scen, runs, scale, names):
+def plots(out, scen, runs, scale, names, gpu=None, profile=""):
+    """gpu: the real accelerator's spec (measured, wall time), else the
+    modeled platform of profile (modeled time)."""
+    what, t = (f"measured, CPU workers + {gpu}", "wall") if gpu else \
+        (f"modeled {Path(profile).stem}", "modeled")
     plot_one(out / f"{scen}-latency.png", scen, runs, scale, names, latency_ms,
-             "mean latency per second (ms, modeled)",
-             f"{scen}: latency over time (modeled jetson-thesis)", True)
+             f"mean latency per second (ms, {t})",
+             f"{scen}: latency over time ({what})", True, f"time (s, {t})")
     plot_one(out / f"{scen}-share.png", scen, runs, scale, names, accel_share,
              "accelerator share of completions (%)",
-             f"{scen}: device share over time (modeled)", False)
+             f"{scen}: device share over time ({what})", False, f"time (s, {t})")
 
 
 # Run-to-run noise of the windowed throughput (generator timing on a shared
@@ -551,7 +555,7 @@ def main():
     names = [(sd, gr) for sd in scheds for gr in grans]
     for scen in scenarios:
         try:
-            plots(out, scen, runs, F, names)
+            plots(out, scen, runs, F, names, a.gpu, a.profile)
         except Exception as e:  # a report without plots is still a report
             print(f"  plots for {scen}: {e}", file=sys.stderr)
     rep = report(a, prof, scenarios, names, res, cap, gpu_cap, cpu_cap, fixed_us, failed, out, "")
