@@ -80,13 +80,7 @@ struct opts {
 	const char *csv, *loads_csv, *events_csv, *json;
 };
 
-struct sb_svc sb_svcs[SB_MAX_SVC];
-struct hp_svc_event sb_events[SB_MAX_EVENTS];
-unsigned int sb_n_events;
-uint64_t sb_run_t0;
-double sb_hz;
-struct sb_lsample *sb_lsamples;
-size_t sb_n_lsamples, sb_cap_lsamples;
+static struct sb_run sb;
 
 /* CPU time the service lcores' threads got: on a shared machine a polling
  * thread does not own its CPU, and the delays say little without this.
@@ -188,20 +182,6 @@ note_call(uint64_t now)
 	}
 }
 
-double
-sb_profile_at(const struct sb_profile *p, double x)
-{
-	unsigned int i;
-
-	if (x <= p->t[0])
-		return p->v[0];
-	for (i = 1; i < p->n; i++)
-		if (x <= p->t[i])
-			return p->v[i - 1] + (p->v[i] - p->v[i - 1]) *
-			       (x - p->t[i - 1]) / (p->t[i] - p->t[i - 1]);
-	return p->v[p->n - 1];
-}
-
 /* SPEC: "0.4" or "t:v/t:v/..." with t in [0,1] increasing, v in [0,1]. */
 static int
 parse_profile(const char *s, struct sb_profile *p)
@@ -237,59 +217,12 @@ parse_profile(const char *s, struct sb_profile *p)
 	return p->n ? 0 : -1;
 }
 
-struct sb_rec *
-sb_record(struct sb_svc *d, uint64_t deadline, uint64_t start, uint32_t lcore)
-{
-	if (d->n_rec == d->cap) {
-		d->lost++;
-		return NULL;
-	}
-	d->rec[d->n_rec] = (struct sb_rec){
-		.deadline = deadline - sb_run_t0, .start = start - sb_run_t0,
-		.lcore = lcore,
-	};
-	return &d->rec[d->n_rec++];
-}
-
-void
-sb_rec_done(struct sb_rec *r, uint64_t cycles)
-{
-	if (r != NULL)
-		r->dur = cycles > UINT32_MAX ? UINT32_MAX : (uint32_t)cycles;
-}
-
 static inline void
 spin(uint64_t from, uint64_t cycles)
 {
 	/* simulated work: the thesis reads the TSC until the job's time is up */
 	while (rte_rdtsc() - from < cycles)
 		;
-}
-
-void
-sb_next_deadline(struct sb_svc *d)
-{
-	uint64_t step = (uint64_t)(sb_hz / 100000);	/* 10 us while idle */
-
-	for (;;) {
-		double x = (double)(d->nominal - d->t0) / (double)(d->t_end - d->t0);
-		double load = sb_profile_at(&d->prof, x), gap, jit;
-
-		if (d->nominal >= d->t_end) {
-			d->deadline = UINT64_MAX;
-			return;
-		}
-		if (load < 1e-4) {
-			d->nominal += step;
-			continue;
-		}
-		gap = (double)d->work / load;
-		d->nominal += (uint64_t)gap;
-		jit = (hp_rand_unit(&d->rng) - 0.5) *
-		      d->jitter * gap;
-		d->deadline = (uint64_t)((double)d->nominal + jit);
-		return;
-	}
 }
 
 /* Deadline service: one job per call when due. Idle path: one rdtsc and a
@@ -354,24 +287,11 @@ token_fn(void *arg)
 	return 0;
 }
 
-void
-sb_note_event(const struct hp_svc_event *ev, const char *service_name)
-{
-	if (sb_n_events < SB_MAX_EVENTS)
-		sb_events[sb_n_events++] = *ev;
-	printf("  t=%.1f ms: %s service %s lcore %d -> %d (%s) %s, %.0f us\n",
-	       (double)(int64_t)(ev->tsc - sb_run_t0) * 1e3 / sb_hz,
-	       hp_svc_action_name(ev->d.action), service_name,
-	       ev->from_lcore, ev->to_lcore, ev->d.reason,
-	       ev->result == 0 ? "ok" : strerror(-ev->result),
-	       (double)ev->migrate_cycles * 1e6 / sb_hz);
-}
-
 static void
 on_event(const struct hp_svc_event *ev, void *arg)
 {
 	(void)arg;
-	sb_note_event(ev, ev->service_id < HP_SVC_MAX_SERVICES ?
+	sb_note_event(&sb, ev, ev->service_id < HP_SVC_MAX_SERVICES ?
 		      rte_service_get_name(ev->service_id) : "-");
 }
 
@@ -382,10 +302,10 @@ on_period(uint64_t tsc, void *arg)
 	struct sb_lsample *ls;
 
 	(void)arg;
-	if (sb_n_lsamples == sb_cap_lsamples)
+	if (sb.n_lsamples == sb.cap_lsamples)
 		return;
-	ls = &sb_lsamples[sb_n_lsamples++];
-	ls->t = (int64_t)(tsc - sb_run_t0);
+	ls = &sb.lsamples[sb.n_lsamples++];
+	ls->t = (int64_t)(tsc - sb.t0);
 	ls->active = 0;
 	for (i = 0; i < n; i++) {
 		unsigned int lc = hp_svc_lcore_id(i);
@@ -698,7 +618,7 @@ waited_through_stall(const struct sb_rec *r)
 	unsigned int k;
 
 	for (k = 0; k < l->n; k++)
-		if (l->from[k] - sb_run_t0 < r->start && l->to[k] - sb_run_t0 > r->deadline)
+		if (l->from[k] - sb.t0 < r->start && l->to[k] - sb.t0 > r->deadline)
 			return true;
 	return false;
 }
@@ -743,8 +663,8 @@ put_jobs(FILE *f, const struct opts *o, const struct sb_result *res)
 	(void)res;
 	fprintf(f, "deadline,start,delay,service,core\n");
 	for (i = 0; i < o->services; i++)
-		for (j = 0; j < sb_svcs[i].n_rec; j++) {
-			const struct sb_rec *r = &sb_svcs[i].rec[j];
+		for (j = 0; j < sb.svcs[i].n_rec; j++) {
+			const struct sb_rec *r = &sb.svcs[i].rec[j];
 
 			fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u\n",
 				r->deadline, r->start, r->start - r->deadline, i, r->lcore);
@@ -760,11 +680,11 @@ put_loads(FILE *f, const struct opts *o, const struct sb_result *res)
 
 	(void)o;
 	fprintf(f, "t,lcore,load,active\n");
-	for (j = 0; j < sb_n_lsamples; j++)
+	for (j = 0; j < sb.n_lsamples; j++)
 		for (k = 0; k < res->n_lcores; k++)
-			fprintf(f, "%" PRId64 ",%u,%.4f,%u\n", sb_lsamples[j].t,
-				res->lcore_id[k], sb_lsamples[j].load[k],
-				(sb_lsamples[j].active >> k) & 1u);
+			fprintf(f, "%" PRId64 ",%u,%.4f,%u\n", sb.lsamples[j].t,
+				res->lcore_id[k], sb.lsamples[j].load[k],
+				(sb.lsamples[j].active >> k) & 1u);
 }
 
 /* The balancer's actions; the reason may hold a comma: quoted. */
@@ -775,15 +695,15 @@ put_events(FILE *f, const struct opts *o, const struct sb_result *res)
 
 	(void)res;
 	fprintf(f, "t,action,service,from,to,reason,result,cycles\n");
-	for (k = 0; k < sb_n_events; k++) {
-		const struct hp_svc_event *e = &sb_events[k];
+	for (k = 0; k < sb.n_events; k++) {
+		const struct hp_svc_event *e = &sb.events[k];
 		int s = -1;
 
 		for (i = 0; i < o->services; i++)
-			if (sb_svcs[i].id == e->service_id)
+			if (sb.svcs[i].id == e->service_id)
 				s = (int)i;
 		fprintf(f, "%" PRId64 ",%s,%d,%d,%d,\"%s\",%d,%" PRIu64 "\n",
-			(int64_t)(e->tsc - sb_run_t0), hp_svc_action_name(e->d.action), s,
+			(int64_t)(e->tsc - sb.t0), hp_svc_action_name(e->d.action), s,
 			e->from_lcore, e->to_lcore, e->d.reason, e->result, e->migrate_cycles);
 	}
 }
@@ -800,7 +720,7 @@ put_json(FILE *f, const struct opts *o, const struct sb_result *res)
 		"  \"moves\": %" PRIu64 ",\n  \"move_failures\": %" PRIu64 ",\n",
 		o->mode == M_TOKEN ? "token" : "deadline",
 		o->balance == 0 ? "off" : o->balance == 1 ? "load" : "delay",
-		o->scale_down ? "true" : "false", o->duration, sb_hz,
+		o->scale_down ? "true" : "false", o->duration, sb.hz,
 		res->modeled ? "true" : "false", o->cores,
 		res->active_mean, res->moves, res->failures);
 	fprintf(f, "  \"rt\": %s,\n  \"lcore_cpu_share\": [", res->rt ? "true" : "false");
@@ -820,20 +740,20 @@ put_json(FILE *f, const struct opts *o, const struct sb_result *res)
 
 		for (j = 0; !res->modeled && j < l->n; j++)
 			t += l->to[j] - l->from[j];
-		fprintf(f, "%s%.6f", k ? ", " : "", (double)t / sb_hz);
+		fprintf(f, "%s%.6f", k ? ", " : "", (double)t / sb.hz);
 	}
 	fprintf(f, "],\n  \"services\": [\n");
 	for (i = 0; i < o->services; i++) {
 		struct sstat s;
 
-		delay_stats(&sb_svcs[i], &s);
+		delay_stats(&sb.svcs[i], &s);
 		fprintf(f, "    {\"service\": %u, \"jobs\": %" PRIu64 ", \"units\": %"
 			PRIu64 ", \"lost_records\": %" PRIu64 ", \"delay_mean\": %.1f,"
 			" \"delay_sum\": %.0f, \"delay_p50\": %" PRIu64 ", \"delay_p99\": %"
 			PRIu64 ", \"delay_max\": %" PRIu64 ", \"response_mean\": %.1f,"
 			" \"stalled_jobs\": %" PRIu64 ", \"stalled_delay_sum\": %.0f,"
 			" \"running\": %u}%s\n",
-			i, sb_svcs[i].jobs, sb_svcs[i].units, sb_svcs[i].lost, s.mean, s.sum,
+			i, sb.svcs[i].jobs, sb.svcs[i].units, sb.svcs[i].lost, s.mean, s.sum,
 			s.p50, s.p99, s.max, s.resp_mean, s.stalled_n, s.stalled_sum,
 			res->running[i],
 			i + 1 < o->services ? "," : "");
@@ -1051,24 +971,25 @@ make_policy(const struct opts *o, double hz, struct hp_svc_policy *p)
 		p->hysteresis = p->threshold / 2;
 }
 
-/* The services' state and record buffers for a run from sb_run_t0. */
+/* The services' state and record buffers for a run from sb.t0. */
 static int
 make_services(const struct opts *o, uint64_t t_end)
 {
 	unsigned int s;
 
-	sb_cap_lsamples = (size_t)(o->duration * 1e6 / o->period_us) + 1000;
-	sb_lsamples = calloc(sb_cap_lsamples, sizeof(*sb_lsamples));
-	if (sb_lsamples == NULL)
+	sb.cap_lsamples = (size_t)(o->duration * 1e6 / o->period_us) + 1000;
+	sb.lsamples = calloc(sb.cap_lsamples, sizeof(*sb.lsamples));
+	if (sb.lsamples == NULL)
 		return -ENOMEM;
 	for (s = 0; s < o->services; s++) {
-		struct sb_svc *d = &sb_svcs[s];
+		struct sb_svc *d = &sb.svcs[s];
 
 		memset(d, 0, sizeof(*d));
 		d->idx = s;
+		d->run = &sb;
 		d->prof = o->n_prof == 0 ? (struct sb_profile){ .n = 1, .v = { 0.3 } } :
 			  o->prof[o->n_prof == 1 ? 0 : s];
-		d->t0 = sb_run_t0;
+		d->t0 = sb.t0;
 		d->t_end = t_end;
 		d->rng = o->seed * 0x9E3779B97F4A7C15ull + s + 1;
 		d->cap = o->max_records / o->services;
@@ -1080,14 +1001,14 @@ make_services(const struct opts *o, uint64_t t_end)
 		if (o->mode == M_TOKEN) {
 			d->work = o->token_cycles;
 			d->jitter = (double)o->bucket;
-			d->last = sb_run_t0;
+			d->last = sb.t0;
 		} else {
 			double l0 = sb_profile_at(&d->prof, 0.0);
 
-			d->work = (uint64_t)(o->work_us[o->n_work == 1 ? 0 : s] * sb_hz / 1e6);
+			d->work = (uint64_t)(o->work_us[o->n_work == 1 ? 0 : s] * sb.hz / 1e6);
 			d->jitter = o->jitter;
 			/* random phase so the services do not start in step */
-			d->nominal = sb_run_t0 + (uint64_t)((double)(hp_rand64(&d->rng) % 1000) /
+			d->nominal = sb.t0 + (uint64_t)((double)(hp_rand64(&d->rng) % 1000) /
 					1000.0 * (l0 > 1e-4 ? (double)d->work / l0 : 0.0));
 			sb_next_deadline(d);
 		}
@@ -1101,11 +1022,11 @@ free_services(const struct opts *o)
 	unsigned int s;
 
 	for (s = 0; s < o->services; s++) {
-		free(sb_svcs[s].rec);
-		sb_svcs[s].rec = NULL;
+		free(sb.svcs[s].rec);
+		sb.svcs[s].rec = NULL;
 	}
-	free(sb_lsamples);
-	sb_lsamples = NULL;
+	free(sb.lsamples);
+	sb.lsamples = NULL;
 }
 
 static void
@@ -1115,7 +1036,7 @@ print_header(const struct opts *o)
 	       "TSC %.3f GHz\n", o->mode == M_TOKEN ? "token" : "deadline", o->services,
 	       o->cores, o->model ? "MODELED dedicated " : "",
 	       o->balance == 0 ? "off" : o->balance == 1 ? "load" : "delay",
-	       o->scale_down ? " + scale-down" : "", o->duration, sb_hz / 1e9);
+	       o->scale_down ? " + scale-down" : "", o->duration, sb.hz / 1e9);
 }
 
 static void
@@ -1126,16 +1047,16 @@ print_summary(const struct opts *o, const struct sb_result *res)
 	for (s = 0; s < o->services; s++) {
 		struct sstat st;
 
-		delay_stats(&sb_svcs[s], &st);
+		delay_stats(&sb.svcs[s], &st);
 		printf("  service %u (%s): %" PRIu64 " %s, delay mean %.2f us p50 %.2f p99 %.2f "
 		       "max %.1f us, response mean %.2f us, on lcore mask 0x%x%s\n", s,
-		       sb_svcs[s].name,
-		       o->mode == M_TOKEN ? sb_svcs[s].units : sb_svcs[s].jobs,
+		       sb.svcs[s].name,
+		       o->mode == M_TOKEN ? sb.svcs[s].units : sb.svcs[s].jobs,
 		       o->mode == M_TOKEN ? "tokens" : "jobs",
-		       st.mean * 1e6 / sb_hz, (double)st.p50 * 1e6 / sb_hz,
-		       (double)st.p99 * 1e6 / sb_hz, (double)st.max * 1e6 / sb_hz,
-		       st.resp_mean * 1e6 / sb_hz,
-		       res->running[s], sb_svcs[s].lost ? " (records lost)" : "");
+		       st.mean * 1e6 / sb.hz, (double)st.p50 * 1e6 / sb.hz,
+		       (double)st.p99 * 1e6 / sb.hz, (double)st.max * 1e6 / sb.hz,
+		       st.resp_mean * 1e6 / sb.hz,
+		       res->running[s], sb.svcs[s].lost ? " (records lost)" : "");
 	}
 	printf("  actions %" PRIu64 " (failed %" PRIu64 "), mean active service lcores %.2f\n",
 	       res->moves, res->failures, res->active_mean);
@@ -1161,19 +1082,19 @@ run_model(const struct opts *o)
 	struct sb_result res;
 	int ret;
 
-	sb_hz = o->model_ghz * 1e9;
-	m.period = (uint64_t)((double)o->period_us * sb_hz / 1e6);
+	sb.hz = o->model_ghz * 1e9;
+	m.period = (uint64_t)((double)o->period_us * sb.hz / 1e6);
 	m.interval = m.period * (o->interval_us / o->period_us);
-	make_policy(o, sb_hz, &m.policy);
-	sb_run_t0 = (uint64_t)sb_hz;	/* virtual TSC starts at 1 s */
-	ret = make_services(o, sb_run_t0 + (uint64_t)(o->duration * sb_hz));
+	make_policy(o, sb.hz, &m.policy);
+	sb.t0 = (uint64_t)sb.hz;	/* virtual TSC starts at 1 s */
+	ret = make_services(o, sb.t0 + (uint64_t)(o->duration * sb.hz));
 	if (ret < 0) {
 		fprintf(stderr, "svc-bench: out of memory\n");
 		free_services(o);
 		return 1;
 	}
 	print_header(o);
-	ret = sb_model_run(&m, &res);
+	ret = sb_model_run(&sb, &m, &res);
 	if (ret < 0) {
 		fprintf(stderr, "svc-bench: model: %s\n", strerror(-ret));
 		free_services(o);
@@ -1243,7 +1164,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	hz = rte_get_tsc_hz();
-	sb_hz = (double)hz;
+	sb.hz = (double)hz;
 	lc = rte_get_main_lcore();
 	for (s = 0; s < o.cores; s++) {
 		lc = rte_get_next_lcore(lc, 1, 0);
@@ -1268,7 +1189,7 @@ main(int argc, char **argv)
 	c.interval_us = o.interval_us;
 	c.balance = o.balance != 0;
 	c.migrate_timeout_us = o.migrate_timeout_us;
-	make_policy(&o, sb_hz, &c.policy);
+	make_policy(&o, sb.hz, &c.policy);
 	ret = hp_svc_init(&c);
 	if (ret < 0) {
 		fprintf(stderr, "svc-bench: hp_svc_init: %s\n", strerror(-ret));
@@ -1280,12 +1201,12 @@ main(int argc, char **argv)
 			goto fail;
 		}
 
-	sb_run_t0 = rte_rdtsc() + hz / 50;	/* 20 ms to start the lcores */
-	t_end = sb_run_t0 + (uint64_t)(o.duration * (double)hz);
+	sb.t0 = rte_rdtsc() + hz / 50;	/* 20 ms to start the lcores */
+	t_end = sb.t0 + (uint64_t)(o.duration * (double)hz);
 	if (make_services(&o, t_end) < 0)
 		goto nomem;
 	for (s = 0; s < o.services; s++) {
-		struct sb_svc *d = &sb_svcs[s];
+		struct sb_svc *d = &sb.svcs[s];
 
 		ret = hp_svc_register(d->name, o.mode == M_TOKEN ? token_fn : deadline_fn,
 				      d, 0, &d->id);
@@ -1331,7 +1252,7 @@ main(int argc, char **argv)
 		uint32_t act = 0;
 		uint64_t next;
 
-		if (!cpu_noted && now >= sb_run_t0) {
+		if (!cpu_noted && now >= sb.t0) {
 			for (s = 0; s < o.cores; s++) {
 				thread_ns(lcore_tid[s], &run_ns0[s], &wait_ns0[s]);
 				sb_lc[lcore_ids[s]].n = 0;	/* the start-up is no stall */
@@ -1341,13 +1262,13 @@ main(int argc, char **argv)
 		hp_svc_tick(now);
 		for (s = 0; s < o.cores; s++)
 			act += hp_svc_lcore_active(lcore_ids[s]);
-		if (now > sb_run_t0)
-			active_cyc += act * (now - (last > sb_run_t0 ? last : sb_run_t0));
+		if (now > sb.t0)
+			active_cyc += act * (now - (last > sb.t0 ? last : sb.t0));
 		last = now;
 		now = rte_rdtsc();
 		next = hp_svc_next_tick();
-		if (!cpu_noted && next > sb_run_t0)
-			next = sb_run_t0;
+		if (!cpu_noted && next > sb.t0)
+			next = sb.t0;
 		if (next > t_end)
 			next = t_end;
 		if (next > now)
@@ -1363,8 +1284,8 @@ main(int argc, char **argv)
 		set_fifo(0);
 		lcores_fifo(lcore_ids, o.cores, 0);
 	}
-	wall_ns = (double)(rte_rdtsc() - sb_run_t0) * 1e9 / (double)hz;
-	res.active_mean = (double)active_cyc / (double)(t_end - sb_run_t0);
+	wall_ns = (double)(rte_rdtsc() - sb.t0) * 1e9 / (double)hz;
+	res.active_mean = (double)active_cyc / (double)(t_end - sb.t0);
 	res.n_lcores = o.cores;
 	for (s = 0; s < o.cores; s++) {
 		res.lcore_id[s] = lcore_ids[s];
@@ -1372,7 +1293,7 @@ main(int argc, char **argv)
 		res.wait_share[s] = (double)(wait_ns1[s] - wait_ns0[s]) / wall_ns;
 	}
 	for (s = 0; s < o.services; s++)
-		res.running[s] = hp_svc_running(sb_svcs[s].id);
+		res.running[s] = hp_svc_running(sb.svcs[s].id);
 	res.moves = hp_svc_moves();
 	res.failures = hp_svc_move_failures();
 	print_summary(&o, &res);

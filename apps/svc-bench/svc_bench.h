@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * svc-bench internals shared by the real runs on service lcores
  * (svc_bench.c) and the dedicated-core model (svc_model.c): the services'
- * load profiles and deadlines, the per-job records and the run's outputs.
+ * load profiles and deadlines, the per-job records and the run's outputs
+ * (sb_run.c), with the run's state in one struct sb_run.
  */
 #ifndef SVC_BENCH_H
 #define SVC_BENCH_H
@@ -43,6 +44,7 @@ struct sb_svc {
 	uint64_t jobs, units;
 	struct sb_rec *rec;
 	uint64_t n_rec, cap, lost;
+	const struct sb_run *run;	/* its run's start and TSC rate */
 } __attribute__((aligned(64)));
 
 struct sb_lsample {
@@ -75,13 +77,19 @@ struct sb_model {
 	uint64_t loop_cycles;		/* the runner's own cost per loop */
 };
 
-extern struct sb_svc sb_svcs[SB_MAX_SVC];
-extern struct hp_svc_event sb_events[SB_MAX_EVENTS];
-extern unsigned int sb_n_events;
-extern uint64_t sb_run_t0;
-extern double sb_hz;
-extern struct sb_lsample *sb_lsamples;
-extern size_t sb_n_lsamples, sb_cap_lsamples;
+/* One run's shared state: the services, the balancer's events and the
+ * load samples, from the real runner (svc_bench.c) or the model
+ * (svc_model.c). Passed explicitly so that neither file reaches into the
+ * other's globals. */
+struct sb_run {
+	struct sb_svc svcs[SB_MAX_SVC];
+	struct hp_svc_event events[SB_MAX_EVENTS];
+	unsigned int n_events;
+	uint64_t t0;			/* the run's start (TSC) */
+	double hz;
+	struct sb_lsample *lsamples;
+	size_t n_lsamples, cap_lsamples;
+};
 
 double sb_profile_at(const struct sb_profile *p, double x);
 void sb_next_deadline(struct sb_svc *d);
@@ -90,11 +98,12 @@ void sb_next_deadline(struct sb_svc *d);
 struct sb_rec *sb_record(struct sb_svc *d, uint64_t deadline, uint64_t start,
 			 uint32_t lcore);
 void sb_rec_done(struct sb_rec *r, uint64_t cycles);
-void sb_note_event(const struct hp_svc_event *ev, const char *service_name);
+void sb_note_event(struct sb_run *sb, const struct hp_svc_event *ev,
+		   const char *service_name);
 
-/* Runs the deadline services of sb_svcs[] on modeled dedicated cores from
- * sb_run_t0 to their t_end, balanced by hp_svc_decide; fills *res.
+/* Runs the deadline services of sb->svcs[] on modeled dedicated cores
+ * from sb->t0 to their t_end, balanced by hp_svc_decide; fills *res.
  */
-int sb_model_run(const struct sb_model *m, struct sb_result *res);
+int sb_model_run(struct sb_run *sb, const struct sb_model *m, struct sb_result *res);
 
 #endif /* SVC_BENCH_H */

@@ -29,6 +29,7 @@ struct mcell {
 };
 
 struct mstate {
+	struct sb_run *sb;
 	const struct sb_model *m;
 	uint64_t t[HP_SVC_MAX_LCORES];		/* each core's virtual TSC */
 	uint64_t pbusy[HP_SVC_MAX_LCORES];	/* useful cycles this period */
@@ -53,7 +54,7 @@ core_run(struct mstate *ms, unsigned int c, uint64_t until)
 		bool worked = false;
 
 		for (s = 0; s < m->services; s++) {
-			struct sb_svc *d = &sb_svcs[s];
+			struct sb_svc *d = &ms->sb->svcs[s];
 
 			if (!((ms->running[s] >> c) & 1u))
 				continue;
@@ -154,17 +155,17 @@ apply(struct mstate *ms, const struct hp_svc_decision *d, uint64_t now)
 	case HP_SVC_ACT_NONE:
 		return;
 	}
-	sb_note_event(&ev, d->action == HP_SVC_ACT_PARK ? "-" : sb_svcs[d->service].name);
+	sb_note_event(ms->sb, &ev, d->action == HP_SVC_ACT_PARK ? "-" : ms->sb->svcs[d->service].name);
 }
 
 int
-sb_model_run(const struct sb_model *m, struct sb_result *res)
+sb_model_run(struct sb_run *sb, const struct sb_model *m, struct sb_result *res)
 {
 	struct hp_svc_decision d;
 	struct hp_svc_bstate bst;
 	struct hp_svc_table *tb;
 	struct mstate *ms;
-	uint64_t t_end = sb_svcs[0].t_end, now, next_iv, act_cyc = 0;
+	uint64_t t_end = sb->svcs[0].t_end, now, next_iv, act_cyc = 0;
 	bool settle = false;
 	unsigned int s, c;
 	int ret = 0;
@@ -181,13 +182,14 @@ sb_model_run(const struct sb_model *m, struct sb_result *res)
 		ret = -ENOMEM;
 		goto out;
 	}
+	ms->sb = sb;
 	ms->m = m;
 	for (s = 0; s < m->services; s++) {
 		if (m->map[s] < 0 || (unsigned int)m->map[s] >= m->cores) {
 			ret = -EINVAL;
 			goto out;
 		}
-		sb_svcs[s].id = s;
+		sb->svcs[s].id = s;
 		ms->running[s] = 1u << m->map[s];
 	}
 	/* as hp_svc_start: with scale-down, cores with nothing start parked */
@@ -198,11 +200,11 @@ sb_model_run(const struct sb_model *m, struct sb_result *res)
 			used |= ms->running[s];
 		if (!(m->balance && m->policy.scale_down) || ((used >> c) & 1u))
 			ms->active |= 1u << c;
-		ms->t[c] = sb_run_t0;
+		ms->t[c] = sb->t0;
 	}
 	hp_svc_bstate_init(&bst);
-	next_iv = sb_run_t0 + m->interval;
-	for (now = sb_run_t0 + m->period;; now += m->period) {
+	next_iv = sb->t0 + m->interval;
+	for (now = sb->t0 + m->period;; now += m->period) {
 		struct sb_lsample *ls = NULL;
 
 		for (c = 0; c < m->cores; c++) {
@@ -211,9 +213,9 @@ sb_model_run(const struct sb_model *m, struct sb_result *res)
 			else
 				ms->t[c] = now;
 		}
-		if (sb_n_lsamples < sb_cap_lsamples) {
-			ls = &sb_lsamples[sb_n_lsamples++];
-			ls->t = (int64_t)(now - sb_run_t0);
+		if (sb->n_lsamples < sb->cap_lsamples) {
+			ls = &sb->lsamples[sb->n_lsamples++];
+			ls->t = (int64_t)(now - sb->t0);
 			ls->active = ms->active;
 		}
 		for (c = 0; c < m->cores; c++) {
@@ -253,7 +255,7 @@ out:
 	for (s = 0; s < m->services && ms != NULL; s++)
 		res->running[s] = ms->running[s];
 	res->failures = 0;
-	res->active_mean = (double)act_cyc / (double)(t_end - sb_run_t0);
+	res->active_mean = (double)act_cyc / (double)(t_end - sb->t0);
 	free(ms);
 	free(tb);
 	return ret;

@@ -70,12 +70,6 @@ hp_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline double
-hp_tsc_to_us(uint64_t cycles)
-{
-	return (double)cycles * 1e6 / (double)rte_get_tsc_hz();
-}
-
 static inline uint64_t
 hp_us_to_tsc(double us)
 {

@@ -40,7 +40,6 @@ void hp_ldpc_code_free(struct hp_ldpc_code *c);
 
 /* The spec string, normalised ("wifi:1944:1/2", "nr:1:384"). */
 const char *hp_ldpc_code_name(const struct hp_ldpc_code *c);
-enum hp_ldpc_family hp_ldpc_code_family(const struct hp_ldpc_code *c);
 /* Information bits per codeword. */
 unsigned int hp_ldpc_code_k(const struct hp_ldpc_code *c);
 /* Transmitted codeword length (what the decoder takes as LLRs). */

@@ -19,8 +19,6 @@
 
 const char *
 hp_ldpc_code_name(const struct hp_ldpc_code *c) { return c->name; }
-enum hp_ldpc_family
-hp_ldpc_code_family(const struct hp_ldpc_code *c) { return c->family; }
 unsigned int
 hp_ldpc_code_k(const struct hp_ldpc_code *c) { return c->kb * c->z; }
 unsigned int

@@ -294,7 +294,5 @@ int hp_load_foreach(int (*fn)(const struct hp_load *ld, void *arg), void *arg);
 /* Registers the telemetry command /heteroplane/lcore/load (once) and,
  * where DPDK has it (23.03+), the EAL lcore usage callback. 0 or -errno. */
 int hp_load_telemetry_init(void);
-/* Whether this build registers DPDK's lcore usage callback. */
-bool hp_load_has_usage_cb(void);
 
 #endif /* HP_LOAD_H */

@@ -263,16 +263,6 @@ usage_cb(unsigned int lcore_id, struct rte_lcore_usage *usage)
 }
 #endif
 
-bool
-hp_load_has_usage_cb(void)
-{
-#ifdef HP_HAVE_LCORE_USAGE_CB
-	return true;
-#else
-	return false;
-#endif
-}
-
 int
 hp_load_telemetry_init(void)
 {
