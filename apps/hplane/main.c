@@ -34,7 +34,6 @@
 #include "hp_pipeline.h"
 #include "hp_model.h"
 #include "hp_sched.h"
-#include "hp_sched_policy.h"
 #include "hp_svc_balance.h"
 #include "profile.h"
 #include "ramp.h"
@@ -61,10 +60,14 @@ usage(FILE *o)
 "  --sched NAME          scheduling policy: rr, static, qlearn, adaptive, pin [rr]\n"
 "  --granularity G       chain (one decision per packet, thesis C1) or task (one\n"
 "                        before every task, C2) [chain]\n"
-"  --sched-param OPTS    policy options, e.g. static: util=0.5; pin: dev=N\n"
+"  --sched-param KEY=VALUE\n"
+"                        an option of the policy, which reads its own; repeat for\n"
+"                        more: static: util=U (0.5); pin: dev=N; qlearn: qtable=FILE,\n"
+"                        train=1 (random actions, write the table: hplane train)\n"
 "  --profile NAME        service-time models for static/adaptive of devices that\n"
 "                        are not modeled (profiles/NAME.json or FILE.json)\n"
-"  --qtable FILE         qlearn's Q-table (hplane train writes it)\n"
+"  --qtable FILE         qlearn's Q-table (hplane train writes it); the same as\n"
+"                        --sched-param qtable=FILE\n"
 "  --cpu-model SPEC      model each CPU worker with a profile's cpu section:\n"
 "                        PROFILE[,opt=v...], e.g. jetson-thesis or\n"
 "                        jetson-thesis,scale=4 (reported as modeled)\n"
@@ -319,6 +322,10 @@ static const struct option longopts[] = {
 struct cli {
 	struct hp_run_cfg cfg;
 	const char *sizes, *shares, *types_file, *idle, *pcap_out;
+	const char *profile;        /* --profile NAME */
+	struct hp_sched_profile sched_prof; /* ... loaded once, for the run */
+	bool sched_checked;         /* profile loaded, policy's check done */
+	char qtable_opt[4096 + 8];  /* --qtable FILE as the option qtable=FILE */
 	double deadline_us;
 	uint64_t count;
 	struct hp_ramp ramp;
@@ -358,6 +365,19 @@ parse_lcore_list(const char *s, struct hp_run_cfg *cfg)
 	if (n == 0)
 		return -EINVAL;
 	cfg->n_service_cores = n;
+	return 0;
+}
+
+/* One policy option, KEY=VALUE; which keys exist is the policy's to say
+ * (hp_run_sched_check). 0 or -EINVAL. */
+static int
+sched_opt_add(struct hp_run_cfg *cfg, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+
+	if (eq == NULL || eq == kv || cfg->n_sched_params == HP_SCHED_MAX_PARAMS)
+		return -EINVAL;
+	cfg->sched_params[cfg->n_sched_params++] = kv;
 	return 0;
 }
 
@@ -435,9 +455,14 @@ parse_opts(struct cli *c, int argc, char **argv)
 				     cfg->load_interval_s > HP_LOAD_INTERVAL_MAX; break;
 		case O_GRAN: bad = strcmp(a, "chain") && strcmp(a, "task");
 			cfg->task_gran = !strcmp(a, "task"); break;
-		case O_SPARAM: cfg->sched_param = a; break;
-		case O_PROFILE: cfg->profile = a; break;
-		case O_QTABLE: cfg->qtable = a; break;
+		case O_SPARAM: bad = sched_opt_add(cfg, a); break;
+		case O_PROFILE: c->profile = a; break;
+		case O_QTABLE:
+			/* an alias kept from before --sched-param */
+			bad = a[0] == '\0' || snprintf(c->qtable_opt, sizeof(c->qtable_opt),
+						      "qtable=%s", a) >= (int)sizeof(c->qtable_opt) ||
+			      sched_opt_add(cfg, c->qtable_opt);
+			break;
 		case O_CPUMODEL: cfg->cpu_model = a; break;
 		case O_PWIV: bad = parse_double(a, &cfg->power_interval_s) ||
 				   cfg->power_interval_s < 0.1 || cfg->power_interval_s > 60; break;
@@ -521,24 +546,20 @@ defaults(struct cli *c)
 	hp_ramp_defaults(&c->ramp);
 }
 
-/* Scheduling inputs (files) checked before EAL starts. */
+/* Scheduling inputs checked before EAL starts, each file read once and
+ * kept for the run: the --profile models and what the policy's own check
+ * read (qlearn: its Q-table). */
 static int
-validate_sched(struct hp_run_cfg *cfg)
+validate_sched(struct cli *c)
 {
+	struct hp_run_cfg *cfg = &c->cfg;
 	char err[512], spec[600];
 	static struct hp_model m;
 
-	if (cfg->profile != NULL) {
-		int r;
-
-		snprintf(spec, sizeof(spec), "%s@cpu", cfg->profile);
-		r = hp_model_load(&m, spec, err, sizeof(err));
-		if (r < 0 && strstr(err, "no device") != NULL) {
-			snprintf(spec, sizeof(spec), "%s@gpu", cfg->profile);
-			r = hp_model_load(&m, spec, err, sizeof(err));
-		}
-		if (r < 0)
+	if (c->profile != NULL && !c->sched_checked) {
+		if (hp_sched_profile_load(&c->sched_prof, c->profile, err, sizeof(err)) < 0)
 			return fail(EXIT_USAGE, "--profile: %s", err);
+		cfg->profile = &c->sched_prof;
 	}
 	if (cfg->cpu_model != NULL) {
 		const char *comma = strchr(cfg->cpu_model, ',');
@@ -549,34 +570,9 @@ validate_sched(struct hp_run_cfg *cfg)
 		if (hp_model_load(&m, spec, err, sizeof(err)) < 0)
 			return fail(EXIT_USAGE, "--cpu-model: %s", err);
 	}
-	if (!strcmp(cfg->sched, "qlearn") && !cfg->train) {
-		struct hp_qtable t;
-
-		if (cfg->qtable == NULL)
-			return fail(EXIT_USAGE, "scheduler qlearn needs --qtable FILE (hplane train writes one)");
-		const struct hp_app *app = hp_app_find(cfg->app);
-		unsigned int i, n_dev = cfg->workers + (cfg->gpu != NULL);
-		char roles[HP_MAX_DEV + 1];
-		bool ok;
-
-		if (hp_qtable_load(&t, cfg->qtable, err, sizeof(err)) < 0)
-			return fail(EXIT_USAGE, "%s", err);
-		for (i = 0; i < n_dev && i < HP_MAX_DEV; i++)
-			roles[i] = i < cfg->workers ? 'c' : 'a';
-		roles[i] = '\0';
-		/* the same check the policy makes, before EAL starts */
-		ok = t.task_gran == cfg->task_gran && t.n_dev == n_dev &&
-			t.n_types == cfg->types.n + 1 && app != NULL && t.n_tasks == app->n_tasks &&
-			strcmp(t.roles, roles) == 0;
-		if (!ok)
-			fail(EXIT_USAGE, "Q-table %s was trained for granularity %s, devices %s, %u packet types, %u tasks; this run has %s, %s, %u, %u",
-			     cfg->qtable, t.task_gran ? "task" : "chain", t.roles, t.n_types, t.n_tasks,
-			     cfg->task_gran ? "task" : "chain", roles, cfg->types.n + 1,
-			     app ? app->n_tasks : 0);
-		hp_qtable_free(&t);
-		if (!ok)
-			return EXIT_USAGE;
-	}
+	if (!c->sched_checked && hp_run_sched_check(cfg, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
+	c->sched_checked = true;
 	if (cfg->gpu != NULL && !strncmp(cfg->gpu, "model:", 6)) {
 		/* the modeled device's profile, before EAL starts */
 		const char *comma = strchr(cfg->gpu + 6, ',');
@@ -586,9 +582,17 @@ validate_sched(struct hp_run_cfg *cfg)
 		if (hp_model_load(&m, spec, err, sizeof(err)) < 0)
 			return fail(EXIT_USAGE, "device %s: %s", cfg->gpu, err);
 	}
-	if (cfg->train && cfg->qtable == NULL)
-		return fail(EXIT_USAGE, "train needs --qtable FILE to write");
 	return 0;
+}
+
+/* What validate_sched kept for the run. */
+static void
+cli_free(struct cli *c)
+{
+	hp_run_sched_release(&c->cfg);
+	hp_sched_profile_free(&c->sched_prof);
+	c->cfg.profile = NULL;
+	hp_ramp_free(&c->ramp);
 }
 
 /* Checks everything that can be checked before EAL starts, so bad input
@@ -616,7 +620,7 @@ validate(struct cli *c)
 		return fail(EXIT_USAGE, "unknown app '%s' (see hplane list)", cfg->app);
 	if (hp_sched_find(cfg->sched) == NULL)
 		return fail(EXIT_USAGE, "unknown scheduler '%s' (see hplane list)", cfg->sched);
-	if (validate_sched(cfg) != 0)
+	if (validate_sched(c) != 0)
 		return EXIT_USAGE;
 	if (cfg->trace_file) {
 		if (hp_profile_load(&prof, cfg->trace_file, 1.0, err, sizeof(err)) < 0)
@@ -861,7 +865,9 @@ main(int argc, char **argv)
 		/* qlearn's training run: random actions over the random
 		 * scenario (thesis §4.10.4) unless told otherwise */
 		c.cfg.sched = "qlearn";
-		c.cfg.train = true;
+		if (sched_opt_add(&c.cfg, "train=1") < 0)
+			return fail(EXIT_USAGE, "too many --sched-param options (at most %d)",
+				    HP_SCHED_MAX_PARAMS);
 		if (!c.scen_set)
 			c.cfg.scenario = "random";
 	}
@@ -870,16 +876,18 @@ main(int argc, char **argv)
 		if (c.cfg.src != HP_SRC_GEN || c.cfg.trace_file != NULL)
 			return fail(EXIT_USAGE, "ramp offers its own load: no --source or --trace");
 		ret = validate(&c); /* creates the output directory */
-		if (ret)
+		if (ret) {
+			cli_free(&c);
 			return ret;
+		}
 		if (hp_ramp_prepare(&c.ramp, &c.cfg, err, sizeof(err)) < 0) {
-			hp_ramp_free(&c.ramp);
+			cli_free(&c);
 			return fail(EXIT_USAGE, "%s", err);
 		}
 	}
 	ret = validate(&c);
 	if (ret) {
-		hp_ramp_free(&c.ramp);
+		cli_free(&c);
 		return ret;
 	}
 	if (!strcmp(c.idle, "sleep"))
@@ -905,13 +913,14 @@ main(int argc, char **argv)
 	eargv[eargc] = NULL;
 	ret = rte_eal_init(eargc, eargv);
 	if (ret < 0) {
-		hp_ramp_free(&c.ramp);
+		cli_free(&c);
 		return fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
 	}
 	if (c.cfg.idle_yield < 0)
 		c.cfg.idle_yield = 0;
 	if (!strcmp(cmd, "profile")) {
 		ret = hp_cmd_profile(&c.prof, &c.cfg, err, sizeof(err));
+		cli_free(&c);
 		rte_eal_cleanup();
 		return ret < 0 ? fail(ret == -EINVAL || ret == -ENOTSUP || ret == -ENODEV ?
 				      EXIT_USAGE : 1, "%s", err) : 0;
@@ -920,7 +929,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		rte_eal_cleanup();
 		free(res.rows);
-		hp_ramp_free(&c.ramp);
+		cli_free(&c);
 		return fail(ret == -EINVAL || ret == -ENODEV || ret == -ENOTSUP ? EXIT_USAGE : 1, "%s", err);
 	}
 	hp_print_summary(&c.cfg, &res);
@@ -938,7 +947,7 @@ main(int argc, char **argv)
 			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
 			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
 	free(res.rows);
-	hp_ramp_free(&c.ramp);
+	cli_free(&c);
 	rte_eal_cleanup();
 	return rc;
 }

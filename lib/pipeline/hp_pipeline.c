@@ -94,7 +94,7 @@ struct sched_lc {
 	/* scheduling policy's view (lib/sched) */
 	struct hp_sched_dev sdev[HP_MAX_DEV];
 	struct hp_sched_env senv;
-	struct hp_model *pmodel[2];  /* --profile sections by role, or NULL */
+	const struct hp_model *pmodel[2]; /* cfg->profile's by role, or NULL */
 	/* granularity task: packets between two tasks, waiting for their
 	 * next decision; FIFO as large as the mbuf pool, so it never fills
 	 * and completions are always taken (no cycle of full buffers) */
@@ -1667,61 +1667,25 @@ static int
 sched_setup(struct run *r, struct sched_lc *sc, char *err, size_t errlen)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
-	static const char *const role_dev[2] = { "cpu", "gpu" };
-	unsigned int i, n_pm = 0;
-	double mean = 0;
+	unsigned int i;
 
-	for (i = 0; i < cfg->imix.n; i++)
-		mean += cfg->imix.size[i] * cfg->imix.share[i];
-	sc->senv = (struct hp_sched_env){
-		.task_gran = cfg->task_gran,
-		.n_tasks = r->app->n_tasks,
-		.types = &cfg->types,
-		.hz = r->hz,
-		.capacity_pps = cfg->capacity_pps,
-		.imix_mean_bytes = mean,
-		.profile = cfg->profile,
-		.param = cfg->sched_param,
-		.qtable = cfg->qtable,
-		.train = cfg->train,
-		.seed = cfg->seed,
-	};
-	for (i = 0; i < r->app->n_tasks; i++)
-		sc->senv.task_names[i] = r->tasks[i]->name;
+	/* the facts known before the run, its options and what the policy's
+	 * check read (cfg->sched_conf), then what only the run knows */
+	hp_run_sched_env(cfg, &sc->senv);
+	sc->senv.hz = r->hz;
 	for (i = 0; i < r->n_dev; i++) {
 		const struct hp_device *d = &r->dev[i];
 
 		sc->sdev[i] = (struct hp_sched_dev){
-			.role = i < cfg->workers ? HP_ROLE_CPU : HP_ROLE_ACCEL,
+			.role = sc->senv.role[i],
 			.modeled = d->caps.modeled,
 			.max_batch = d->accel != NULL ? d->bcfg.max_pkts : cfg->burst,
 			.min_batch = d->accel != NULL ? d->bcfg.min_pkts : 1,
 			.queue_cap = cfg->ring_size + 2 * cfg->burst,
 		};
 	}
-	for (i = 0; cfg->profile != NULL && i < 2; i++) {
-		char spec[512], perr[512];
-
-		sc->pmodel[i] = calloc(1, sizeof(struct hp_model));
-		if (sc->pmodel[i] == NULL)
-			return -ENOMEM;
-		snprintf(spec, sizeof(spec), "%s@%s", cfg->profile, role_dev[i]);
-		if (hp_model_load(sc->pmodel[i], spec, perr, sizeof(perr)) == 0) {
-			n_pm++;
-			continue;
-		}
-		free(sc->pmodel[i]);
-		sc->pmodel[i] = NULL;
-		if (strstr(perr, "no device") == NULL) {
-			snprintf(err, errlen, "--profile: %s", perr);
-			return -EINVAL;
-		}
-	}
-	if (cfg->profile != NULL && n_pm == 0) {
-		snprintf(err, errlen, "--profile %s has neither a cpu nor a gpu device section",
-			 cfg->profile);
-		return -EINVAL;
-	}
+	for (i = 0; i < 2; i++)
+		sc->pmodel[i] = cfg->profile != NULL ? cfg->profile->role[i] : NULL;
 	sc->s.dev = sc->sdev;
 	sc->s.env = &sc->senv;
 	sc->s.predict = sched_predict;
@@ -1960,6 +1924,7 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	{
 		struct sched_lc *sc = r->sc;
 		uint32_t nf = rte_align32pow2(cfg->max_flows);
+		char serr[256] = "";
 
 		sc->flows = calloc(nf, sizeof(*sc->flows));
 		sc->flow_mask = nf - 1;
@@ -1984,10 +1949,9 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		ret = sched_setup(r, sc, err, errlen);
 		if (ret < 0)
 			goto out;
-		hp_sched_err[0] = '\0';
-		if (sops->init && (ret = sops->init(&sc->s)) < 0) {
+		if (sops->init && (ret = sops->init(&sc->s, serr, sizeof(serr))) < 0) {
 			snprintf(err, errlen, "scheduler %s: %s", sops->name,
-				 hp_sched_err[0] ? hp_sched_err : "set-up failed");
+				 serr[0] ? serr : "set-up failed");
 			goto out;
 		}
 		hp_hist_reset(&sc->lat);
@@ -2224,8 +2188,6 @@ out:
 	}
 	if (r->sc != NULL) {
 		free(r->sc->redo);
-		free(r->sc->pmodel[0]);
-		free(r->sc->pmodel[1]);
 		for (i = 0; i < HP_MAX_DEVICES; i++)
 			rte_free(r->sc->wst[i]);
 		if (r->sc->s.ops && r->sc->s.ops->fini)

@@ -15,6 +15,7 @@
 #include "hp_load.h"
 #include "hp_pkt.h"
 #include "hp_power.h"
+#include "hp_sched.h"
 #include "hp_task.h"
 
 #define HP_MAX_WORKERS 16
@@ -59,10 +60,12 @@ struct hp_run_cfg {
 	bool task_gran;           /* --granularity task (thesis C2); else chain (C1) */
 	const char *cpu_model;    /* --cpu-model PROFILE[,opt=v..]: CPU workers are
 				   * modeled devices (the profile's cpu section) */
-	const char *profile;      /* --profile: service-time models for policies */
-	const char *sched_param;  /* --sched-param key=value,... */
-	const char *qtable;       /* --qtable FILE (qlearn) */
-	bool train;               /* qlearn training: random actions, write qtable */
+	/* --profile, loaded once by the caller (hp_sched_profile_load): the
+	 * models policies read for devices not modeled themselves; NULL: none */
+	const struct hp_sched_profile *profile;
+	unsigned int n_sched_params;
+	const char *sched_params[HP_SCHED_MAX_PARAMS]; /* --sched-param KEY=VALUE */
+	void *sched_conf;         /* what the policy's check read (hp_run_sched_check) */
 	double power_interval_s;  /* power sampler period (lib/power); 0: 1 s */
 	/* --stages-as-services (docs/svc.md): scheduler, devices and traffic
 	 * run as DPDK services on these service lcores, balanced by lib/svc */
@@ -147,6 +150,16 @@ struct hp_run_result {
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,
 	   char *err, size_t errlen);
+
+/* What a scheduling policy sees of the run cfg describes before it starts
+ * (hz 0; the pipeline completes it), with cfg's policy options. */
+void hp_run_sched_env(const struct hp_run_cfg *cfg, struct hp_sched_env *env);
+/* Before hp_run and without EAL: the policy's check of its options and
+ * files against cfg (hp_sched_check); what it read is kept in
+ * cfg->sched_conf for the run. 0 or -errno with a one-line reason. */
+int hp_run_sched_check(struct hp_run_cfg *cfg, char *err, size_t errlen);
+/* Frees cfg->sched_conf once the run is over. */
+void hp_run_sched_release(struct hp_run_cfg *cfg);
 
 /* Output: summary table on stdout, summary.json and trace.csv in dir. */
 void hp_print_summary(const struct hp_run_cfg *cfg,

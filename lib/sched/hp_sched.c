@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Scheduler registry and the round-robin policy (Johansson & Pap §4.8):
+ * Scheduler registry, what every policy shares (options, the --profile
+ * models, cost lines) and the round-robin policy (Johansson & Pap §4.8):
  * the next device in turn that has room; packet properties are ignored.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "hp_common.h"
+#include "hp_model.h"
 #include "hp_sched.h"
 
 #define HP_MAX_SCHED 16
 
 static const struct hp_sched_ops *scheds[HP_MAX_SCHED];
 static unsigned int n_scheds;
-char hp_sched_err[256];
 
 int
 hp_sched_register(const struct hp_sched_ops *ops)
@@ -39,6 +42,112 @@ const struct hp_sched_ops *
 hp_sched_at(unsigned int i)
 {
 	return i < n_scheds ? scheds[i] : NULL;
+}
+
+/* Whether the NULL-terminated list holds the key of item (up to its '='). */
+static bool
+key_listed(const char *const *list, const char *item, size_t kl)
+{
+	for (; list != NULL && *list != NULL; list++)
+		if (strlen(*list) == kl && strncmp(*list, item, kl) == 0)
+			return true;
+	return false;
+}
+
+int
+hp_sched_check(const struct hp_sched_ops *ops, struct hp_sched_env *env, char *err,
+	       size_t errlen)
+{
+	char q[80];
+	unsigned int i;
+
+	env->conf = NULL;
+	for (i = 0; i < env->n_params; i++) {
+		const char *item = env->params[i], *eq = strchr(item, '=');
+
+		hp_quote(q, sizeof(q), item, 60);
+		if (eq == NULL || eq == item) {
+			snprintf(err, errlen, "option '%s': expected KEY=VALUE", q);
+			return -EINVAL;
+		}
+		if (!key_listed(ops->params, item, (size_t)(eq - item))) {
+			char keys[128] = "it takes none";
+			const char *const *k;
+			size_t o = 0;
+
+			for (k = ops->params; k != NULL && *k != NULL && o < sizeof(keys); k++)
+				o += (size_t)snprintf(keys + o, sizeof(keys) - o, "%s%s",
+						      k == ops->params ? "it reads " : ", ", *k);
+			snprintf(err, errlen, "unknown option '%s' (%s)", q, keys);
+			return -EINVAL;
+		}
+	}
+	return ops->check != NULL ? ops->check(env, err, errlen) : 0;
+}
+
+void
+hp_sched_conf_free(const struct hp_sched_ops *ops, void *conf)
+{
+	if (ops != NULL && conf != NULL && ops->conf_free != NULL)
+		ops->conf_free(conf);
+}
+
+const char *
+hp_sched_param(const struct hp_sched_env *env, const char *key)
+{
+	size_t kl = strlen(key);
+	unsigned int i;
+
+	for (i = env->n_params; i-- > 0;)
+		if (strncmp(env->params[i], key, kl) == 0 && env->params[i][kl] == '=')
+			return env->params[i] + kl + 1;
+	return NULL;
+}
+
+int
+hp_sched_profile_load(struct hp_sched_profile *p, const char *name, char *err,
+		      size_t errlen)
+{
+	static const char *const section[2] = { "cpu", "gpu" };
+	char spec[512], q[160];
+	unsigned int i;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < 2; i++) {
+		p->role[i] = calloc(1, sizeof(*p->role[i]));
+		if (p->role[i] == NULL) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+			goto fail;
+		}
+		snprintf(spec, sizeof(spec), "%s@%s", name, section[i]);
+		ret = hp_model_load(p->role[i], spec, err, errlen);
+		if (ret == 0)
+			continue;
+		/* a missing section is fine: that role has its own model */
+		if (strstr(err, "no device") == NULL)
+			goto fail;
+		free(p->role[i]);
+		p->role[i] = NULL;
+	}
+	if (p->role[0] == NULL && p->role[1] == NULL) {
+		snprintf(err, errlen, "profile %s has neither a cpu nor a gpu device section",
+			 hp_quote(q, sizeof(q), name, 120));
+		return -EINVAL;
+	}
+	return 0;
+fail:
+	hp_sched_profile_free(p);
+	return ret;
+}
+
+void
+hp_sched_profile_free(struct hp_sched_profile *p)
+{
+	free(p->role[0]);
+	free(p->role[1]);
+	p->role[0] = p->role[1] = NULL;
 }
 
 int

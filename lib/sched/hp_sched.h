@@ -2,7 +2,8 @@
  * The sched ops table: the policy that picks a device for a packet. It sees
  * the packet's metadata and a view of each device (room, role, queue,
  * service-time model); it never knows what a device is. Adding a policy =
- * one file + HP_SCHED_REGISTER().
+ * one file + HP_SCHED_REGISTER(). Options only one policy reads reach it
+ * as KEY=VALUE items (--sched-param) that it checks and parses itself.
  *
  * Granularity (Johansson & Pap §4.2, Figure 4.1): with `chain` (C1) pick()
  * is asked once per packet and the device runs the app's whole chain; with
@@ -46,21 +47,30 @@ struct hp_sched_dev {
 	uint32_t queue_cap;    /* what its input ring and staging hold */
 };
 
-/* Run-wide facts a policy may read (set once before init). */
+#define HP_SCHED_MAX_PARAMS 16  /* KEY=VALUE options of one run */
+
+/* Run-wide facts every policy may read, and its own options. check() sees
+ * them before the run starts, when hz is still 0; init() and the hooks
+ * after it see them all. */
 struct hp_sched_env {
 	bool task_gran;              /* granularity task (C2) */
 	unsigned int n_tasks;        /* tasks of the app's chain */
 	const char *task_names[HP_MAX_TASKS];
 	const struct hp_type_table *types;
-	uint64_t hz;                 /* TSC cycles per second */
-	double capacity_pps;         /* the run's capacity (measured or given) */
+	unsigned int n_dev;          /* devices, in the order of hp_sched.dev */
+	uint8_t role[HP_MAX_DEV];    /* enum hp_sched_role of each */
+	uint64_t hz;                 /* TSC cycles per second (0 in check) */
+	double capacity_pps;         /* the capacity given (0: measured later) */
 	double imix_mean_bytes;      /* mean frame bytes of the offered mix */
-	const char *profile;         /* profile for policies that need one */
-	const char *param;           /* --sched-param string (may be NULL) */
-	const char *qtable;          /* Q-table file (qlearn) */
-	bool train;                  /* qlearn: random actions, write table */
 	uint64_t seed;
-	double time_scale;           /* modeled time dilation (1 = none) */
+	/* The policy's own options, "KEY=VALUE" each, in the order given
+	 * (hp_sched_param() finds one); hp_sched_check() refuses a key the
+	 * policy does not list in hp_sched_ops.params. */
+	unsigned int n_params;
+	const char *params[HP_SCHED_MAX_PARAMS];
+	/* What check() read and parsed for init() (a file is read once); the
+	 * policy's own, freed by its conf_free(). NULL when it kept nothing. */
+	void *conf;
 };
 
 /* Predicted service time, in TSC cycles, of n packets of bytes total for
@@ -93,8 +103,18 @@ struct hp_sched {
 struct hp_sched_ops {
 	const char *name;
 	const char *desc;
-	/* Optional; on failure writes a one-line reason to hp_sched_err. */
-	int (*init)(struct hp_sched *s);
+	/* The --sched-param keys it reads, NULL-terminated (NULL: none). */
+	const char *const *params;
+	/* Optional, before the run starts and without EAL: checks the
+	 * options and whatever files they name against env, so that bad
+	 * input is refused before anything starts. What init() will need of
+	 * it (a file's contents) goes to env->conf. 0 or -errno with a
+	 * one-line reason in err. */
+	int (*check)(struct hp_sched_env *env, char *err, size_t errlen);
+	/* Frees a conf that check() left (optional: none left). */
+	void (*conf_free)(void *conf);
+	/* Optional; 0 or -errno with a one-line reason in err. */
+	int (*init)(struct hp_sched *s, char *err, size_t errlen);
 	void (*fini)(struct hp_sched *s);   /* optional */
 	/* Device index for m, or -1 when no device can take it now (the
 	 * caller keeps the packet and retries). With task granularity the
@@ -117,8 +137,29 @@ int hp_sched_register(const struct hp_sched_ops *ops);
 const struct hp_sched_ops *hp_sched_find(const char *name);
 const struct hp_sched_ops *hp_sched_at(unsigned int i);
 
-/* The reason the last init() failed, for the caller's one-line error. */
-extern char hp_sched_err[256];
+/* Before the run: every option's key is one ops lists, then ops->check.
+ * env->conf is set to what the policy kept (release it with
+ * hp_sched_conf_free once the run is over). 0 or -errno with a one-line
+ * reason in err. */
+int hp_sched_check(const struct hp_sched_ops *ops, struct hp_sched_env *env,
+		   char *err, size_t errlen);
+void hp_sched_conf_free(const struct hp_sched_ops *ops, void *conf);
+/* The value of option key (the last one given wins), or NULL. */
+const char *hp_sched_param(const struct hp_sched_env *env, const char *key);
+
+/* --profile: service-time models for devices that are not modeled
+ * themselves, a profile's "cpu" and "gpu" sections by role, loaded once
+ * by whoever starts the run and handed to it. */
+struct hp_model;
+struct hp_sched_profile {
+	struct hp_model *role[2];    /* by enum hp_sched_role; NULL: none */
+};
+
+/* Loads NAME (profiles/NAME.json) or FILE.json: 0, or -errno with a
+ * one-line reason when it is unreadable or has neither section. */
+int hp_sched_profile_load(struct hp_sched_profile *p, const char *name,
+			  char *err, size_t errlen);
+void hp_sched_profile_free(struct hp_sched_profile *p);
 
 /* Helpers for policies. */
 /* Index of the least-queued device of a role with room, or -1. */

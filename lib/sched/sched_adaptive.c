@@ -574,14 +574,14 @@ hp_adaptive_tick(struct hp_adaptive *a, const struct hp_sched *s, uint64_t now)
 /* ---- ops ---- */
 
 static int
-adaptive_init(struct hp_sched *s)
+adaptive_init(struct hp_sched *s, char *err, size_t errlen)
 {
 	struct hp_adaptive *a = calloc(1, sizeof(*a));
 	int ret;
 
 	if (a == NULL)
 		return -ENOMEM;
-	ret = hp_adaptive_setup(a, s, N_FLOWS, hp_sched_err, sizeof(hp_sched_err));
+	ret = hp_adaptive_setup(a, s, N_FLOWS, err, errlen);
 	if (ret < 0) {
 		free(a);
 		return ret;

@@ -5,20 +5,46 @@
  * each device with the pipeline around it (thesis Tables 4.6/4.7), and
  * it is the "everything on one device" baseline.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hp_common.h"
 #include "hp_sched.h"
-#include "hp_task.h"
+
+/* dev=N of env into *d when given (N < n_dev): 0, or -EINVAL. */
+static int
+pin_dev(const struct hp_sched_env *env, unsigned int n_dev, uint32_t *d, char *err,
+	size_t errlen)
+{
+	const char *v = hp_sched_param(env, "dev");
+	unsigned long x;
+	char *end, q[48];
+
+	if (v == NULL)
+		return 0;
+	x = strtoul(v, &end, 10);
+	if (end == v || *end != '\0' || *v == '-' || x >= n_dev) {
+		snprintf(err, errlen, "dev=%s: expected a device index 0..%u",
+			 hp_quote(q, sizeof(q), v, 32), n_dev - 1);
+		return -EINVAL;
+	}
+	*d = (uint32_t)x;
+	return 0;
+}
 
 static int
-pin_init(struct hp_sched *s)
+pin_check(struct hp_sched_env *env, char *err, size_t errlen)
 {
-	char buf[32];
-	const char *v = s->env && hp_task_opt_get(s->env->param, "dev", buf, sizeof(buf)) > 0 ?
-		buf : NULL;
+	uint32_t d;
+
+	return pin_dev(env, env->n_dev, &d, err, errlen);
+}
+
+static int
+pin_init(struct hp_sched *s, char *err, size_t errlen)
+{
 	unsigned int d;
-	char *end;
 
 	s->cursor = 0;
 	for (d = 0; s->dev != NULL && d < s->n_dev; d++)
@@ -26,17 +52,7 @@ pin_init(struct hp_sched *s)
 			s->cursor = d;
 			break;
 		}
-	if (v != NULL) {
-		unsigned long x = strtoul(v, &end, 10);
-
-		if (end == v || *end != '\0' || x >= s->n_dev) {
-			snprintf(hp_sched_err, sizeof(hp_sched_err),
-				 "dev=%s: expected a device index 0..%u", v, s->n_dev - 1);
-			return -1;
-		}
-		s->cursor = (uint32_t)x;
-	}
-	return 0;
+	return s->env != NULL ? pin_dev(s->env, s->n_dev, &s->cursor, err, errlen) : 0;
 }
 
 static int
@@ -49,6 +65,8 @@ pin_pick(struct hp_sched *s, struct rte_mbuf *m)
 static const struct hp_sched_ops sched_pin = {
 	.name = "pin",
 	.desc = "every packet to one device (--sched-param dev=N); for profiling and baselines",
+	.params = (const char *const[]){ "dev", NULL },
+	.check = pin_check,
 	.init = pin_init,
 	.pick = pin_pick,
 };

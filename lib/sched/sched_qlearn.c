@@ -19,6 +19,8 @@
  *           full means wait (the thesis's learner never switches)
  * A CPU action goes to the least-queued CPU worker with room.
  * Decision cost: a state index (a loop over the devices) and two loads.
+ * Options: qtable=FILE, the table to read (checked against the run before
+ * it starts, read that once) or, with train=1 (`hplane train`), to write.
  */
 #include <errno.h>
 #include <math.h>
@@ -321,26 +323,97 @@ role_device(const struct hp_sched *s, unsigned int role)
 	return hp_sched_least_queued(s, role ? HP_ROLE_ACCEL : HP_ROLE_CPU);
 }
 
-static int
-qlearn_init(struct hp_sched *s)
+/* What qlearn_check() read for init: the options, and outside training
+ * the table, so that the file is read once. */
+struct qlearn_conf {
+	bool train;
+	struct hp_qtable t;
+};
+
+static void
+qlearn_conf_free(void *conf)
 {
-	const struct hp_sched_env *env = s->env;
-	struct hp_qlearn *ql = calloc(1, sizeof(*ql));
-	char roles[HP_MAX_DEV + 1], err[256];
+	struct qlearn_conf *qc = conf;
+
+	hp_qtable_free(&qc->t);
+	free(qc);
+}
+
+static int
+qlearn_check(struct hp_sched_env *env, char *err, size_t errlen)
+{
+	const char *path = hp_sched_param(env, "qtable"), *train = hp_sched_param(env, "train");
 	unsigned int d, n_types = (env->types ? env->types->n : 0) + 1;
+	char roles[HP_MAX_DEV + 1], q[160];
+	struct qlearn_conf *qc;
+	struct hp_qtable *t;
 	int ret;
 
-	if (ql == NULL)
+	if (train != NULL && strcmp(train, "0") != 0 && strcmp(train, "1") != 0) {
+		snprintf(err, errlen, "train=%s: expected 0 or 1", hp_quote(q, sizeof(q), train, 32));
+		return -EINVAL;
+	}
+	if (env->n_dev > HP_Q_MAX_DEV_BITS) {
+		snprintf(err, errlen, "qlearn handles up to %d devices", HP_Q_MAX_DEV_BITS);
+		return -EINVAL;
+	}
+	if (path == NULL) {
+		snprintf(err, errlen, train != NULL && train[0] == '1' ?
+			 "train needs --qtable FILE to write" :
+			 "needs --qtable FILE (hplane train writes one)");
+		return -EINVAL;
+	}
+	qc = calloc(1, sizeof(*qc));
+	if (qc == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
-	for (d = 0; d < s->n_dev && d < HP_MAX_DEV; d++)
-		roles[d] = s->dev[d].role == HP_ROLE_CPU ? 'c' : 'a';
+	}
+	qc->train = train != NULL && train[0] == '1';
+	if (qc->train)
+		goto out;
+	t = &qc->t;
+	ret = hp_qtable_load(t, path, err, errlen);
+	if (ret < 0)
+		goto fail;
+	for (d = 0; d < env->n_dev; d++)
+		roles[d] = env->role[d] == HP_ROLE_CPU ? 'c' : 'a';
 	roles[d] = '\0';
-	if (s->n_dev > HP_Q_MAX_DEV_BITS) {
-		snprintf(hp_sched_err, sizeof(hp_sched_err), "qlearn handles up to %d devices",
-			 HP_Q_MAX_DEV_BITS);
+	if (t->task_gran != env->task_gran || t->n_dev != env->n_dev ||
+	    t->n_types != n_types || t->n_tasks != env->n_tasks || strcmp(t->roles, roles) != 0) {
+		snprintf(err, errlen,
+			 "Q-table %s was trained for granularity %s, devices %s, %u packet types, %u tasks; this run has %s, %s, %u, %u",
+			 hp_quote(q, sizeof(q), path, 120), t->task_gran ? "task" : "chain", t->roles,
+			 t->n_types, t->n_tasks, env->task_gran ? "task" : "chain", roles, n_types,
+			 env->n_tasks);
 		ret = -EINVAL;
 		goto fail;
 	}
+out:
+	env->conf = qc;
+	return 0;
+fail:
+	qlearn_conf_free(qc);
+	return ret;
+}
+
+static int
+qlearn_init(struct hp_sched *s, char *err, size_t errlen)
+{
+	const struct hp_sched_env *env = s->env;
+	struct qlearn_conf *qc = env->conf;
+	struct hp_qlearn *ql;
+	char roles[HP_MAX_DEV + 1];
+	unsigned int d, n_types = (env->types ? env->types->n : 0) + 1;
+	int ret;
+
+	/* the table, options and device count were checked with the file */
+	if (qc == NULL) {
+		snprintf(err, errlen, "not checked: hp_sched_check() comes first");
+		return -EINVAL;
+	}
+	ql = calloc(1, sizeof(*ql));
+	if (ql == NULL)
+		return -ENOMEM;
 	ql->min_visits = 4;
 	ql->rng = env->seed ? env->seed * 0x9e3779b97f4a7c15ull : 1;
 	ql->cap_pps = env->capacity_pps;
@@ -357,52 +430,32 @@ qlearn_init(struct hp_sched *s)
 				ql->cap_pps += (double)env->hz / am;
 		}
 	}
-	if (env->train) {
-		if (env->qtable == NULL) {
-			snprintf(hp_sched_err, sizeof(hp_sched_err), "training needs --qtable FILE to write");
-			ret = -EINVAL;
-			goto fail;
-		}
+	if (qc->train) {
+		for (d = 0; d < s->n_dev && d < HP_MAX_DEV; d++)
+			roles[d] = s->dev[d].role == HP_ROLE_CPU ? 'c' : 'a';
+		roles[d] = '\0';
 		ret = hp_qtable_alloc(&ql->t, env->task_gran, s->n_dev, n_types, env->n_tasks,
 				      roles);
 		ql->st = ret == 0 ? calloc((size_t)ql->t.n_states * ql->t.n_actions,
 					   sizeof(*ql->st)) : NULL;
 		if (ql->st == NULL) {
-			snprintf(hp_sched_err, sizeof(hp_sched_err), "out of memory");
-			ret = -ENOMEM;
-			goto fail;
+			if (ret == -EINVAL)
+				snprintf(err, errlen, "qlearn handles up to %d devices",
+					 HP_Q_MAX_DEV_BITS);
+			else
+				snprintf(err, errlen, "out of memory");
+			hp_qtable_free(&ql->t);
+			free(ql);
+			return ret < 0 ? ret : -ENOMEM;
 		}
 	} else {
-		if (env->qtable == NULL) {
-			snprintf(hp_sched_err, sizeof(hp_sched_err),
-				 "needs --qtable FILE (hplane train writes one)");
-			ret = -EINVAL;
-			goto fail;
-		}
-		ret = hp_qtable_load(&ql->t, env->qtable, err, sizeof(err));
-		if (ret == 0 && (ql->t.task_gran != env->task_gran || ql->t.n_dev != s->n_dev ||
-				 ql->t.n_types != n_types || ql->t.n_tasks != env->n_tasks ||
-				 strcmp(ql->t.roles, roles) != 0)) {
-			snprintf(err, sizeof(err),
-				 "Q-table %s was trained for granularity %s, devices %s, %u packet types, %u tasks; this run has %s, %s, %u, %u",
-				 env->qtable, ql->t.task_gran ? "task" : "chain", ql->t.roles,
-				 ql->t.n_types, ql->t.n_tasks, env->task_gran ? "task" : "chain",
-				 roles, n_types, env->n_tasks);
-			ret = -EINVAL;
-		}
-		if (ret < 0) {
-			snprintf(hp_sched_err, sizeof(hp_sched_err), "%s", err);
-			goto fail;
-		}
+		/* the table moves from the conf to the run */
+		ql->t = qc->t;
+		memset(&qc->t, 0, sizeof(qc->t));
 		q_defaults(ql);
 	}
 	s->priv = ql;
 	return 0;
-fail:
-	hp_qtable_free(&ql->t);
-	free(ql->st);
-	free(ql);
-	return ret;
 }
 
 static void
@@ -497,6 +550,7 @@ qlearn_finish(struct hp_sched *s, char *err, size_t errlen)
 {
 	struct hp_qlearn *ql = s->priv;
 	size_t i, n, seen = 0;
+	const char *path;
 	int ret;
 
 	if (ql == NULL || ql->st == NULL)
@@ -505,10 +559,11 @@ qlearn_finish(struct hp_sched *s, char *err, size_t errlen)
 	n = (size_t)ql->t.n_states * ql->t.n_actions;
 	for (i = 0; i < n; i++)
 		seen += !isnan(ql->t.q[i]);
-	ret = hp_qtable_save(&ql->t, s->env->qtable, err, errlen);
+	path = hp_sched_param(s->env, "qtable");
+	ret = hp_qtable_save(&ql->t, path, err, errlen);
 	if (ret == 0)
 		printf("qlearn: wrote %s: %zu of %zu state-actions learned (granularity %s, unseen states take %s)\n",
-		       s->env->qtable, seen, n, ql->t.task_gran ? "task" : "chain",
+		       path, seen, n, ql->t.task_gran ? "task" : "chain",
 		       ql->best_default[0] ? "the accelerator" : "a CPU worker");
 	return ret;
 }
@@ -516,6 +571,9 @@ qlearn_finish(struct hp_sched *s, char *err, size_t errlen)
 static const struct hp_sched_ops sched_qlearn = {
 	.name = "qlearn",
 	.desc = "thesis Q-learning (§4.10): state = rate level, ring bits, type; hplane train writes the table",
+	.params = (const char *const[]){ "qtable", "train", NULL },
+	.check = qlearn_check,
+	.conf_free = qlearn_conf_free,
 	.init = qlearn_init,
 	.fini = qlearn_fini,
 	.pick = qlearn_pick,

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hp_common.h"
 #include "hp_sched_policy.h"
-#include "hp_task.h"
 
 #define SIZE_RATIO_SPREAD 1.5
 #define HEAVY_PER_CPU 4.0
@@ -86,6 +86,26 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* util=U (0 < U <= 1, default 0.5): the accelerator utilisation that
+ * counts as busy. 0 or -EINVAL. */
+static int
+static_util(const struct hp_sched_env *env, double *util, char *err, size_t errlen)
+{
+	const char *v = hp_sched_param(env, "util");
+	char *end, q[48];
+
+	*util = 0.5;
+	if (v == NULL)
+		return 0;
+	*util = strtod(v, &end);
+	if (end == v || *end != '\0' || !(*util > 0 && *util <= 1)) {
+		snprintf(err, errlen, "util=%s: expected 0 < util <= 1",
+			 hp_quote(q, sizeof(q), v, 32));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 hp_static_derive(struct hp_static *st, const struct hp_sched *s, char *err,
 		 size_t errlen)
@@ -95,7 +115,6 @@ hp_static_derive(struct hp_static *st, const struct hp_sched *s, char *err,
 	uint32_t sizes[HP_MAX_TYPES + 1];
 	double mean = env->imix_mean_bytes > 64 ? env->imix_mean_bytes : 64;
 	double hz = (double)env->hz, best, heavy_cyc = 0;
-	char buf[32];
 	int c0;
 
 	memset(st, 0, sizeof(*st));
@@ -116,16 +135,8 @@ hp_static_derive(struct hp_static *st, const struct hp_sched *s, char *err,
 		snprintf(err, errlen, "static derives its thresholds from service-time models: use modeled devices (--cpu-model, --gpu model:) or --profile NAME (hplane profile writes one)");
 		return -EINVAL;
 	}
-	st->util = 0.5;
-	if (hp_task_opt_get(env->param, "util", buf, sizeof(buf)) > 0) {
-		char *end;
-
-		st->util = strtod(buf, &end);
-		if (end == buf || *end != '\0' || !(st->util > 0 && st->util <= 1)) {
-			snprintf(err, errlen, "static: util=%s: expected 0 < util <= 1", buf);
-			return -EINVAL;
-		}
-	}
+	if (static_util(env, &st->util, err, errlen) < 0)
+		return -EINVAL;
 	/* the packet size threshold: boundaries of the type table */
 	for (i = 0; env->types != NULL && i < env->types->n; i++) {
 		uint32_t b = env->types->t[i].max_len;
@@ -240,14 +251,22 @@ hp_static_decide(struct hp_static *st, const struct hp_sched *s,
 /* ---- ops ---- */
 
 static int
-static_init(struct hp_sched *s)
+static_check(struct hp_sched_env *env, char *err, size_t errlen)
+{
+	double util;
+
+	return static_util(env, &util, err, errlen);
+}
+
+static int
+static_init(struct hp_sched *s, char *err, size_t errlen)
 {
 	struct hp_static *st = calloc(1, sizeof(*st));
 	int ret;
 
 	if (st == NULL)
 		return -ENOMEM;
-	ret = hp_static_derive(st, s, hp_sched_err, sizeof(hp_sched_err));
+	ret = hp_static_derive(st, s, err, errlen);
 	if (ret < 0) {
 		free(st);
 		return ret;
@@ -283,6 +302,8 @@ static_pick(struct hp_sched *s, struct rte_mbuf *m)
 static const struct hp_sched_ops sched_static = {
 	.name = "static",
 	.desc = "thesis Algorithm 1 (chain) / 2-3 (task), thresholds from the profile (§4.9)",
+	.params = (const char *const[]){ "util", NULL },
+	.check = static_check,
 	.init = static_init,
 	.fini = static_fini,
 	.pick = static_pick,

@@ -2,7 +2,8 @@
  * Unit tests of the scheduling policies on constructed states (no
  * pipeline, no EAL): static's Algorithm 1-3 branches line by line with
  * thresholds derived from a Jetson-like model, qlearn's state index,
- * reward and Q-table file (round trip, malformed files), adaptive's
+ * reward and Q-table file (round trip, malformed files), the policies'
+ * options and checks before the run (a Q-table read once), adaptive's
  * deadline guarantee on random states, its flow affinity and offload
  * plan, the power sampler on a fake powercap tree, and a profile with a
  * malformed power model.
@@ -72,8 +73,8 @@ plat_init(struct plat *p, bool task_gran)
 	memcpy(p->types.t, t, sizeof(t));
 	p->env = (struct hp_sched_env){
 		.task_gran = task_gran, .n_tasks = 2, .task_names = { "ldpc", "aes_ctr" },
-		.types = &p->types, .hz = HZ, .capacity_pps = 17500, .imix_mean_bytes = 843,
-		.seed = 1,
+		.types = &p->types, .n_dev = 3, .role = { HP_ROLE_CPU, HP_ROLE_CPU, HP_ROLE_ACCEL },
+		.hz = HZ, .capacity_pps = 17500, .imix_mean_bytes = 843, .seed = 1,
 	};
 	for (d = 0; d < 3; d++) {
 		p->dev[d] = (struct hp_sched_dev){
@@ -129,14 +130,15 @@ test_static_derive(void **state)
 	/* the accelerator's whole-chain capacity at 128-packet batches */
 	assert_true(fabs(st.g_all - 128e6 / (4248.8 + 714.6 + 128 * 843 * (0.02538 + 0.00488))) < 20);
 	/* util= from the parameters; bad values are refused */
-	p.env.param = "util=0.8";
+	p.env.params[0] = "util=0.8";
+	p.env.n_params = 1;
 	assert_int_equal(hp_static_derive(&st, &p.s, err, sizeof(err)), 0);
 	assert_true(fabs(st.rate1 - 0.8 * st.g_all) < 1e-6);
-	p.env.param = "util=2";
+	p.env.params[0] = "util=2";
 	assert_int_equal(hp_static_derive(&st, &p.s, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "util"));
 	/* no accelerator: refused with a reason */
-	p.env.param = NULL;
+	p.env.n_params = 0;
 	p.dev[2].role = HP_ROLE_CPU;
 	assert_int_equal(hp_static_derive(&st, &p.s, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "accelerator"));
@@ -370,6 +372,16 @@ test_qlearn_training(void **state)
 	hp_qtable_free(&ql.t);
 }
 
+/* Makes the temporary file named by the template path ("..XXXXXX.json"). */
+static void
+tmp_file(char *path)
+{
+	int fd = mkstemps(path, 5);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
+
 static void
 write_file(const char *path, const char *text)
 {
@@ -386,12 +398,9 @@ test_qtable_file(void **state)
 	char path[] = "/tmp/hp_qt_XXXXXX.json", err[512];
 	struct hp_qtable t, u;
 	size_t i, n;
-	int fd;
 
 	(void)state;
-	fd = mkstemps(path, 5);
-	assert_true(fd >= 0);
-	close(fd);
+	tmp_file(path);
 	assert_int_equal(hp_qtable_alloc(&t, true, 3, 6, 2, "cca"), 0);
 	n = (size_t)t.n_states * t.n_actions;
 	for (i = 0; i < n; i += 7) {
@@ -435,6 +444,177 @@ test_qtable_file(void **state)
 		}
 	}
 	assert_int_equal(hp_qtable_load(&u, "/nonexistent/q.json", err, sizeof(err)), -EINVAL);
+	unlink(path);
+}
+
+/* ---- options and checks before the run (hp_sched_check) ---- */
+
+static int
+check(struct plat *p, const char *name, char *err, size_t errlen)
+{
+	const struct hp_sched_ops *ops = hp_sched_find(name);
+
+	assert_non_null(ops);
+	err[0] = '\0';
+	return hp_sched_check(ops, &p->env, err, errlen);
+}
+
+/* Policy name checks the one option kv: ret, with msg in the reason. */
+static void
+check_one(struct plat *p, const char *name, const char *kv, int ret, const char *msg)
+{
+	char err[256];
+
+	p->env.params[0] = kv;
+	p->env.n_params = 1;
+	assert_int_equal(check(p, name, err, sizeof(err)), ret);
+	if (strstr(err, msg) == NULL)
+		fail_msg("%s %s: '%s' lacks '%s'", name, kv, err, msg);
+	assert_null(strchr(err, '\n'));
+}
+
+static void
+test_sched_options(void **state)
+{
+	const struct hp_sched_ops *pin = hp_sched_find("pin");
+	struct plat p;
+	char err[256];
+
+	(void)state;
+	plat_init(&p, false);
+	/* the last one given wins, as with flags; a key is matched whole */
+	p.env.params[0] = "dev=0";
+	p.env.params[1] = "device=1";
+	p.env.params[2] = "dev=1";
+	p.env.n_params = 3;
+	assert_string_equal(hp_sched_param(&p.env, "dev"), "1");
+	assert_null(hp_sched_param(&p.env, "de"));
+	assert_null(hp_sched_param(&p.env, "util"));
+	/* keys the policy does not read, or no KEY=VALUE, are refused */
+	assert_int_equal(check(&p, "pin", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "unknown option 'device=1' (it reads dev)"));
+	check_one(&p, "rr", "dev=0", -EINVAL, "it takes none");
+	check_one(&p, "static", "=1", -EINVAL, "KEY=VALUE");
+	/* values are the policy's own: checked before the run ... */
+	check_one(&p, "static", "util=0", -EINVAL, "util=0: expected 0 < util <= 1");
+	check_one(&p, "pin", "dev=3", -EINVAL, "expected a device index 0..2");
+	check_one(&p, "pin", "dev=1", 0, "");
+	assert_null(p.env.conf);
+	/* ... and read by init, with its reason in err */
+	assert_int_equal(pin->init(&p.s, err, sizeof(err)), 0);
+	assert_int_equal(p.s.cursor, 1);
+	p.env.n_params = 0;
+	assert_int_equal(pin->init(&p.s, err, sizeof(err)), 0);
+	assert_int_equal(p.s.cursor, 2);   /* the accelerator */
+	p.env.params[0] = "dev=x";
+	p.env.n_params = 1;
+	assert_int_equal(pin->init(&p.s, err, sizeof(err)), -EINVAL);
+	assert_null(strchr(err, '\n'));
+}
+
+static void
+test_qlearn_check(void **state)
+{
+	const struct hp_sched_ops *ops = hp_sched_find("qlearn");
+	char path[] = "/tmp/hp_qc_XXXXXX.json", err[512];
+	struct hp_qlearn *ql;
+	struct hp_qtable t;
+	struct plat p;
+
+	(void)state;
+	plat_init(&p, false);
+	assert_int_equal(check(&p, "qlearn", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs --qtable FILE"));
+	p.env.params[0] = "train=1";
+	p.env.n_params = 1;
+	assert_int_equal(check(&p, "qlearn", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "train needs --qtable FILE"));
+	p.env.params[0] = "train=yes";
+	assert_int_equal(check(&p, "qlearn", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "train=yes"));
+	/* a table trained for this platform: read by check, handed to init */
+	tmp_file(path);
+	assert_int_equal(hp_qtable_alloc(&t, false, 3, 6, 2, "cca"), 0);
+	t.q[0] = 1;
+	t.visits[0] = 9;
+	assert_int_equal(hp_qtable_save(&t, path, err, sizeof(err)), 0);
+	hp_qtable_free(&t);
+	p.env.params[0] = "qtable=/nonexistent/q.json";
+	p.env.n_params = 1;
+	assert_int_equal(check(&p, "qlearn", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "Q-table /nonexistent/q.json"));
+	assert_null(p.env.conf);
+	p.env.params[0] = "train=0";
+	p.env.n_params = 2;
+	{
+		char kv[64];
+
+		snprintf(kv, sizeof(kv), "qtable=%s", path);
+		p.env.params[1] = kv;
+		assert_int_equal(check(&p, "qlearn", err, sizeof(err)), 0);
+		assert_non_null(p.env.conf);
+		/* the file is not read again */
+		unlink(path);
+		assert_int_equal(ops->init(&p.s, err, sizeof(err)), 0);
+		ql = p.s.priv;
+		assert_int_equal(ql->t.n_dev, 3);
+		assert_true(ql->t.q[0] == 1 && ql->t.visits[0] == 9);
+		assert_null(ql->st);
+		ops->fini(&p.s);
+		hp_sched_conf_free(ops, p.env.conf);
+		/* a table for another granularity or device set: one line */
+		assert_int_equal(hp_qtable_alloc(&t, true, 3, 6, 2, "cca"), 0);
+		assert_int_equal(hp_qtable_save(&t, path, err, sizeof(err)), 0);
+		hp_qtable_free(&t);
+		assert_int_equal(check(&p, "qlearn", err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "trained for granularity task, devices cca"));
+		assert_null(strchr(err, '\n'));
+		p.env.role[1] = HP_ROLE_ACCEL;
+		p.env.task_gran = true;
+		assert_int_equal(check(&p, "qlearn", err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "this run has task, caa"));
+		unlink(path);
+		/* training: nothing to read; init sizes the table for the run */
+		plat_init(&p, true);
+		p.env.params[0] = "train=1";
+		p.env.params[1] = kv;
+		p.env.n_params = 2;
+		assert_int_equal(check(&p, "qlearn", err, sizeof(err)), 0);
+		assert_int_equal(ops->init(&p.s, err, sizeof(err)), 0);
+		ql = p.s.priv;
+		assert_true(ql->t.task_gran && ql->t.n_actions == 4 && ql->st != NULL);
+		ops->fini(&p.s);
+		hp_sched_conf_free(ops, p.env.conf);
+	}
+	/* init without its check says so */
+	p.env.conf = NULL;
+	assert_int_equal(ops->init(&p.s, err, sizeof(err)), -EINVAL);
+}
+
+static void
+test_sched_profile(void **state)
+{
+	char path[] = "/tmp/hp_sp_XXXXXX.json", err[512];
+	struct hp_sched_profile sp;
+
+	(void)state;
+	tmp_file(path);
+	/* one section: the other role has none */
+	write_file(path, "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}");
+	assert_int_equal(hp_sched_profile_load(&sp, path, err, sizeof(err)), 0);
+	assert_null(sp.role[HP_ROLE_CPU]);
+	assert_non_null(sp.role[HP_ROLE_ACCEL]);
+	assert_int_equal(sp.role[HP_ROLE_ACCEL]->max_batch, 8);
+	hp_sched_profile_free(&sp);
+	/* none, or malformed: one line */
+	write_file(path, "{\"devices\": {\"fpga\": {}}}");
+	assert_int_equal(hp_sched_profile_load(&sp, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "neither a cpu nor a gpu"));
+	write_file(path, "{\"devices\": {\"cpu\": {\"max_batch\": 0}}}");
+	assert_int_equal(hp_sched_profile_load(&sp, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "max_batch"));
+	assert_null(sp.role[0]);
+	assert_null(sp.role[1]);
 	unlink(path);
 }
 
@@ -743,12 +923,9 @@ test_profile_power_malformed(void **state)
 {
 	char path[] = "/tmp/hp_pw_XXXXXX.json", err[512];
 	struct hp_model m;
-	int fd;
 
 	(void)state;
-	fd = mkstemps(path, 5);
-	assert_true(fd >= 0);
-	close(fd);
+	tmp_file(path);
 	write_file(path, "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"power\": {\"idle_w\": -1, \"busy_w\": 2}, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}");
 	assert_int_equal(hp_model_load(&m, path, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "power.idle_w"));
@@ -768,6 +945,9 @@ main(void)
 		cmocka_unit_test(test_qlearn_state_reward),
 		cmocka_unit_test(test_qlearn_training),
 		cmocka_unit_test(test_qtable_file),
+		cmocka_unit_test(test_sched_options),
+		cmocka_unit_test(test_qlearn_check),
+		cmocka_unit_test(test_sched_profile),
 		cmocka_unit_test(test_adaptive_deadline),
 		cmocka_unit_test(test_adaptive_affinity_and_plan),
 		cmocka_unit_test(test_adaptive_batches_and_flows),
