@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hp_cuda_kern.h"
+#include "hpk.h"
 
 #define MAXP 65536u
 #define CAP_BYTES (MAXP * 1472u)
@@ -21,6 +21,7 @@ main(int argc, char **argv)
 {
 	static const uint32_t imix[] = { 185, 428, 1400, 185, 1400 }; /* 2:1:2 */
 	static const uint32_t batches[] = { 1024, 4096, 16384, 65536 };
+	static const char *const kernels[] = { "aes_ctr", "md5" };
 	static uint32_t lens[MAXP];
 	struct hpk_ctx *k;
 	char info[256], err[256];
@@ -35,7 +36,13 @@ main(int argc, char **argv)
 	if (hpk_pcie_bw(k, 256u << 20, &h2d, &d2h) == 0)
 		printf("pcie_h2d_GBps %.2f\npcie_d2h_GBps %.2f\n", h2d / 1e9, d2h / 1e9);
 	printf("op,batch,bytes,kernel_s,kernel_Gbps,e2e_s,e2e_Gbps,e2e_over_pcie\n");
-	for (int op = HPK_AES_CTR; op <= HPK_MD5; op++) {
+	for (int ki = 0; ki < 2; ki++) {
+		const struct hpk_kernel *kn = hpk_kernel_find(kernels[ki]);
+
+		if (kn == NULL) {
+			fprintf(stderr, "no kernel %s\n", kernels[ki]);
+			return 1;
+		}
 		for (unsigned int bi = 0; bi < 4; bi++) {
 			struct hpk_batch *b = hpk_host(k, 0);
 			uint32_t n = batches[bi], payload = 0;
@@ -49,23 +56,23 @@ main(int argc, char **argv)
 			hpk_layout(b, lens, n, MAXP, CAP_BYTES);
 			memset(b->data, 0x5a, b->data_bytes);
 			b->n_keys = 1;
-			hpk_aes128_expand(key, b->rk);
+			hpk_key_expand(kn, key, b->rk);
 			memset(b->key_idx, 0, 4ull * n);
 			memset(b->ctr, 0, 16ull * n);
-			if (hpk_launch(k, 0, (enum hpk_op)op, err, sizeof(err)) < 0) {
+			if (hpk_launch(k, 0, kn, err, sizeof(err)) < 0) {
 				fprintf(stderr, "launch: %s\n", err);
 				return 1;
 			}
 			while (hpk_query(k, 0, err, sizeof(err)) == 0)
 				;
-			tk = hpk_time_kernel(k, 0, (enum hpk_op)op, iters);
-			te = hpk_time_e2e(k, (enum hpk_op)op, iters);
+			tk = hpk_time_kernel(k, 0, kn, iters);
+			te = hpk_time_e2e(k, kn, iters);
 			/* The bound of end to end: AES moves the payload both
 			 * ways at once (separate copy engines), so the slower
 			 * direction; MD5 only host to device. */
-			pcie = op == HPK_AES_CTR ? (h2d < d2h ? h2d : d2h) : h2d;
+			pcie = ki == 0 ? (h2d < d2h ? h2d : d2h) : h2d;
 			printf("%s,%u,%u,%.6e,%.1f,%.6e,%.1f,%.3f\n",
-			       op == HPK_AES_CTR ? "aes_ctr" : "md5", n, payload, tk,
+			       kernels[ki], n, payload, tk,
 			       payload * 8.0 / tk / 1e9, te, payload * 8.0 / te / 1e9,
 			       payload / te / pcie);
 		}

@@ -12,10 +12,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "hp_cuda_kern.h"
+#include "dpi_blob.h"
 #include "hp_ldpc.h"
 #include "hp_nf.h"
 #include "hpk_test_util.h"
+#include "ldpc_blob.h"
 
 #define MAXP 65536u
 #define CAP_BYTES (MAXP * 1472u)
@@ -34,24 +35,26 @@ ldpc(struct hpk_ctx *k, const char *spec, const uint32_t *sizes, unsigned int ns
 {
 	struct hp_ldpc_code *c;
 	struct hp_ldpc_dec *dec;
-	struct hp_ldpc_dec_cfg cfg;
-	struct hpk_ldpc_code kc;
-	struct hpk_ldpc_cfg kg;
+	struct hp_ldpc_dec_cfg cfg, kcfg;
 	uint32_t kk, n, nf, maxcw = sizes[ns - 1];
 	uint8_t *info, *cw, *out, *ok, *it;
 	int8_t *llr;
 	char err[256];
 	double t, cpu;
+	void *blob;
+	size_t blen;
 
 	hp_ldpc_code_create(spec, &c);
 	kk = hp_ldpc_code_k(c);
 	n = hp_ldpc_code_n(c);
 	nf = hp_ldpc_code_n_full(c);
-	hpk_test_code(c, &kc);
 	hp_ldpc_dec_cfg_default(&cfg);
 	cfg.no_early_stop = 1; /* 10 full iterations, as the goal states */
-	kg = (struct hpk_ldpc_cfg){ .max_iter = 10, .oms = 1, .nms_shift = cfg.nms_shift,
-				    .oms_offset = cfg.oms_offset, .early = 0 };
+	kcfg = cfg;
+	kcfg.max_iter = 10;
+	kcfg.alg = HP_LDPC_OMS;
+	if (hp_ldpc_blob_build(c, &kcfg, 0, 0, 0, &blob, &blen) != 0)
+		exit(1);
 	info = calloc(kk, 1);
 	cw = malloc(nf);
 	llr = malloc((size_t)maxcw * n);
@@ -70,7 +73,7 @@ ldpc(struct hpk_ctx *k, const char *spec, const uint32_t *sizes, unsigned int ns
 	for (unsigned int i = 0; i < ns; i++) {
 		double secs = 0;
 
-		if (hpk_ldpc_gpu(k, &kc, &kg, llr, sizes[i], out, kk, ok, it, &secs, err,
+		if (hpk_ldpc_gpu(k, blob, blen, llr, sizes[i], out, kk, ok, it, &secs, err,
 				 sizeof(err)) < 0) {
 			fprintf(stderr, "ldpc: %s\n", err);
 			exit(1);
@@ -80,7 +83,7 @@ ldpc(struct hpk_ctx *k, const char *spec, const uint32_t *sizes, unsigned int ns
 	}
 	hp_ldpc_dec_free(dec);
 	hp_ldpc_code_free(c);
-	hpk_test_code_free(&kc); free(info); free(cw); free(llr);
+	free(blob); free(info); free(cw); free(llr);
 	free(out); free(ok); free(it);
 }
 
@@ -105,8 +108,9 @@ main(int argc, char **argv)
 	struct hpk_ctx *k;
 	struct hp_nf_patset *ps;
 	struct hp_nf_ac *ac;
-	const struct hp_nf_ac_dfa *d;
-	struct hpk_dfa kd;
+	const struct hpk_kernel *k_dpi, *k_cbc;
+	void *blob;
+	size_t blen;
 	char info[256], err[256];
 	uint64_t seed = 1;
 
@@ -119,12 +123,12 @@ main(int argc, char **argv)
 	ldpc(k, "wifi:1944:1/2", cws, 4);
 	ldpc(k, "nr:1:384", cws_nr, 3);
 	/* DFA, 10k patterns, 30 % of packets with a planted pattern */
-	if (hp_nf_patset_generate(42, 10000, &ps) != 0 || hp_nf_ac_build(ps, &ac) != 0)
+	k_dpi = hpk_test_kernel("dpi");
+	k_cbc = hpk_test_kernel("aes_cbc");
+	if (hp_nf_patset_generate(42, 10000, &ps) != 0 || hp_nf_ac_build(ps, &ac) != 0 ||
+	    hp_dpi_blob_build(hp_nf_ac_dfa(ac), &blob, &blen) != 0)
 		return 1;
-	d = hp_nf_ac_dfa(ac);
-	kd = (struct hpk_dfa){ .n_states = d->n_states, .tab_len = d->tab_len, .st = d->st,
-			       .tab = d->tab, .out_count = d->out_count, .out_first = d->out_first };
-	if (hpk_dfa_upload(k, &kd, err, sizeof(err)) < 0) {
+	if (hpk_table(k, k_dpi, blob, blen, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
@@ -141,10 +145,10 @@ main(int argc, char **argv)
 			dp[j] = b->data + b->off[j];
 			bytes += lens[j];
 		}
-		hpk_launch(k, 0, HPK_DFA, err, sizeof(err));
+		hpk_launch(k, 0, k_dpi, err, sizeof(err));
 		while (hpk_query(k, 0, err, sizeof(err)) == 0)
 			;
-		tk = hpk_time_kernel(k, 0, HPK_DFA, iters);
+		tk = hpk_time_kernel(k, 0, k_dpi, iters);
 		t = now_s();
 		hp_nf_ac_scan_batch(ac, dp, lens, batches[i], res);
 		cpu = bytes * 8.0 / (now_s() - t) / 1e9;
@@ -170,7 +174,7 @@ main(int argc, char **argv)
 			imix_batch(b, batches[i], lens, 1);
 			memset(b->data, 0x3c, b->data_bytes);
 			b->n_keys = 1;
-			hpk_aes128_expand(raw, b->rk);
+			hpk_key_expand(k_cbc, raw, b->rk);
 			memset(b->key_idx, 0, 4ull * batches[i]);
 			memset(b->ctr, 0, 16ull * batches[i]);
 			for (uint32_t j = 0; j < batches[i]; j++) {
@@ -178,10 +182,10 @@ main(int argc, char **argv)
 								  .key = &keys[0], .iv = iv };
 				bytes += lens[j];
 			}
-			hpk_launch(k, 0, HPK_AES_CBC, err, sizeof(err));
+			hpk_launch(k, 0, k_cbc, err, sizeof(err));
 			while (hpk_query(k, 0, err, sizeof(err)) == 0)
 				;
-			tk = hpk_time_kernel(k, 0, HPK_AES_CBC, iters);
+			tk = hpk_time_kernel(k, 0, k_cbc, iters);
 			t = now_s();
 			for (uint32_t j = 0; j < batches[i]; j += 32)
 				hp_nf_cbc_encrypt_burst(mb, jobs + j,
@@ -195,5 +199,6 @@ main(int argc, char **argv)
 		free(jobs);
 	}
 	hpk_close(k);
+	free(blob);
 	return 0;
 }

@@ -2,13 +2,15 @@
  * The `cuda` accelerator backend, built as a plugin (libhp_cuda.so) that
  * hplane loads at run time, so the core builds and runs without CUDA.
  *
- * It runs any app whose every task offers an offload (hp_task.h): aes_ctr
- * (crypto), aes_cbc (vpn), md5 (dedup), dpi / dpi_ac (ids, ids_ac), and
- * ldpc then aes_ctr (ran). A batch goes through the chain stage by stage
- * (a stage per task, all on the batch's stream): the task's offload_prep
- * writes each packet's kernel input into the stream's pinned staging and
- * gives key and IV; the plugin expands keys once per distinct key and
- * launches H2D + kernel + D2H (hp_cuda_kern.cu); the device lcore polls
+ * It runs any app whose every task names a registered kernel in its
+ * offload (hp_task.h; the kernels are lib/task/<name>/<name>.cu, found by
+ * name through hpk.h). A kernel's table (the DFA, the LDPC code) is the
+ * task's offload_data blob, uploaded once as it is. A batch goes through
+ * the chain stage by stage (a stage per task, all on the batch's stream):
+ * the task's offload_prep writes each packet's kernel input into the
+ * stream's pinned staging and gives key and IV; the plugin expands keys
+ * once per distinct key for keyed kernels and launches H2D + kernel +
+ * D2H (hpk_stream.cu); the device lcore polls
  * the stream's event without blocking; when a stage completes, the task's
  * offload_done puts the result into each packet, whose step moves past
  * that task, and the next stage starts. prep never changes a packet, so
@@ -27,14 +29,8 @@
 #include <rte_cycles.h>
 
 #include "hp_common.h"
-#include "hp_cuda_kern.h"
 #include "hp_device.h"
-#ifdef HP_HAVE_NF
-#include "hp_nf.h"
-#endif
-#ifdef HP_HAVE_LDPC
-#include "hp_ldpc.h"
-#endif
+#include "hpk.h"
 
 #define NSTREAMS 4
 #define CAP_PKTS HP_BATCH_MAX
@@ -43,7 +39,8 @@
 
 struct keyent {
 	uint8_t key[16];
-	uint32_t rk[44];
+	const struct hpk_kernel *by; /* whose expansion rk is */
+	uint32_t rk[HPK_KEY_WORDS];
 	uint32_t stamp;      /* batch that last gave it a slot */
 	uint32_t slot;       /* its index in that batch's key table */
 	int valid;
@@ -51,7 +48,7 @@ struct keyent {
 
 struct cuda_priv {
 	struct hpk_ctx *k;
-	enum hpk_op op[HP_MAX_TASKS];     /* the kernel of each task */
+	const struct hpk_kernel *kern[HP_MAX_TASKS]; /* each task's kernel */
 	int emul;
 	char info[256];
 	struct hp_batch_job *q[NSTREAMS]; /* in flight, by stream */
@@ -61,26 +58,9 @@ struct cuda_priv {
 	int8_t *state[NSTREAMS];          /* 0 on the GPU, 1 nothing to do, <0 error */
 	struct keyent *keys;
 	uint32_t stamp;
-	struct hpk_ldpc_code lcode;       /* its arrays are owned here */
-	uint32_t ulen;                    /* LDPC unit bytes */
 	/* service model learned online (cycles) */
 	double fixed_cyc, per_byte_cyc;
 };
-
-static enum hpk_op
-kernel_of(enum hp_offload_kind k)
-{
-	switch (k) {
-	case HP_OFFLOAD_AES_CTR: return HPK_AES_CTR;
-	case HP_OFFLOAD_AES_CBC: return HPK_AES_CBC;
-	case HP_OFFLOAD_MD5: return HPK_MD5;
-	case HP_OFFLOAD_DFA: return HPK_DFA;
-#ifdef HP_HAVE_LDPC
-	case HP_OFFLOAD_LDPC: return HPK_LDPC_UNITS;
-#endif
-	default: return (enum hpk_op)0;
-	}
-}
 
 static void
 priv_free(struct cuda_priv *p)
@@ -93,87 +73,41 @@ priv_free(struct cuda_priv *p)
 		free(p->state[s]);
 	}
 	free(p->keys);
-	free((void *)p->lcode.row_start);
-	free((void *)p->lcode.ent_col);
-	free((void *)p->lcode.ent_shift);
 	free(p);
 }
 
-#ifdef HP_HAVE_LDPC
-/* The ldpc task's code and decoder settings, for the units kernel. */
-static int
-setup_ldpc(struct cuda_priv *p, const struct hp_ldpc_offload *lo, char *err, size_t errlen)
-{
-	const struct hp_ldpc_code *c = lo->code;
-	uint32_t nnz = hp_ldpc_code_nnz(c), mb = hp_ldpc_code_rows(c);
-	uint32_t *rs = calloc(mb + 1, 4), *col = calloc(nnz, 4), *sh = calloc(nnz, 4);
-	struct hpk_ldpc_cfg g = {
-		.max_iter = lo->cfg.max_iter,
-		.oms = lo->cfg.alg == HP_LDPC_OMS,
-		.nms_shift = lo->cfg.nms_shift,
-		.oms_offset = lo->cfg.oms_offset,
-		.early = !lo->cfg.no_early_stop,
-	};
-	struct hpk_ldpc_units u = { .ulen = lo->ulen, .maxflip = lo->maxflip, .llr = lo->llr };
-
-	p->lcode = (struct hpk_ldpc_code){ .row_start = rs, .ent_col = col, .ent_shift = sh };
-	if (rs == NULL || col == NULL || sh == NULL) {
-		snprintf(err, errlen, "device cuda: out of memory");
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < nnz; i++) {
-		unsigned int r, cc, sft;
-
-		hp_ldpc_code_entry(c, i, &r, &cc, &sft);
-		rs[r + 1]++;
-		col[i] = cc;
-		sh[i] = sft;
-	}
-	for (uint32_t r = 0; r < mb; r++)
-		rs[r + 1] += rs[r];
-	p->lcode.z = hp_ldpc_code_z(c);
-	p->lcode.mb = mb;
-	p->lcode.nb = hp_ldpc_code_cols(c);
-	p->lcode.punct = hp_ldpc_code_punct(c);
-	p->lcode.nnz = nnz;
-	p->ulen = lo->ulen;
-	return hpk_ldpc_setup(p->k, &p->lcode, &g, &u, err, errlen);
-}
-#endif
-
-/* Tables the chain's kernels read, uploaded once: the DFA, the LDPC code. */
+/* Tables the chain's kernels read, each the task's blob, uploaded once. */
 static int
 upload_tables(struct hp_device *dev, struct cuda_priv *p, char *err, size_t errlen)
 {
 	for (unsigned int k = 0; k < dev->n_tasks; k++) {
 		const struct hp_task_ops *t = dev->ctx[k].ops;
-		const void *d = t->offload_data ? t->offload_data(&dev->ctx[k]) : NULL;
-		int ret = 0;
+		const void *d = NULL;
+		size_t len = 0;
+		int ret;
 
-		if (p->op[k] != HPK_DFA && p->op[k] != HPK_LDPC_UNITS)
+		if (!hpk_kernel_has_table(p->kern[k]))
 			continue;
+		if (t->offload_data != NULL)
+			d = t->offload_data(&dev->ctx[k], &len);
 		if (d == NULL) {
 			snprintf(err, errlen, "device cuda: task %s has no table to upload", t->name);
 			return -EINVAL;
 		}
-#ifdef HP_HAVE_NF
-		if (p->op[k] == HPK_DFA) {
-			const struct hp_nf_ac_dfa *a = d;
-			struct hpk_dfa kd = { .n_states = a->n_states, .tab_len = a->tab_len,
-					      .st = a->st, .tab = a->tab, .out_count = a->out_count,
-					      .out_first = a->out_first };
-
-			ret = hpk_dfa_upload(p->k, &kd, err, errlen);
-		}
-#endif
-#ifdef HP_HAVE_LDPC
-		if (p->op[k] == HPK_LDPC_UNITS)
-			ret = setup_ldpc(p, d, err, errlen);
-#endif
+		ret = hpk_table(p->k, p->kern[k], d, len, err, errlen);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/* A task runs here when it names a registered kernel and has both
+ * offload hooks. */
+static bool
+cuda_supports(const struct hp_task_ops *t)
+{
+	return t->offload != NULL && t->offload_prep != NULL && t->offload_done != NULL &&
+	       hpk_kernel_find(t->offload) != NULL;
 }
 
 static int
@@ -185,20 +119,25 @@ cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 
 	for (k = 0; k < dev->n_tasks; k++) {
 		const struct hp_task_ops *t = dev->ctx[k].ops;
+		const struct hpk_kernel *kn;
+		char names[128] = "";
+		size_t o = 0;
 
-		if (t->offload == HP_OFFLOAD_NONE || t->offload_prep == NULL ||
-		    t->offload_done == NULL || kernel_of(t->offload) == 0) {
-			snprintf(err, errlen,
-				 "device cuda runs apps whose every task has a GPU kernel (crypto, vpn, dedup, ids, ids_ac, ran); app %s's task %s has none",
-				 dev->env->app->name, t->name);
-			return -ENOTSUP;
-		}
+		if (cuda_supports(t))
+			continue;
+		for (unsigned int i = 0; (kn = hpk_kernel_at(i)) != NULL && o < sizeof(names); i++)
+			o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", i ? ", " : "",
+					      hpk_kernel_name(kn));
+		snprintf(err, errlen,
+			 "device cuda runs apps whose every task has a GPU kernel (kernels: %s); app %s's task %s has none",
+			 names, dev->env->app->name, t->name);
+		return -ENOTSUP;
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
 	for (k = 0; k < dev->n_tasks; k++)
-		p->op[k] = kernel_of(dev->ctx[k].ops->offload);
+		p->kern[k] = hpk_kernel_find(dev->ctx[k].ops->offload);
 	if (arg != NULL && strcmp(arg, "emul") == 0) {
 		p->emul = 1;
 		ret = hpk_open_emul(&p->k, NSTREAMS, CAP_PKTS, CAP_BYTES, p->info, sizeof(p->info));
@@ -272,7 +211,8 @@ cuda_close(struct hp_device *dev)
 /* The batch's key-table slot of key, expanding it once per distinct key
  * (FIPS-197 schedule; ~150 ns) and uploading it once per batch. */
 static uint32_t
-key_slot(struct cuda_priv *p, struct hpk_batch *b, const uint8_t key[16])
+key_slot(struct cuda_priv *p, struct hpk_batch *b, const struct hpk_kernel *kn,
+	 const uint8_t key[16])
 {
 	uint64_t h;
 	struct keyent *e;
@@ -281,16 +221,17 @@ key_slot(struct cuda_priv *p, struct hpk_batch *b, const uint8_t key[16])
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ULL;
 	e = &p->keys[(h >> 32) & (KEY_CACHE - 1)];
-	if (!e->valid || memcmp(e->key, key, 16) != 0) {
+	if (!e->valid || e->by != kn || memcmp(e->key, key, 16) != 0) {
 		memcpy(e->key, key, 16);
-		hpk_aes128_expand(key, e->rk);
+		hpk_key_expand(kn, key, e->rk);
+		e->by = kn;
 		e->valid = 1;
 		e->stamp = 0;
 	}
 	if (e->stamp != p->stamp) {
 		e->stamp = p->stamp;
 		e->slot = b->n_keys++;
-		memcpy(b->rk + 44 * e->slot, e->rk, sizeof(e->rk));
+		memcpy(b->rk + HPK_KEY_WORDS * e->slot, e->rk, sizeof(e->rk));
 	}
 	return e->slot;
 }
@@ -307,29 +248,18 @@ stage_finish(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	     struct hp_batch_job *job, unsigned int k)
 {
 	struct hp_task_ctx *tc = &dev->ctx[k];
-	struct hpk_batch *b = hpk_host(p->k, s);
-	enum hpk_op op = p->op[k];
 	uint32_t i;
 
 	for (i = 0; i < job->n; i++) {
 		struct hp_meta *md = hp_meta(job->pkts[i]);
-		const uint8_t *out;
 
 		if (md->step > k)
 			continue;
 		md->step = (uint8_t)(k + 1);
 		if (p->state[s][i] != 0)
 			continue;
-		if (op == HPK_LDPC_UNITS) {
-			/* done() reads the count of good units after them */
-			memcpy(b->aux + b->off[i] + b->len[i], &b->match[2 * i], 4);
-			out = b->aux + b->off[i];
-		} else {
-			out = op == HPK_MD5 ? b->digest + 16 * i :
-			      op == HPK_DFA ? (const uint8_t *)(b->match + 2 * i) :
-			      b->data + b->off[i];
-		}
-		tc->ops->offload_done(tc, job->pkts[i], &p->o[s][i], out);
+		tc->ops->offload_done(tc, job->pkts[i], &p->o[s][i],
+				      hpk_result(p->k, s, p->kern[k], i));
 	}
 }
 
@@ -341,7 +271,7 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	     struct hp_batch_job *job, unsigned int k)
 {
 	struct hp_task_ctx *tc = &dev->ctx[k];
-	enum hpk_op op = p->op[k];
+	const struct hpk_kernel *kn = p->kern[k];
 	struct hpk_batch *b = hpk_host(p->k, s);
 	struct hp_offload *o = p->o[s];
 	int8_t *st = p->state[s];
@@ -352,7 +282,7 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	p->stamp++;
 	b->n_keys = 0;
 	for (i = 0; i < job->n; i++) {
-		uint32_t len = 0;
+		uint32_t len = 0, items, bytes;
 
 		ret = hp_meta(job->pkts[i])->step > k ? 1 :
 		      tc->ops->offload_prep(tc, job->pkts[i], &o[i], b->data + off,
@@ -361,8 +291,8 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 		if (ret == 0) {
 			len = o[i].in_len;
 			on_gpu++;
-			if (op == HPK_AES_CTR || op == HPK_AES_CBC) {
-				b->key_idx[i] = key_slot(p, b, o[i].key);
+			if (hpk_kernel_keyed(kn)) {
+				b->key_idx[i] = key_slot(p, b, kn, o[i].key);
 				b->ctr[4 * i] = be32_at(o[i].iv);
 				b->ctr[4 * i + 1] = be32_at(o[i].iv + 4);
 				b->ctr[4 * i + 2] = be32_at(o[i].iv + 8);
@@ -372,16 +302,11 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 		b->off[i] = off;
 		b->len[i] = len;
 		b->blk[i] = count;
-		/* blk counts what one thread (LDPC: one block) takes: units,
-		 * else 16-byte blocks; LDPC keeps 4 bytes after a packet for
-		 * its count of good units. */
-		if (op == HPK_LDPC_UNITS) {
-			count += len / p->ulen;
-			off += 16 * ((len + 4 + 15) / 16);
-		} else {
-			count += (len + 15) / 16;
-			off += 16 * ((len + 15) / 16);
-		}
+		/* the kernel says what a packet adds: its work items (16-byte
+		 * blocks, LDPC units) and its staging bytes */
+		hpk_span(p->k, kn, len, &items, &bytes);
+		count += items;
+		off += bytes;
 	}
 	b->blk[job->n] = count;
 	b->n = job->n;
@@ -389,7 +314,7 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	p->stage[s] = k;
 	if (on_gpu == 0)
 		return 0;
-	ret = hpk_launch(p->k, s, op, err, sizeof(err));
+	ret = hpk_launch(p->k, s, kn, err, sizeof(err));
 	if (ret < 0) {
 		HP_LOG(ERR, "cuda: %s", err);
 		return ret;
@@ -526,6 +451,7 @@ cuda_describe(const struct hp_device *dev, char *buf, size_t len)
 static const struct hp_accel_ops accel_cuda_ops = {
 	.name = "cuda",
 	.desc = "CUDA GPU: pinned staging, streams, event polling (plugin); cuda:emul runs the kernels' code on the CPU",
+	.supports = cuda_supports,
 	.open = cuda_open,
 	.close = cuda_close,
 	.submit = cuda_submit,

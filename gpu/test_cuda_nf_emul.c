@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The heavy-function kernels' per-thread code on the CPU (no GPU needed),
- * against references not written for the kernels:
- *   AES-128-CBC  NIST SP 800-38A F.2.1 and OpenSSL on random packets
+ * with their tables as the tasks' blobs, against references not written
+ * for the kernels:
+ *   AES-128-CBC  NIST SP 800-38A F.2.1 (lib/task/aes_cbc's vector) and
+ *                OpenSSL on random packets
  *   DFA (AC)     lib/nf's own DFA walk on the same compact DFA, for 10k
  *                generated Snort-like patterns planted in random traffic
  *                (lib/nf's tests check that walk against pyahocorasick)
@@ -17,10 +19,12 @@
 
 #include <openssl/evp.h>
 
-#include "hp_cuda_kern.h"
+#include "aes_cbc_vectors.h"
+#include "dpi_blob.h"
 #include "hp_ldpc.h"
 #include "hp_nf.h"
 #include "hpk_test_util.h"
+#include "ldpc_blob.h"
 
 #define NPKT 400
 #define CAP_BYTES (NPKT * 1600)
@@ -30,6 +34,7 @@ static int failures;
 #define CHECK(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL: " __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 static struct hpk_batch b;
+static const struct hpk_kernel *k_cbc, *k_dpi, *k_ldpc;
 static uint64_t rng = 0x853c49e6748fea9bull;
 
 static uint32_t
@@ -42,18 +47,16 @@ static void
 alloc_batch(void)
 {
 	hpk_test_batch(&b, NPKT, CAP_BYTES);
+	k_cbc = hpk_test_kernel("aes_cbc");
+	k_dpi = hpk_test_kernel("dpi");
+	k_ldpc = hpk_test_kernel("ldpc");
 }
 
 static void
 test_cbc_f21(void)
 {
-	CHECK(hpk_test_vector64(&b, HPK_AES_CBC, "2b7e151628aed2a6abf7158809cf4f3c",
-				"000102030405060708090a0b0c0d0e0f",
-				"6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
-				"30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710",
-				"7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
-				"73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7",
-				NPKT, CAP_BYTES),
+	CHECK(hpk_test_vector64(&b, k_cbc, SP800_38A_F21_KEY, SP800_38A_F21_IV,
+				SP800_38A_F21_PT, SP800_38A_F21_CT, NPKT, CAP_BYTES),
 	      "SP 800-38A F.2.1 CBC-AES128.Encrypt");
 }
 
@@ -77,7 +80,7 @@ test_cbc_random(void)
 	for (int k = 0; k < 16; k++) {
 		for (int j = 0; j < 16; j++)
 			keys[k][j] = (uint8_t)rnd();
-		hpk_aes128_expand(keys[k], b.rk + 44 * k);
+		hpk_key_expand(k_cbc, keys[k], b.rk + HPK_KEY_WORDS * k);
 	}
 	memcpy(expect, b.data, b.data_bytes);
 	for (uint32_t i = 0; i < NPKT; i++) {
@@ -91,7 +94,7 @@ test_cbc_random(void)
 		EVP_CIPHER_CTX_set_padding(c, 0);
 		EVP_EncryptUpdate(c, expect + b.off[i], &outl, expect + b.off[i], (int)lens[i]);
 	}
-	hpk_emulate(HPK_AES_CBC, &b, NULL);
+	hpk_emulate(k_cbc, &b, NULL, 0);
 	for (uint32_t i = 0; i < NPKT; i++)
 		mism += memcmp(b.data + b.off[i], expect + b.off[i], lens[i]) != 0;
 	CHECK(mism == 0, "AES-CBC: %u of %u random packets differ from OpenSSL", mism, NPKT);
@@ -105,24 +108,24 @@ test_dfa(void)
 	struct hp_nf_patset *ps = NULL;
 	struct hp_nf_ac *ac = NULL;
 	const struct hp_nf_ac_dfa *d;
-	struct hpk_dfa kd;
+	void *blob = NULL;
+	size_t blen;
 	uint64_t seed = 7;
 	uint32_t mism = 0, matched = 0;
 
-	if (hp_nf_patset_generate(42, 10000, &ps) != 0 || hp_nf_ac_build(ps, &ac) != 0) {
+	if (hp_nf_patset_generate(42, 10000, &ps) != 0 || hp_nf_ac_build(ps, &ac) != 0 ||
+	    hp_dpi_blob_build(hp_nf_ac_dfa(ac), &blob, &blen) != 0) {
 		fprintf(stderr, "FAIL: cannot build the pattern set / DFA\n");
 		failures++;
 		return;
 	}
 	d = hp_nf_ac_dfa(ac);
-	kd = (struct hpk_dfa){ .n_states = d->n_states, .tab_len = d->tab_len, .st = d->st,
-			       .tab = d->tab, .out_count = d->out_count, .out_first = d->out_first };
 	for (uint32_t i = 0; i < NPKT; i++)
 		lens[i] = i % 3 == 0 ? 185 : i % 3 == 1 ? 1400 : rnd() % 1500;
 	hpk_layout(&b, lens, NPKT, NPKT, CAP_BYTES);
 	for (uint32_t i = 0; i < NPKT; i++)
 		hp_nf_traffic_fill(ps, &seed, b.data + b.off[i], lens[i], 0.5);
-	hpk_emulate(HPK_DFA, &b, &kd);
+	CHECK(hpk_emulate(k_dpi, &b, blob, blen) == 0, "DFA: emulation refused the blob");
 	for (uint32_t i = 0; i < NPKT; i++) {
 		struct hp_nf_dpi_res r;
 
@@ -135,6 +138,7 @@ test_dfa(void)
 	      matched, NPKT);
 	printf("dfa: %u states, %u of %u packets with matches, all equal to lib/nf\n",
 	       d->n_states, matched, NPKT);
+	free(blob);
 	hp_nf_ac_free(ac);
 	hp_nf_patset_free(ps);
 }
@@ -161,9 +165,9 @@ test_ldpc_code(const char *spec, uint32_t n_cw, double db, int oms, int early)
 	struct hp_ldpc_code *c;
 	struct hp_ldpc_dec *dec;
 	struct hp_ldpc_dec_cfg cfg;
-	struct hpk_ldpc_code kc;
-	struct hpk_ldpc_cfg kg;
 	struct hp_ldpc_result *res;
+	void *blob;
+	size_t blen;
 	uint32_t k, n, nf, punct, mism = 0, cpu_ok = 0;
 	uint8_t *info, *cw, *out_cpu, *out_k, *ok, *it;
 	int8_t *llr;
@@ -178,14 +182,16 @@ test_ldpc_code(const char *spec, uint32_t n_cw, double db, int oms, int early)
 	n = hp_ldpc_code_n(c);
 	nf = hp_ldpc_code_n_full(c);
 	punct = hp_ldpc_code_punct(c);
-	hpk_test_code(c, &kc);
 	hp_ldpc_dec_cfg_default(&cfg);
 	cfg.isa = HP_LDPC_ISA_SCALAR;
 	cfg.alg = oms ? HP_LDPC_OMS : HP_LDPC_NMS;
 	cfg.no_early_stop = !early;
-	kg = (struct hpk_ldpc_cfg){ .max_iter = cfg.max_iter, .oms = (uint32_t)oms,
-				    .nms_shift = cfg.nms_shift, .oms_offset = cfg.oms_offset,
-				    .early = (uint32_t)early };
+	if (hp_ldpc_blob_build(c, &cfg, 0, 0, 0, &blob, &blen) != 0) {
+		fprintf(stderr, "FAIL: blob of %s\n", spec);
+		failures++;
+		hp_ldpc_code_free(c);
+		return;
+	}
 	info = malloc(k);
 	cw = malloc(nf);
 	llr = malloc((size_t)n_cw * n);
@@ -202,7 +208,7 @@ test_ldpc_code(const char *spec, uint32_t n_cw, double db, int oms, int early)
 	}
 	hp_ldpc_dec_create(c, &cfg, &dec);
 	hp_ldpc_decode_hard(dec, llr, n, n_cw, out_cpu, res);
-	nok = hpk_ldpc_emulate(&kc, &kg, llr, n_cw, out_k, nf, ok, it);
+	nok = hpk_ldpc_emulate(blob, blen, llr, n_cw, out_k, nf, ok, it);
 	for (uint32_t w = 0; w < n_cw; w++) {
 		mism += memcmp(out_cpu + (size_t)w * nf, out_k + (size_t)w * nf, nf) != 0 ||
 			res[w].ok != ok[w] || res[w].iters != it[w];
@@ -215,7 +221,7 @@ test_ldpc_code(const char *spec, uint32_t n_cw, double db, int oms, int early)
 	       spec, oms ? "OMS" : "NMS", early, n_cw, cpu_ok);
 	hp_ldpc_dec_free(dec);
 	hp_ldpc_code_free(c);
-	hpk_test_code_free(&kc);
+	free(blob);
 	free(info);
 	free(cw);
 	free(llr);
@@ -236,25 +242,20 @@ test_ldpc_units(const char *spec)
 	struct hp_ldpc_code *c;
 	struct hp_ldpc_dec *dec;
 	struct hp_ldpc_dec_cfg cfg;
-	struct hpk_ldpc_code kc;
-	struct hpk_ldpc_cfg kg;
-	struct hpk_ldpc_units ku;
 	unsigned int ulen, maxflip, np = 60, nu_tot = 0;
 	uint32_t lens[60], bad = 0, taken = 0;
 	uint8_t *cpu, *bodies_ok;
 	uint8_t *bodies[60];
-	void *scratch;
+	void *scratch, *blob;
+	size_t blen;
 
-	if (hp_ldpc_code_create(spec, &c) != 0 || hp_ldpc_unit_geom(c, &ulen, &maxflip) != 0) {
+	hp_ldpc_dec_cfg_default(&cfg);
+	if (hp_ldpc_code_create(spec, &c) != 0 || hp_ldpc_unit_geom(c, &ulen, &maxflip) != 0 ||
+	    hp_ldpc_blob_build(c, &cfg, ulen, maxflip, HP_LDPC_UNIT_LLR, &blob, &blen) != 0) {
 		fprintf(stderr, "FAIL: units code %s\n", spec);
 		failures++;
 		return;
 	}
-	hpk_test_code(c, &kc);
-	hp_ldpc_dec_cfg_default(&cfg);
-	kg = (struct hpk_ldpc_cfg){ .max_iter = cfg.max_iter, .oms = 1, .nms_shift = cfg.nms_shift,
-				    .oms_offset = cfg.oms_offset, .early = 1 };
-	ku = (struct hpk_ldpc_units){ .ulen = ulen, .maxflip = maxflip, .llr = HP_LDPC_UNIT_LLR };
 	for (unsigned int i = 0; i < np; i++) {
 		lens[i] = ulen * (i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 6);
 		nu_tot += lens[i] / ulen;
@@ -274,7 +275,7 @@ test_ldpc_units(const char *spec)
 	hp_ldpc_dec_create(c, &cfg, &dec);
 	scratch = malloc(hp_ldpc_units_scratch(dec, nu_tot));
 	hp_ldpc_units_decode(dec, bodies, lens, np, bodies_ok, scratch);
-	hpk_ldpc_units_emulate(&kc, &kg, &ku, &b);
+	CHECK(hpk_emulate(k_ldpc, &b, blob, blen) == 0, "LDPC units %s: emulation failed", spec);
 	for (unsigned int i = 0; i < np; i++) {
 		int all = b.match[2 * i] == lens[i] / ulen;
 
@@ -291,7 +292,7 @@ test_ldpc_units(const char *spec)
 	free(cpu);
 	free(bodies_ok);
 	hp_ldpc_dec_free(dec);
-	hpk_test_code_free(&kc);
+	free(blob);
 	hp_ldpc_code_free(c);
 }
 

@@ -11,10 +11,11 @@
 
 #include <openssl/evp.h>
 
-#include "hp_cuda_kern.h"
+#include "dpi_blob.h"
 #include "hp_ldpc.h"
 #include "hp_nf.h"
 #include "hpk_test_util.h"
+#include "ldpc_blob.h"
 
 #define CAP_PKTS 4096
 #define CAP_BYTES (CAP_PKTS * 1600u)
@@ -29,12 +30,12 @@ rnd(void)
 }
 
 static int
-run_batch(struct hpk_ctx *k, enum hpk_op op)
+run_batch(struct hpk_ctx *k, const char *kernel)
 {
 	char err[256];
 	int r;
 
-	if (hpk_launch(k, 0, op, err, sizeof(err)) < 0) {
+	if (hpk_launch(k, 0, hpk_test_kernel(kernel), err, sizeof(err)) < 0) {
 		fprintf(stderr, "FAIL: launch: %s\n", err);
 		return -1;
 	}
@@ -68,7 +69,7 @@ cbc(struct hpk_ctx *k)
 		for (int j = 0; j < 8; j++) {
 			for (int x = 0; x < 16; x++)
 				keys[j][x] = (uint8_t)rnd();
-			hpk_aes128_expand(keys[j], b->rk + 44 * j);
+			hpk_key_expand(hpk_test_kernel("aes_cbc"), keys[j], b->rk + HPK_KEY_WORDS * j);
 		}
 		expect = malloc(b->data_bytes);
 		memcpy(expect, b->data, b->data_bytes);
@@ -83,7 +84,7 @@ cbc(struct hpk_ctx *k)
 			EVP_CIPHER_CTX_set_padding(c, 0);
 			EVP_EncryptUpdate(c, expect + b->off[i], &outl, expect + b->off[i], (int)lens[i]);
 		}
-		if (run_batch(k, HPK_AES_CBC) < 0) {
+		if (run_batch(k, "aes_cbc") < 0) {
 			fails++;
 			free(expect);
 			continue;
@@ -102,22 +103,20 @@ dfa(struct hpk_ctx *k)
 {
 	struct hp_nf_patset *ps;
 	struct hp_nf_ac *ac;
-	const struct hp_nf_ac_dfa *d;
-	struct hpk_dfa kd;
 	struct hpk_batch *b = hpk_host(k, 0);
 	static uint32_t lens[CAP_PKTS];
+	static void *blob; /* hpk_table keeps it until hpk_close */
+	size_t blen;
 	uint64_t seed = 3;
 	uint32_t bad = 0;
 	char err[256];
 
-	if (hp_nf_patset_generate(42, 10000, &ps) != 0 || hp_nf_ac_build(ps, &ac) != 0) {
+	if (hp_nf_patset_generate(42, 10000, &ps) != 0 || hp_nf_ac_build(ps, &ac) != 0 ||
+	    hp_dpi_blob_build(hp_nf_ac_dfa(ac), &blob, &blen) != 0) {
 		fails++;
 		return;
 	}
-	d = hp_nf_ac_dfa(ac);
-	kd = (struct hpk_dfa){ .n_states = d->n_states, .tab_len = d->tab_len, .st = d->st,
-			       .tab = d->tab, .out_count = d->out_count, .out_first = d->out_first };
-	if (hpk_dfa_upload(k, &kd, err, sizeof(err)) < 0) {
+	if (hpk_table(k, hpk_test_kernel("dpi"), blob, blen, err, sizeof(err)) < 0) {
 		fprintf(stderr, "FAIL: %s\n", err);
 		fails++;
 		return;
@@ -127,7 +126,7 @@ dfa(struct hpk_ctx *k)
 	hpk_layout(b, lens, CAP_PKTS, CAP_PKTS, CAP_BYTES);
 	for (uint32_t i = 0; i < CAP_PKTS; i++)
 		hp_nf_traffic_fill(ps, &seed, b->data + b->off[i], lens[i], 0.3);
-	if (run_batch(k, HPK_DFA) < 0) {
+	if (run_batch(k, "dpi") < 0) {
 		fails++;
 		return;
 	}
@@ -150,22 +149,24 @@ ldpc(struct hpk_ctx *k, const char *spec, uint32_t n_cw)
 	struct hp_ldpc_dec *dec;
 	struct hp_ldpc_dec_cfg cfg;
 	struct hp_ldpc_result *res;
-	struct hpk_ldpc_code kc;
-	struct hpk_ldpc_cfg kg;
 	uint32_t kk, n, nf, bad = 0;
 	uint8_t *info, *cw, *o1, *o2, *ok, *it;
 	int8_t *llr;
 	char err[256];
 	double secs;
+	void *blob;
+	size_t blen;
 
 	hp_ldpc_code_create(spec, &c);
 	kk = hp_ldpc_code_k(c);
 	n = hp_ldpc_code_n(c);
 	nf = hp_ldpc_code_n_full(c);
-	hpk_test_code(c, &kc);
 	hp_ldpc_dec_cfg_default(&cfg);
-	kg = (struct hpk_ldpc_cfg){ .max_iter = cfg.max_iter, .oms = 1, .nms_shift = cfg.nms_shift,
-				    .oms_offset = cfg.oms_offset, .early = 1 };
+	if (hp_ldpc_blob_build(c, &cfg, 0, 0, 0, &blob, &blen) != 0) {
+		fails++;
+		hp_ldpc_code_free(c);
+		return;
+	}
 	info = malloc(kk);
 	cw = malloc(nf);
 	llr = malloc((size_t)n_cw * n);
@@ -186,7 +187,7 @@ ldpc(struct hpk_ctx *k, const char *spec, uint32_t n_cw)
 	}
 	hp_ldpc_dec_create(c, &cfg, &dec);
 	hp_ldpc_decode_hard(dec, llr, n, n_cw, o1, res);
-	if (hpk_ldpc_gpu(k, &kc, &kg, llr, n_cw, o2, nf, ok, it, &secs, err, sizeof(err)) < 0) {
+	if (hpk_ldpc_gpu(k, blob, blen, llr, n_cw, o2, nf, ok, it, &secs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "FAIL: %s\n", err);
 		fails++;
 	} else {
@@ -198,7 +199,7 @@ ldpc(struct hpk_ctx *k, const char *spec, uint32_t n_cw)
 	}
 	hp_ldpc_dec_free(dec);
 	hp_ldpc_code_free(c);
-	hpk_test_code_free(&kc); free(info); free(cw); free(llr);
+	free(blob); free(info); free(cw); free(llr);
 	free(o1); free(o2); free(ok); free(it); free(res);
 }
 

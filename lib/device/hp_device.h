@@ -185,6 +185,10 @@ uint64_t hp_batch_job_service(const struct hp_device *dev,
 struct hp_accel_ops {
 	const char *name;
 	const char *desc;
+	/* Optional: whether the backend can run task t (the cuda plugin: a
+	 * kernel is registered under t's offload name); open refuses a chain
+	 * with a task it does not support. NULL: any task. */
+	bool (*supports)(const struct hp_task_ops *t);
 	/* Opens the backend for dev's chain; checks every task of the chain
 	 * has an implementation here and says which one does not. Fills
 	 * dev->caps (batch limits, copy engines, memory kind). */

@@ -1,76 +1,83 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Registries of tasks and apps. Registration happens in constructors
  * (HP_TASK_REGISTER / HP_APP_REGISTER), before main(), single-threaded.
- * Also the app-level glue of the optional task hooks: which context
- * writes generator bodies, and the check of a --param string.
+ * Also the app-level glue of the optional task hooks (which context
+ * writes generator bodies, the check of a --param string) and the
+ * helpers task code shares (hp_task.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hp_common.h"
+#include "hp_registry.h"
 #include "hp_task.h"
 
 #define HP_MAX_REG 64
 
-static const struct hp_task_ops *tasks[HP_MAX_REG];
-static unsigned int n_tasks;
-static const struct hp_app *apps[HP_MAX_REG];
-static unsigned int n_apps;
+HP_REGISTRY(task_reg, struct hp_task_ops, name, HP_MAX_REG);
+HP_REGISTRY(app_reg, struct hp_app, name, HP_MAX_REG);
 
 int
 hp_task_register(const struct hp_task_ops *ops)
 {
-	if (ops == NULL || ops->name == NULL || ops->process == NULL ||
-	    n_tasks == HP_MAX_REG || hp_task_find(ops->name) != NULL)
+	if (ops == NULL || ops->process == NULL)
 		return -EINVAL;
-	tasks[n_tasks++] = ops;
-	return 0;
+	return hp_registry_add(&task_reg, ops);
 }
 
 const struct hp_task_ops *
 hp_task_find(const char *name)
 {
-	unsigned int i;
-
-	for (i = 0; i < n_tasks; i++)
-		if (strcmp(tasks[i]->name, name) == 0)
-			return tasks[i];
-	return NULL;
+	return hp_registry_find(&task_reg, name);
 }
 
 const struct hp_task_ops *
 hp_task_at(unsigned int i)
 {
-	return i < n_tasks ? tasks[i] : NULL;
+	return hp_registry_at(&task_reg, i);
 }
 
 int
 hp_app_register(const struct hp_app *app)
 {
-	if (app == NULL || app->name == NULL || app->n_tasks == 0 ||
-	    app->n_tasks > HP_MAX_TASKS || n_apps == HP_MAX_REG ||
-	    hp_app_find(app->name) != NULL)
+	if (app == NULL || app->n_tasks == 0 || app->n_tasks > HP_MAX_TASKS)
 		return -EINVAL;
-	apps[n_apps++] = app;
-	return 0;
+	return hp_registry_add(&app_reg, app);
+}
+
+/* Apps live in one table (hp_apps.c) while their tasks are built only
+ * with their libraries (lib/nf, lib/ldpc): an app is offered once every
+ * task of its chain is registered. Asked after main() starts, when every
+ * constructor has run. */
+static bool
+app_built(const struct hp_app *a)
+{
+	for (unsigned int k = 0; k < a->n_tasks; k++)
+		if (hp_task_find(a->tasks[k]) == NULL)
+			return false;
+	return true;
 }
 
 const struct hp_app *
 hp_app_find(const char *name)
 {
-	unsigned int i;
+	const struct hp_app *a = hp_registry_find(&app_reg, name);
 
-	for (i = 0; i < n_apps; i++)
-		if (strcmp(apps[i]->name, name) == 0)
-			return apps[i];
-	return NULL;
+	return a != NULL && app_built(a) ? a : NULL;
 }
 
 const struct hp_app *
 hp_app_at(unsigned int i)
 {
-	return i < n_apps ? apps[i] : NULL;
+	const struct hp_app *a;
+	unsigned int j, seen = 0;
+
+	for (j = 0; (a = hp_registry_at(&app_reg, j)) != NULL; j++)
+		if (app_built(a) && seen++ == i)
+			return a;
+	return NULL;
 }
 
 struct hp_task_ctx *
@@ -197,4 +204,93 @@ hp_app_param_check(const struct hp_app *app, const char *param, char *err,
 		    ops[k]->param_check(param, err, errlen) < 0)
 			return -EINVAL;
 	return 0;
+}
+
+/* ---- helpers for task code ---- */
+
+unsigned int
+hp_task_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t *i,
+	      struct rte_mbuf **m, const uint8_t **data, uint32_t *len)
+{
+	unsigned int k = 0;
+
+	for (; *i < n && k < HP_BURST; (*i)++) {
+		struct rte_mbuf *p = pkts[*i];
+		struct hp_meta *md = hp_meta(p);
+
+		if (md->status != HP_ST_OK)
+			continue;
+		if (p->nb_segs != 1 || (uint32_t)md->data_off + md->data_len >
+		    rte_pktmbuf_data_len(p)) {
+			hp_task_fail(md, EINVAL);
+			continue;
+		}
+		m[k] = p;
+		data[k] = rte_pktmbuf_mtod_offset(p, const uint8_t *, md->data_off);
+		len[k++] = md->data_len;
+	}
+	return k;
+}
+
+int
+hp_task_offload_copy_in(struct hp_task_ctx *ctx, struct rte_mbuf *m,
+			struct hp_offload *o, uint8_t *stage, uint32_t room)
+{
+	struct hp_meta *md = hp_meta(m);
+
+	RTE_SET_USED(ctx);
+	if (md->status != HP_ST_OK)
+		return 1;
+	if (m->nb_segs != 1 || md->data_len > room ||
+	    (uint32_t)md->data_off + md->data_len > rte_pktmbuf_data_len(m)) {
+		hp_task_fail(md, EINVAL);
+		return -EINVAL;
+	}
+	o->in_len = md->data_len;
+	memcpy(stage, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), md->data_len);
+	return 0;
+}
+
+int
+hp_task_opt_check(const char *task, const char *param, const char *const *known)
+{
+	const char *p = param;
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ',');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+		int ok = 0;
+
+		for (unsigned int i = 0; known[i] != NULL; i++) {
+			size_t kl = strlen(known[i]);
+
+			if (l > kl && strncmp(p, known[i], kl) == 0 && p[kl] == '=')
+				ok = 1;
+		}
+		if (!ok) {
+			HP_LOG(ERR, "%s: unknown option '%.*s' in --param", task,
+			       (int)l, p);
+			return -EINVAL;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+int
+hp_task_opt_word(const char *task, const char *param, const char *name,
+		 const char *const *words, char *val, size_t vlen, char *err,
+		 size_t errlen)
+{
+	int rc = hp_task_opt_get(param, name, val, vlen);
+
+	if (rc == 0)
+		return 0;
+	for (unsigned int i = 0; rc > 0 && words[i] != NULL; i++)
+		if (strcmp(val, words[i]) == 0)
+			return 0;
+	snprintf(err, errlen, "%s: bad %s '%s' (%s%s%s)", task, name,
+		 rc > 0 ? val : "(too long)", words[0], words[1] ? "|" : "",
+		 words[1] ? words[1] : "");
+	return -EINVAL;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The task ops table: one network function (AES-CTR, MD5, DPI, ...) with a
  * batch entry point that devices call, and a reference path that the sink
- * uses to verify what the batch path did. Adding a task = one new file with
- * a struct hp_task_ops and one HP_TASK_REGISTER() line.
+ * uses to verify what the batch path did. Each task is one folder,
+ * lib/task/<name>/, with its struct hp_task_ops and HP_TASK_REGISTER()
+ * line, and its kernel if it offloads (docs/architecture.md, "Adding a
+ * task"); apps are in hp_apps.c.
  */
 #ifndef HP_TASK_H
 #define HP_TASK_H
@@ -26,18 +28,10 @@ struct hp_task_cfg {
 struct hp_task_ops;
 
 /* ---- offload: a task's core transform run by an accelerator ----
- * An accelerator (the cuda device) runs one of a few kernels; the task
- * keeps everything else (keys, IVs, padding, headers, where results go),
- * so the packets come out byte-identical to process(). */
-enum hp_offload_kind {
-	HP_OFFLOAD_NONE = 0,
-	HP_OFFLOAD_AES_CTR,  /* in place; key, iv = initial counter block */
-	HP_OFFLOAD_AES_CBC,  /* in place, in_len a multiple of 16; key, iv */
-	HP_OFFLOAD_MD5,      /* result: 16-byte digest; input not changed */
-	HP_OFFLOAD_DFA,      /* result: u32 match count, u32 first id */
-	HP_OFFLOAD_LDPC,     /* in place: lib/ldpc units (received -> decoded,
-			      * hp_ldpc.h); result u32: units decoded */
-};
+ * An accelerator (the cuda device) runs a kernel that the task names
+ * (hp_task_ops.offload); the task keeps everything else (keys, IVs,
+ * padding, headers, where results go), so the packets come out
+ * byte-identical to process(). */
 
 /* One packet's kernel arguments, filled by offload_prep. */
 struct hp_offload {
@@ -100,23 +94,26 @@ struct hp_task_ops {
 	 * (0, or -EINVAL with a one-line reason in err). */
 	const char *params;
 	int (*param_check)(const char *param, char *err, size_t errlen);
-	/* Optional offload (see enum hp_offload_kind). prep: does what
-	 * process() does before the transform, without changing the packet
-	 * (a failed accelerator batch is redone by process() from scratch),
-	 * writes the kernel's input into stage (room bytes) and the
-	 * arguments into o. Returns 0, 1 when the packet needs no transform
-	 * (nothing to do), or -errno after setting the packet's status as
-	 * process() would. done: puts the kernel's output (the transformed
-	 * bytes, or the result record) into the packet as process() would
-	 * have. data: a kind-specific table the kernel needs, uploaded once
-	 * (HP_OFFLOAD_DFA: const struct hp_nf_ac_dfa *; HP_OFFLOAD_LDPC: const
-	 * struct hp_ldpc_offload *), else NULL. */
-	enum hp_offload_kind offload;
+	/* Optional offload: the name of the accelerator kernel that does the
+	 * task's core transform ("aes_ctr", "md5", ...: an accelerator looks
+	 * it up by this name; NULL: none). prep: does what process() does
+	 * before the transform, without changing the packet (a failed
+	 * accelerator batch is redone by process() from scratch), writes the
+	 * kernel's input into stage (room bytes) and the arguments into o.
+	 * Returns 0, 1 when the packet needs no transform (nothing to do), or
+	 * -errno after setting the packet's status as process() would. done:
+	 * puts the kernel's output (the transformed bytes, or the result
+	 * record) into the packet as process() would have. data: the table
+	 * the kernel reads (the DFA, the LDPC code), as one flat blob of *len
+	 * bytes with offsets instead of pointers, uploaded once as it is; its
+	 * format is the task's and its kernel's (defined in the task's
+	 * folder). NULL when the kernel needs none. */
+	const char *offload;
 	int (*offload_prep)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 			    struct hp_offload *o, uint8_t *stage, uint32_t room);
 	void (*offload_done)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 			     const struct hp_offload *o, const uint8_t *out);
-	const void *(*offload_data)(struct hp_task_ctx *ctx);
+	const void *(*offload_data)(struct hp_task_ctx *ctx, size_t *len);
 };
 
 int hp_task_register(const struct hp_task_ops *ops);
@@ -168,5 +165,41 @@ int hp_app_param_check(const struct hp_app *app, const char *param,
  * not fit vlen bytes with its NUL. */
 int hp_task_opt_get(const char *param, const char *name, char *val,
 		    size_t vlen);
+
+/* ---- helpers for task code ---- */
+
+/* Marks a packet the task cannot handle (process() and offload_prep). */
+static inline void
+hp_task_fail(struct hp_meta *md, int err)
+{
+	md->status = HP_ST_TASK_ERR;
+	md->task_err = (uint16_t)err;
+}
+
+/* Takes the next packets of pkts[*i..n) that are still fine (status
+ * OK), at most HP_BURST, checking that their data region lies in the
+ * first segment (else the packet fails with EINVAL): the mbufs into m,
+ * their data regions into data and len. *i moves past what was looked
+ * at. Returns how many were taken. */
+unsigned int hp_task_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t *i,
+			   struct rte_mbuf **m, const uint8_t **data,
+			   uint32_t *len);
+
+/* offload_prep of a task whose kernel reads the data region as it is
+ * (md5, dpi): process()'s checks, then the region into the staging. */
+int hp_task_offload_copy_in(struct hp_task_ctx *ctx, struct rte_mbuf *m,
+			    struct hp_offload *o, uint8_t *stage, uint32_t room);
+
+/* Rejects --param items whose name is not in known (NULL-terminated), so
+ * a typo is an error: 0 or -EINVAL (logged, naming task). */
+int hp_task_opt_check(const char *task, const char *param,
+		      const char *const *known);
+
+/* One option whose value is one of words (NULL-terminated, at least one):
+ * 0 when absent (val untouched) or valid (copied into val), -EINVAL with
+ * a one-line reason in err otherwise. */
+int hp_task_opt_word(const char *task, const char *param, const char *name,
+		     const char *const *words, char *val, size_t vlen,
+		     char *err, size_t errlen);
 
 #endif /* HP_TASK_H */

@@ -197,19 +197,16 @@ ctr_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	if (md->status != HP_ST_OK || md->data_len == 0)
 		return 1;
 	if (m->nb_segs != 1 || md->data_len > room) {
-		md->status = HP_ST_TASK_ERR;
-		md->task_err = EINVAL;
+		hp_task_fail(md, EINVAL);
 		return -EINVAL;
 	}
 	if (!hp_meta_seq_unique(md)) {
-		md->status = HP_ST_TASK_ERR;
-		md->task_err = ENOTUNIQ;
+		hp_task_fail(md, ENOTUNIQ);
 		return -ENOTUNIQ;
 	}
 	f = ctr_flow(ctx->priv, m, md);
 	if (f == NULL) {
-		md->status = HP_ST_TASK_ERR;
-		md->task_err = EIO;
+		hp_task_fail(md, EIO);
 		return -EIO;
 	}
 	memcpy(o->key, f->key, 16);
@@ -305,16 +302,8 @@ static const struct hp_task_ops task_aes_ctr = {
 	.ctx_free = ctr_free,
 	.process = ctr_process,
 	.verify = ctr_verify,
-	.offload = HP_OFFLOAD_AES_CTR,
+	.offload = "aes_ctr",
 	.offload_prep = ctr_offload_prep,
 	.offload_done = ctr_offload_done,
 };
 HP_TASK_REGISTER(task_aes_ctr)
-
-static const struct hp_app app_crypto = {
-	.name = "crypto",
-	.desc = "AES-128-CTR encryption of every packet (thesis crypto driver)",
-	.n_tasks = 1,
-	.tasks = { "aes_ctr" },
-};
-HP_APP_REGISTER(app_crypto)

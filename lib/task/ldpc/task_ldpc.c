@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The `ldpc` task and the `ran` app (LDPC decode, then AES-128-CTR;
- * Johansson & Pap §4.1/§4.3). The data region holds units, each the hard
+ * The `ldpc` task, first of the `ran` app's chain (LDPC decode, then
+ * AES-128-CTR; Johansson & Pap §4.1/§4.3). The data region holds units, each the hard
  * decisions of one codeword (thesis: 802.11n n=1944 R=1/2, 243 bytes; the
  * IMIX 243/486/1458 is 1, 2 or 6 units); each becomes its decoded info
  * bits plus the list of corrected bit positions (format in hp_ldpc.h), so
@@ -12,7 +12,8 @@
  * follow from (seed option, gen_id, unit index), with a few bit errors
  * each, and verify checks that the decoder returned exactly those info
  * bits. Options (--param): code=SPEC, iters=N, flips=N, seed=S,
- * isa=auto|scalar|avx2|avx512.
+ * isa=auto|scalar|avx2|avx512. The offload goes to the ldpc kernel
+ * (ldpc.cu) with the code and settings as one blob (ldpc_blob.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +28,7 @@
 #include "hp_common.h"
 #include "hp_ldpc.h"
 #include "hp_task.h"
+#include "ldpc_blob.h"
 
 /* Units decoded per decoder call; a burst with more is split. */
 #define LDPC_TASK_UNITS 256
@@ -50,7 +52,8 @@ struct ldpc_priv {
 	uint8_t *vbuf;           /* verify: the units as generated */
 	uint8_t *vinfo;          /* verify: their info bits, packed */
 	uint64_t v_pkts, v_units; /* verified generated packets, units */
-	struct hp_ldpc_offload off; /* for accelerators */
+	void *blob;              /* the kernel's table (ldpc_blob.h) */
+	size_t blob_len;
 };
 
 static int
@@ -155,6 +158,7 @@ ldpc_free(struct hp_task_ctx *ctx)
 		       " units of %s: decoded info bits equal to the sent ones",
 		       p->v_pkts, p->v_units, p->o.code);
 	rte_free(p->scratch);
+	free(p->blob);
 	free(p->vbuf);
 	free(p->vinfo);
 	hp_ldpc_dec_free(p->dec);
@@ -187,10 +191,10 @@ ldpc_init(struct hp_task_ctx *ctx)
 		rc = hp_ldpc_unit_geom(p->code, &p->ulen, &p->maxflip);
 	if (rc == 0)
 		rc = hp_ldpc_dec_create(p->code, &cfg, &p->dec);
+	if (rc == 0)
+		rc = hp_ldpc_blob_build(p->code, &cfg, p->ulen, p->maxflip, HP_LDPC_UNIT_LLR,
+					&p->blob, &p->blob_len);
 	if (rc == 0) {
-		p->off = (struct hp_ldpc_offload){ .code = p->code, .cfg = cfg,
-						   .ulen = p->ulen, .maxflip = p->maxflip,
-						   .llr = HP_LDPC_UNIT_LLR };
 		p->ib = (hp_ldpc_code_k(p->code) + 7) / 8;
 		p->scratch = rte_malloc_socket("hp_ldpc", hp_ldpc_units_scratch(p->dec,
 					       LDPC_TASK_UNITS), 64, ctx->cfg->socket);
@@ -318,11 +322,12 @@ ldpc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_o
 }
 
 static const void *
-ldpc_offload_data(struct hp_task_ctx *ctx)
+ldpc_offload_data(struct hp_task_ctx *ctx, size_t *len)
 {
 	struct ldpc_priv *p = ctx->priv;
 
-	return &p->off;
+	*len = p->blob_len;
+	return p->blob;
 }
 
 /* Seed of unit u of packet gen_id (low 32 bits: what the header keeps). */
@@ -426,17 +431,9 @@ static const struct hp_task_ops task_ldpc = {
 	.gen_body = ldpc_gen_body,
 	.params = "code,iters,flips,seed,isa",
 	.param_check = ldpc_param_check,
-	.offload = HP_OFFLOAD_LDPC,
+	.offload = "ldpc",
 	.offload_prep = ldpc_offload_prep,
 	.offload_done = ldpc_offload_done,
 	.offload_data = ldpc_offload_data,
 };
 HP_TASK_REGISTER(task_ldpc)
-
-static const struct hp_app app_ran = {
-	.name = "ran",
-	.desc = "LDPC decode then AES-128-CTR (thesis baseband + crypto chain)",
-	.n_tasks = 2,
-	.tasks = { "ldpc", "aes_ctr" },
-};
-HP_APP_REGISTER(app_ran)

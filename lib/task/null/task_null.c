@@ -30,11 +30,3 @@ static const struct hp_task_ops task_null = {
 	.verify = null_verify,
 };
 HP_TASK_REGISTER(task_null)
-
-static const struct hp_app app_null = {
-	.name = "null",
-	.desc = "null task: forwarding through the pipeline only",
-	.n_tasks = 1,
-	.tasks = { "null" },
-};
-HP_APP_REGISTER(app_null)

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * C interface of heteroplane's CUDA code, free of DPDK so nvcc never sees
+ * DPDK headers: device discovery and the preflight line, per-stream
+ * pinned staging buffers allocated once, asynchronous batch launch (H2D,
+ * kernel, D2H of only what the kernel changes) with completion by event
+ * polling, and a host emulation that runs the kernels' per-thread code on
+ * the CPU (tests and `cuda:emul` on machines without a GPU).
+ *
+ * Kernels are found by name (hpk_kernel_find("md5")): each kernel file,
+ * lib/task/<name>/<name>.cu, registers itself (hpk_kernel.h). The code
+ * here: hpk_stream.cu (contexts, streams, copies, launch, timing),
+ * hpk_emul.cu (host buffers and the emulation), hpk_registry.cu.
+ */
+#ifndef HPK_H
+#define HPK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Words of one expanded key in a batch's key table (AES-128: 44). */
+#define HPK_KEY_WORDS 44
+
+/* A batch as laid out in (pinned) host memory and mirrored on the GPU.
+ * Packet i's data starts at data + off[i] (16-byte aligned) and has len[i]
+ * bytes; blk[i] is the prefix sum of the work items (threads or thread
+ * blocks) the kernel spreads over: 16-byte blocks unless the kernel says
+ * otherwise (blk[n] = total). A kernel reads and writes the arrays it
+ * needs: a keyed kernel ctr (its IV, 4 big-endian words per packet),
+ * key_idx and rk (HPK_KEY_WORDS words per key); results go in place into
+ * data, or into digest (16 bytes per packet), match (2 words per packet)
+ * or aux (same offsets as data). */
+struct hpk_batch {
+	uint32_t n;
+	uint32_t n_keys;
+	uint32_t data_bytes;
+	uint8_t *data;       /* cap_bytes */
+	uint32_t *off;       /* cap_pkts */
+	uint32_t *len;       /* cap_pkts */
+	uint32_t *blk;       /* cap_pkts + 1 */
+	uint32_t *ctr;       /* 4 words (big endian values) per packet */
+	uint32_t *key_idx;   /* cap_pkts */
+	uint32_t *rk;        /* HPK_KEY_WORDS words per key, cap_pkts keys */
+	uint8_t *digest;     /* 16 bytes per packet */
+	uint32_t *match;     /* 2 words per packet */
+	uint8_t *aux;        /* same offsets as data */
+};
+
+struct hpk_ctx;
+struct hpk_kernel;
+
+/* ---- kernels, by name ---- */
+const struct hpk_kernel *hpk_kernel_find(const char *name);
+/* Iterates the registered kernels: i = 0.. until NULL. */
+const struct hpk_kernel *hpk_kernel_at(unsigned int i);
+const char *hpk_kernel_name(const struct hpk_kernel *k);
+/* Whether k reads a per-packet key (key_idx, rk) and IV (ctr). */
+int hpk_kernel_keyed(const struct hpk_kernel *k);
+/* Whether k needs a table (hpk_table) before it can run. */
+int hpk_kernel_has_table(const struct hpk_kernel *k);
+/* Expands a 16-byte key into k's key-table entry (keyed kernels). */
+void hpk_key_expand(const struct hpk_kernel *k, const uint8_t key[16],
+		    uint32_t rk[HPK_KEY_WORDS]);
+
+/* ---- contexts ---- */
+
+/* Opens GPU dev with nstreams streams, each with pinned buffers for
+ * cap_pkts packets and cap_bytes payload bytes. info gets the preflight
+ * line. 0 or -errno with err set (no GPU, no driver, ...). */
+int hpk_open(struct hpk_ctx **ctx, int dev, unsigned int nstreams,
+	     uint32_t cap_pkts, uint32_t cap_bytes, char *info, size_t infolen,
+	     char *err, size_t errlen);
+/* The same interface with no GPU: host buffers, and a launch runs the
+ * kernel's per-thread code on the calling CPU. For testing everything
+ * around the kernels (gather, scatter, the device loop) on machines
+ * without a GPU; never reported as a GPU. */
+int hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
+		  uint32_t cap_bytes, char *info, size_t infolen);
+void hpk_close(struct hpk_ctx *ctx);
+unsigned int hpk_copy_engines(const struct hpk_ctx *ctx);
+/* The pinned host side of stream s's batch buffers. */
+struct hpk_batch *hpk_host(struct hpk_ctx *ctx, unsigned int s);
+/* Uploads kernel k's table once: a flat blob whose format k and its task
+ * share (lib/task/<name>/). The caller keeps blob alive until hpk_close
+ * (the emulation reads it in place). 0 or -errno with err set. */
+int hpk_table(struct hpk_ctx *ctx, const struct hpk_kernel *k, const void *blob,
+	      size_t len, char *err, size_t errlen);
+/* Where a packet of len bytes goes in a batch for kernel k: the work
+ * items it adds to blk and the staging bytes it takes (16-byte aligned). */
+void hpk_span(const struct hpk_ctx *ctx, const struct hpk_kernel *k, uint32_t len,
+	      uint32_t *items, uint32_t *bytes);
+/* Issues H2D, kernel k and D2H of stream s's batch; returns at once. 0 or
+ * -errno (a CUDA error: the caller falls back). */
+int hpk_launch(struct hpk_ctx *ctx, unsigned int s, const struct hpk_kernel *k,
+	       char *err, size_t errlen);
+/* 1 when stream s's batch is done, 0 when not yet, -errno on error. */
+int hpk_query(struct hpk_ctx *ctx, unsigned int s, char *err, size_t errlen);
+/* After completion: where kernel k's output for packet i of stream s's
+ * batch is (what the task's offload_done reads). */
+const uint8_t *hpk_result(struct hpk_ctx *ctx, unsigned int s, const struct hpk_kernel *k,
+			  uint32_t i);
+
+/* ---- for the bench ---- */
+/* Kernel only, data already resident on the GPU (stream s's device
+ * buffers after one hpk_launch): runs the kernel iters times and returns
+ * the mean seconds per launch, or < 0 on error. */
+double hpk_time_kernel(struct hpk_ctx *ctx, unsigned int s, const struct hpk_kernel *k,
+		       unsigned int iters);
+/* End to end over all streams at once: the batch of stream 0 is split
+ * into nstreams chunks issued in the copy-engine order (Weerasinghe
+ * §2.4.4: breadth-first when there is one copy engine, depth-first per
+ * stream with two or more); mean seconds per whole batch. */
+double hpk_time_e2e(struct hpk_ctx *ctx, const struct hpk_kernel *k, unsigned int iters);
+/* Pinned H2D and D2H bandwidth (bytes/s) over bytes-sized copies. */
+int hpk_pcie_bw(struct hpk_ctx *ctx, size_t bytes, double *h2d, double *d2h);
+
+/* ---- host side, no GPU needed ---- */
+/* Plain host batch buffers (emulation, tests): 0 or -ENOMEM. */
+int hpk_host_alloc(struct hpk_batch *b, uint32_t cap_pkts, uint32_t cap_bytes);
+void hpk_host_free(struct hpk_batch *b);
+/* Lays out packet lengths into b->off/blk (16-byte blocks, aligned) and
+ * sets data_bytes; returns -ENOSPC when it does not fit the capacities. */
+int hpk_layout(struct hpk_batch *b, const uint32_t *lens, uint32_t n,
+	       uint32_t cap_pkts, uint32_t cap_bytes);
+/* Runs kernel k's per-thread code on the CPU over a host batch, with its
+ * table blob when it needs one. 0 or -errno. */
+int hpk_emulate(const struct hpk_kernel *k, struct hpk_batch *b, const void *blob,
+		size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HPK_H */

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The host emulation of heteroplane's CUDA code (`cuda:emul`, the
+ * emulation tests): contexts with plain host buffers in place of pinned
+ * and device ones, whose launch runs the kernel's per-thread code on the
+ * calling CPU through its descriptor's emulate hook, over the very batch
+ * layout and table blob the GPU kernel reads. Also the host batch helpers
+ * the tests use.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hpk_priv.h"
+
+extern "C" int
+hpk_host_alloc(struct hpk_batch *h, uint32_t np, uint32_t nb)
+{
+	h->data = (uint8_t *)aligned_alloc(64, (nb + 16 + 63) / 64 * 64);
+	h->off = (uint32_t *)calloc(np, 4);
+	h->len = (uint32_t *)calloc(np, 4);
+	h->blk = (uint32_t *)calloc(np + 1, 4);
+	h->ctr = (uint32_t *)calloc(np, 16);
+	h->key_idx = (uint32_t *)calloc(np, 4);
+	h->rk = (uint32_t *)calloc(np, 4 * HPK_KEY_WORDS);
+	h->digest = (uint8_t *)calloc(np, 16);
+	h->match = (uint32_t *)calloc(np, 8);
+	h->aux = (uint8_t *)aligned_alloc(64, (nb + 16 + 63) / 64 * 64);
+	return h->data && h->off && h->len && h->blk && h->ctr && h->key_idx && h->rk &&
+	       h->digest && h->match && h->aux ? 0 : -ENOMEM;
+}
+
+extern "C" void
+hpk_host_free(struct hpk_batch *h)
+{
+	free(h->data);
+	free(h->off);
+	free(h->len);
+	free(h->blk);
+	free(h->ctr);
+	free(h->key_idx);
+	free(h->rk);
+	free(h->digest);
+	free(h->match);
+	free(h->aux);
+}
+
+extern "C" int
+hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
+	      uint32_t cap_bytes, char *info, size_t infolen)
+{
+	struct hpk_ctx *c = (struct hpk_ctx *)calloc(1, sizeof(*c));
+	char err[128];
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->emul = 1;
+	c->n = nstreams ? nstreams : 1;
+	c->cap_pkts = cap_pkts;
+	c->cap_bytes = cap_bytes;
+	c->s = (struct hpk_stream *)calloc(c->n, sizeof(*c->s));
+	if (c->s == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < c->n; i++)
+		if (hpk_host_alloc(&c->s[i].h, cap_pkts, cap_bytes) < 0) {
+			hpk_close(c);
+			return -ENOMEM;
+		}
+	if (hpk_slots_open(c, err, sizeof(err)) < 0) {
+		hpk_close(c);
+		return -ENOMEM;
+	}
+	snprintf(info, infolen, "host emulation of the CUDA kernels (no GPU; for tests)");
+	*ctx = c;
+	return 0;
+}
+
+void
+hpk_emul_close(struct hpk_ctx *c)
+{
+	for (unsigned int i = 0; c->s != NULL && i < c->n; i++)
+		hpk_host_free(&c->s[i].h);
+	hpk_slots_close(c);
+	free(c->s);
+	free(c);
+}
+
+int
+hpk_emul_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char *err,
+		size_t errlen)
+{
+	struct hpk_run r = {};
+
+	r.ks = hpk_slot(c, k);
+	if (r.ks == NULL || ((k->flags & HPK_TABLE) && r.ks->tab == NULL)) {
+		snprintf(err, errlen, "kernel %s: no table uploaded", k->name);
+		return -EINVAL;
+	}
+	r.h = &c->s[si].h;
+	r.a = hpk_args(&c->s[si].h, 0, r.h->n);
+	return k->emulate(&r);
+}
+
+extern "C" int
+hpk_emulate(const struct hpk_kernel *k, struct hpk_batch *b, const void *blob, size_t len)
+{
+	struct hpk_kslot ks = {};
+	struct hpk_run r = {};
+	char err[128];
+	int ret = 0;
+
+	if (b->n == 0)
+		return 0;
+	ks.k = k;
+	ks.emul = 1;
+	ks.tab = blob;
+	ks.tab_len = len;
+	if (k->open != NULL)
+		ret = k->open(&ks, err, sizeof(err));
+	if (ret == 0 && blob != NULL && k->table != NULL)
+		ret = k->table(&ks, err, sizeof(err));
+	if (ret == 0 && (k->flags & HPK_TABLE) && blob == NULL)
+		ret = -EINVAL;
+	if (ret == 0) {
+		r.ks = &ks;
+		r.h = b;
+		r.a = hpk_args(b, 0, b->n);
+		ret = k->emulate(&r);
+	}
+	if (k->close != NULL)
+		k->close(&ks);
+	return ret;
+}
+
+extern "C" int
+hpk_layout(struct hpk_batch *b, const uint32_t *lens, uint32_t n, uint32_t cap_pkts,
+	   uint32_t cap_bytes)
+{
+	uint32_t o = 0, blocks = 0;
+
+	if (n > cap_pkts)
+		return -ENOSPC;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t nb = (lens[i] + 15) / 16;
+
+		if ((uint64_t)o + 16ull * nb > cap_bytes)
+			return -ENOSPC;
+		b->off[i] = o;
+		b->len[i] = lens[i];
+		b->blk[i] = blocks;
+		blocks += nb;
+		o += 16 * nb;
+	}
+	b->blk[n] = blocks;
+	b->n = n;
+	b->data_bytes = o;
+	return 0;
+}

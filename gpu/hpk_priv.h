@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * A CUDA context's insides, shared by the stream code (hpk_stream.cu), the
+ * emulation (hpk_emul.cu) and the kernel registry (hpk_registry.cu); the
+ * kernel files see only hpk_kernel.h.
+ */
+#ifndef HPK_PRIV_H
+#define HPK_PRIV_H
+
+#include "hpk_kernel.h"
+
+struct hpk_stream {
+	cudaStream_t st;
+	cudaEvent_t ev;
+	struct hpk_batch h;      /* pinned host (plain host memory: emulation) */
+	struct hpk_batch d;      /* device mirrors */
+	struct hpk_scratch scr;  /* a kernel's extra device memory */
+};
+
+struct hpk_ctx {
+	int dev;
+	unsigned int n;          /* streams */
+	unsigned int engines;
+	uint32_t cap_pkts, cap_bytes;
+	struct hpk_stream *s;
+	int emul;                /* host emulation, no GPU */
+	unsigned int n_slots;
+	struct hpk_kslot *slots; /* one per registered kernel */
+};
+
+/* The batch arrays of b for packets [p0, p0 + np). */
+struct kargs hpk_args(struct hpk_batch *b, uint32_t p0, uint32_t np);
+/* A slot for every registered kernel, each opened (its open hook). */
+int hpk_slots_open(struct hpk_ctx *c, char *err, size_t errlen);
+/* Closes them (close hooks); frees the device copies of the tables. */
+void hpk_slots_close(struct hpk_ctx *c);
+struct hpk_kslot *hpk_slot(const struct hpk_ctx *c, const struct hpk_kernel *k);
+/* hpk_launch in an emulation context: the kernel's threads on the CPU. */
+int hpk_emul_launch(struct hpk_ctx *c, unsigned int s, const struct hpk_kernel *k,
+		    char *err, size_t errlen);
+/* hpk_close of an emulation context. */
+void hpk_emul_close(struct hpk_ctx *c);
+
+#endif /* HPK_PRIV_H */

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The kernel registry: every kernel file registers its descriptor under
+ * the name tasks give in hp_task_ops.offload (HPK_KERNEL_REGISTER), and
+ * the plugin and the tests find kernels by that name. A context keeps a
+ * slot per registered kernel (its table and constants), opened with the
+ * context. Also the descriptor's questions that need no GPU.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hp_registry.h"
+#include "hpk_priv.h"
+
+#define HPK_MAX_KERNELS 16
+
+HP_REGISTRY(kernels, struct hpk_kernel, name, HPK_MAX_KERNELS);
+
+extern "C" int
+hpk_kernel_register(const struct hpk_kernel *k)
+{
+	if (k == NULL || k->launch == NULL || k->emulate == NULL || k->result == NULL)
+		return -EINVAL;
+	return hp_registry_add(&kernels, k);
+}
+
+extern "C" const struct hpk_kernel *
+hpk_kernel_find(const char *name)
+{
+	return (const struct hpk_kernel *)hp_registry_find(&kernels, name);
+}
+
+extern "C" const struct hpk_kernel *
+hpk_kernel_at(unsigned int i)
+{
+	return (const struct hpk_kernel *)hp_registry_at(&kernels, i);
+}
+
+extern "C" const char *
+hpk_kernel_name(const struct hpk_kernel *k)
+{
+	return k->name;
+}
+
+extern "C" int
+hpk_kernel_keyed(const struct hpk_kernel *k)
+{
+	return (k->flags & HPK_KEYED) != 0;
+}
+
+extern "C" int
+hpk_kernel_has_table(const struct hpk_kernel *k)
+{
+	return (k->flags & HPK_TABLE) != 0;
+}
+
+extern "C" void
+hpk_key_expand(const struct hpk_kernel *k, const uint8_t key[16], uint32_t rk[HPK_KEY_WORDS])
+{
+	if (k->key_expand != NULL)
+		k->key_expand(key, rk);
+}
+
+struct hpk_kslot *
+hpk_slot(const struct hpk_ctx *c, const struct hpk_kernel *k)
+{
+	for (unsigned int i = 0; i < c->n_slots; i++)
+		if (c->slots[i].k == k)
+			return &c->slots[i];
+	return NULL;
+}
+
+int
+hpk_slots_open(struct hpk_ctx *c, char *err, size_t errlen)
+{
+	const struct hpk_kernel *k;
+	unsigned int n = 0;
+
+	while (hpk_kernel_at(n) != NULL)
+		n++;
+	c->slots = (struct hpk_kslot *)calloc(n ? n : 1, sizeof(*c->slots));
+	if (c->slots == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (c->n_slots = 0; (k = hpk_kernel_at(c->n_slots)) != NULL;) {
+		struct hpk_kslot *ks = &c->slots[c->n_slots++];
+		int ret;
+
+		ks->k = k;
+		ks->emul = c->emul;
+		if (k->open != NULL && (ret = k->open(ks, err, errlen)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+void
+hpk_slots_close(struct hpk_ctx *c)
+{
+	for (unsigned int i = 0; c->slots != NULL && i < c->n_slots; i++) {
+		struct hpk_kslot *ks = &c->slots[i];
+
+		if (ks->k->close != NULL)
+			ks->k->close(ks);
+		if (ks->d_tab != NULL)
+			cudaFree(ks->d_tab);
+	}
+	free(c->slots);
+	c->slots = NULL;
+	c->n_slots = 0;
+}
+
+extern "C" void
+hpk_span(const struct hpk_ctx *c, const struct hpk_kernel *k, uint32_t len, uint32_t *items,
+	 uint32_t *bytes)
+{
+	*items = k->items != NULL ? k->items(hpk_slot(c, k), len) : (len + 15) / 16;
+	*bytes = 16 * ((len + k->tail + 15) / 16);
+}
+
+extern "C" const uint8_t *
+hpk_result(struct hpk_ctx *c, unsigned int s, const struct hpk_kernel *k, uint32_t i)
+{
+	return k->result(hpk_host(c, s), i);
+}
+
+struct kargs
+hpk_args(struct hpk_batch *b, uint32_t p0, uint32_t np)
+{
+	struct kargs a;
+
+	a.data = b->data;
+	a.off = b->off;
+	a.len = b->len;
+	a.blk = b->blk;
+	a.ctr = b->ctr;
+	a.key_idx = b->key_idx;
+	a.rk = b->rk;
+	a.digest = b->digest;
+	a.match = b->match;
+	a.aux = b->aux;
+	a.p0 = p0;
+	a.np = np;
+	return a;
+}

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The device side of heteroplane's CUDA code: a context per GPU with its
+ * preflight line, streams each with pinned host staging and device
+ * buffers allocated once, the copies of a batch (H2D of what the kernel
+ * reads, D2H of only what it changes, as its descriptor says), the launch
+ * through the kernel's descriptor, completion by event polling, tables
+ * uploaded once, and the timing the bench uses. Kernel-specific code lives
+ * in the kernels' files (lib/task/<name>/<name>.cu).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+#include "hpk_priv.h"
+
+#define MINU(a, b) ((a) < (b) ? (a) : (b))
+
+#define CK(call) do { \
+	cudaError_t e_ = (call); \
+	if (e_ != cudaSuccess) { \
+		snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_)); \
+		return -EIO; \
+	} } while (0)
+
+static int
+alloc_batch(struct hpk_batch *h, struct hpk_batch *d, uint32_t np, uint32_t nb,
+	    char *err, size_t errlen)
+{
+	/* +16: the last block of a packet may be read whole. */
+	CK(cudaHostAlloc((void **)&h->data, nb + 16, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->off, 4ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->len, 4ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->blk, 4ull * (np + 1), cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->ctr, 16ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->key_idx, 4ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->rk, 4ull * HPK_KEY_WORDS * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->digest, 16ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->match, 8ull * np, cudaHostAllocDefault));
+	CK(cudaHostAlloc((void **)&h->aux, nb + 16, cudaHostAllocDefault));
+	CK(cudaMalloc((void **)&d->data, nb + 16));
+	CK(cudaMalloc((void **)&d->off, 4ull * np));
+	CK(cudaMalloc((void **)&d->len, 4ull * np));
+	CK(cudaMalloc((void **)&d->blk, 4ull * (np + 1)));
+	CK(cudaMalloc((void **)&d->ctr, 16ull * np));
+	CK(cudaMalloc((void **)&d->key_idx, 4ull * np));
+	CK(cudaMalloc((void **)&d->rk, 4ull * HPK_KEY_WORDS * np));
+	CK(cudaMalloc((void **)&d->digest, 16ull * np));
+	CK(cudaMalloc((void **)&d->match, 8ull * np));
+	CK(cudaMalloc((void **)&d->aux, nb + 16));
+	return 0;
+}
+
+static void
+free_batch(struct hpk_batch *h, struct hpk_batch *d)
+{
+	cudaFreeHost(h->data);
+	cudaFreeHost(h->off);
+	cudaFreeHost(h->len);
+	cudaFreeHost(h->blk);
+	cudaFreeHost(h->ctr);
+	cudaFreeHost(h->key_idx);
+	cudaFreeHost(h->rk);
+	cudaFreeHost(h->digest);
+	cudaFreeHost(h->match);
+	cudaFreeHost(h->aux);
+	cudaFree(d->data);
+	cudaFree(d->off);
+	cudaFree(d->len);
+	cudaFree(d->blk);
+	cudaFree(d->ctr);
+	cudaFree(d->key_idx);
+	cudaFree(d->rk);
+	cudaFree(d->digest);
+	cudaFree(d->match);
+	cudaFree(d->aux);
+}
+
+extern "C" void
+hpk_close(struct hpk_ctx *c)
+{
+	if (c == NULL)
+		return;
+	if (c->emul) {
+		hpk_emul_close(c);
+		return;
+	}
+	cudaSetDevice(c->dev);
+	for (unsigned int i = 0; c->s != NULL && i < c->n; i++) {
+		if (c->s[i].st != NULL)
+			cudaStreamSynchronize(c->s[i].st);
+		free_batch(&c->s[i].h, &c->s[i].d);
+		cudaFree(c->s[i].scr.p);
+		if (c->s[i].ev != NULL)
+			cudaEventDestroy(c->s[i].ev);
+		if (c->s[i].st != NULL)
+			cudaStreamDestroy(c->s[i].st);
+	}
+	hpk_slots_close(c);
+	free(c->s);
+	free(c);
+}
+
+static int
+open_inner(struct hpk_ctx *c, char *info, size_t infolen, char *err, size_t errlen)
+{
+	struct cudaDeviceProp pr;
+	int ndev = 0, drv = 0, rt = 0;
+
+	CK(cudaGetDeviceCount(&ndev));
+	if (c->dev >= ndev) {
+		snprintf(err, errlen, "GPU %d requested, %d present", c->dev, ndev);
+		return -ENODEV;
+	}
+	CK(cudaSetDevice(c->dev));
+	CK(cudaGetDeviceProperties(&pr, c->dev));
+	CK(cudaDriverGetVersion(&drv));
+	CK(cudaRuntimeGetVersion(&rt));
+	c->engines = (unsigned int)pr.asyncEngineCount;
+	snprintf(info, infolen,
+		 "GPU %d: %s (sm_%d%d, %d SMs, %.1f GiB, %d copy engine(s)), driver CUDA %d.%d, runtime %d.%d, PCI %04x:%02x:%02x",
+		 c->dev, pr.name, pr.major, pr.minor, pr.multiProcessorCount,
+		 (double)pr.totalGlobalMem / (1u << 30), pr.asyncEngineCount, drv / 1000,
+		 (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, pr.pciDomainID, pr.pciBusID,
+		 pr.pciDeviceID);
+	c->s = (struct hpk_stream *)calloc(c->n, sizeof(*c->s));
+	if (c->s == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < c->n; i++) {
+		int ret;
+
+		CK(cudaStreamCreateWithFlags(&c->s[i].st, cudaStreamNonBlocking));
+		CK(cudaEventCreateWithFlags(&c->s[i].ev, cudaEventDisableTiming));
+		ret = alloc_batch(&c->s[i].h, &c->s[i].d, c->cap_pkts, c->cap_bytes, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	return hpk_slots_open(c, err, errlen);
+}
+
+extern "C" int
+hpk_open(struct hpk_ctx **ctx, int dev, unsigned int nstreams, uint32_t cap_pkts,
+	 uint32_t cap_bytes, char *info, size_t infolen, char *err, size_t errlen)
+{
+	struct hpk_ctx *c = (struct hpk_ctx *)calloc(1, sizeof(*c));
+	int ret;
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->dev = dev;
+	c->n = nstreams ? nstreams : 1;
+	c->cap_pkts = cap_pkts;
+	c->cap_bytes = cap_bytes;
+	ret = open_inner(c, info, infolen, err, errlen);
+	if (ret < 0) {
+		hpk_close(c);
+		return ret;
+	}
+	*ctx = c;
+	return 0;
+}
+
+extern "C" int
+hpk_ctx_gpu(const struct hpk_ctx *c)
+{
+	return c->dev;
+}
+
+extern "C" unsigned int
+hpk_copy_engines(const struct hpk_ctx *c)
+{
+	return c->emul ? 0 : c->engines;
+}
+
+extern "C" struct hpk_batch *
+hpk_host(struct hpk_ctx *c, unsigned int s)
+{
+	return &c->s[s].h;
+}
+
+cudaError_t
+hpk_scratch_get(struct hpk_scratch *s, size_t need)
+{
+	cudaError_t e;
+
+	if (need <= s->cap)
+		return cudaSuccess;
+	cudaFree(s->p);
+	s->p = NULL;
+	s->cap = 0;
+	e = cudaMalloc(&s->p, need);
+	if (e == cudaSuccess)
+		s->cap = need;
+	return e;
+}
+
+extern "C" int
+hpk_table(struct hpk_ctx *c, const struct hpk_kernel *k, const void *blob, size_t len,
+	  char *err, size_t errlen)
+{
+	struct hpk_kslot *ks = hpk_slot(c, k);
+	int ret;
+
+	if (ks == NULL || blob == NULL || len == 0 || ks->tab != NULL) {
+		snprintf(err, errlen, "kernel %s: %s", k->name,
+			 ks != NULL && ks->tab != NULL ? "table already uploaded" : "no table");
+		return -EINVAL;
+	}
+	if (!c->emul) {
+		CK(cudaSetDevice(c->dev));
+		CK(cudaMalloc(&ks->d_tab, len));
+		CK(cudaMemcpy(ks->d_tab, blob, len, cudaMemcpyHostToDevice));
+	}
+	ks->tab = blob;
+	ks->tab_len = len;
+	if (k->table != NULL && (ret = k->table(ks, err, errlen)) < 0) {
+		/* a slot without a table refuses launches */
+		if (ks->d_tab != NULL)
+			cudaFree(ks->d_tab);
+		ks->d_tab = NULL;
+		ks->tab = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/* Bytes [lo, hi) of the staging that packets [p0, p0+np) occupy. */
+static void
+span(const struct hpk_batch *h, uint32_t p0, uint32_t np, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t last = p0 + np - 1;
+
+	*lo = h->off[p0];
+	*hi = h->off[last] + (h->len[last] + 15) / 16 * 16;
+}
+
+/* H2D of packets [p0, p0+np) of stream s's batch: their payload range and
+ * what the kernel reads. */
+static cudaError_t
+h2d(struct hpk_stream *s, const struct hpk_kernel *k, uint32_t p0, uint32_t np,
+    bool with_keys, cudaStream_t st)
+{
+	struct hpk_batch *h = &s->h, *d = &s->d;
+	uint32_t lo, hi;
+	cudaError_t e;
+
+	span(h, p0, np, &lo, &hi);
+	e = cudaMemcpyAsync(d->data + lo, h->data + lo, hi - lo, cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(d->off + p0, h->off + p0, 4ull * np, cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(d->len + p0, h->len + p0, 4ull * np, cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(d->blk + p0, h->blk + p0, 4ull * (np + 1), cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess && (k->flags & HPK_KEYED)) {
+		e = cudaMemcpyAsync(d->ctr + 4 * p0, h->ctr + 4 * p0, 16ull * np,
+				    cudaMemcpyHostToDevice, st);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(d->key_idx + p0, h->key_idx + p0, 4ull * np,
+					    cudaMemcpyHostToDevice, st);
+		if (e == cudaSuccess && with_keys)
+			e = cudaMemcpyAsync(d->rk, h->rk, 4ull * HPK_KEY_WORDS * h->n_keys,
+					    cudaMemcpyHostToDevice, st);
+	}
+	if (e == cudaSuccess && (k->flags & HPK_ZERO_MATCH))
+		e = cudaMemsetAsync(d->match + 2 * p0, 0, 8ull * np, st);
+	return e;
+}
+
+static cudaError_t
+kernel(struct hpk_ctx *c, struct hpk_stream *s, const struct hpk_kernel *k, uint32_t p0,
+       uint32_t np, cudaStream_t st)
+{
+	struct hpk_run r;
+
+	if (np == 0)
+		return cudaSuccess;
+	r.ks = hpk_slot(c, k);
+	if (r.ks == NULL || ((k->flags & HPK_TABLE) && r.ks->d_tab == NULL))
+		return cudaErrorInvalidValue; /* no table uploaded */
+	r.a = hpk_args(&s->d, p0, np);
+	r.h = &s->h;
+	r.scr = &s->scr;
+	r.st = st;
+	return k->launch(&r);
+}
+
+/* D2H only of what the kernel changed. */
+static cudaError_t
+d2h(struct hpk_stream *s, const struct hpk_kernel *k, uint32_t p0, uint32_t np,
+    cudaStream_t st)
+{
+	struct hpk_batch *h = &s->h, *d = &s->d;
+	cudaError_t e = cudaSuccess;
+	uint32_t lo, hi;
+
+	span(h, p0, np, &lo, &hi);
+	if (k->flags & HPK_OUT_DATA)
+		e = cudaMemcpyAsync(h->data + lo, d->data + lo, hi - lo, cudaMemcpyDeviceToHost, st);
+	if (e == cudaSuccess && (k->flags & HPK_OUT_AUX))
+		e = cudaMemcpyAsync(h->aux + lo, d->aux + lo, hi - lo, cudaMemcpyDeviceToHost, st);
+	if (e == cudaSuccess && (k->flags & HPK_OUT_DIGEST))
+		e = cudaMemcpyAsync(h->digest + 16 * p0, d->digest + 16 * p0, 16ull * np,
+				    cudaMemcpyDeviceToHost, st);
+	if (e == cudaSuccess && (k->flags & HPK_OUT_MATCH))
+		e = cudaMemcpyAsync(h->match + 2 * p0, d->match + 2 * p0, 8ull * np,
+				    cudaMemcpyDeviceToHost, st);
+	return e;
+}
+
+extern "C" int
+hpk_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char *err,
+	   size_t errlen)
+{
+	struct hpk_stream *s = &c->s[si];
+
+	if (s->h.n == 0)
+		return 0;
+	if (c->emul)
+		return hpk_emul_launch(c, si, k, err, errlen);
+	CK(h2d(s, k, 0, s->h.n, true, s->st));
+	CK(kernel(c, s, k, 0, s->h.n, s->st));
+	CK(d2h(s, k, 0, s->h.n, s->st));
+	CK(cudaEventRecord(s->ev, s->st));
+	return 0;
+}
+
+extern "C" int
+hpk_query(struct hpk_ctx *c, unsigned int si, char *err, size_t errlen)
+{
+	cudaError_t e;
+
+	if (c->emul)
+		return 1;
+	e = cudaEventQuery(c->s[si].ev);
+	if (e == cudaSuccess)
+		return 1;
+	if (e == cudaErrorNotReady)
+		return 0;
+	snprintf(err, errlen, "cudaEventQuery: %s", cudaGetErrorString(e));
+	return -EIO;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+extern "C" double
+hpk_time_kernel(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k,
+		unsigned int iters)
+{
+	struct hpk_stream *s = &c->s[si];
+	cudaEvent_t a, b;
+	float ms = 0;
+
+	if (cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess)
+		return -1;
+	if (kernel(c, s, k, 0, s->h.n, s->st) != cudaSuccess) /* warm-up */
+		return -1;
+	cudaEventRecord(a, s->st);
+	for (unsigned int i = 0; i < iters; i++)
+		kernel(c, s, k, 0, s->h.n, s->st);
+	cudaEventRecord(b, s->st);
+	if (cudaEventSynchronize(b) != cudaSuccess || cudaGetLastError() != cudaSuccess)
+		return -1;
+	cudaEventElapsedTime(&ms, a, b);
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	return (double)ms / 1e3 / iters;
+}
+
+extern "C" double
+hpk_time_e2e(struct hpk_ctx *c, const struct hpk_kernel *k, unsigned int iters)
+{
+	struct hpk_stream *s0 = &c->s[0];
+	uint32_t n = s0->h.n, per = (n + c->n - 1) / c->n;
+	double t;
+
+	if (n == 0 || cudaDeviceSynchronize() != cudaSuccess)
+		return -1;
+	/* Flow keys stay resident on the GPU (a deployment keeps its key
+	 * table there); each chunk copies payload and per-packet fields. */
+	if ((k->flags & HPK_KEYED) &&
+	    cudaMemcpy(s0->d.rk, s0->h.rk, 4ull * HPK_KEY_WORDS * s0->h.n_keys,
+		       cudaMemcpyHostToDevice) != cudaSuccess)
+		return -1;
+	t = now_s();
+	for (unsigned int it = 0; it < iters; it++) {
+		if (c->engines <= 1) {
+			/* one copy engine: breadth first, so copies of chunk
+			 * k+1 queue behind copies of chunk k while kernels
+			 * run (Weerasinghe's pattern B) */
+			for (unsigned int j = 0; j < c->n && j * per < n; j++)
+				h2d(s0, k, j * per, MINU(per, n - j * per), false, c->s[j].st);
+			for (unsigned int j = 0; j < c->n && j * per < n; j++)
+				kernel(c, s0, k, j * per, MINU(per, n - j * per), c->s[j].st);
+			for (unsigned int j = 0; j < c->n && j * per < n; j++)
+				d2h(s0, k, j * per, MINU(per, n - j * per), c->s[j].st);
+		} else {
+			/* separate H2D and D2H engines: depth first per stream
+			 * (pattern C) */
+			for (unsigned int j = 0; j < c->n && j * per < n; j++) {
+				uint32_t m = MINU(per, n - j * per);
+
+				h2d(s0, k, j * per, m, false, c->s[j].st);
+				kernel(c, s0, k, j * per, m, c->s[j].st);
+				d2h(s0, k, j * per, m, c->s[j].st);
+			}
+		}
+	}
+	if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
+		return -1;
+	return (now_s() - t) / iters;
+}
+
+extern "C" int
+hpk_pcie_bw(struct hpk_ctx *c, size_t bytes, double *h2d_bw, double *d2h_bw)
+{
+	void *h = NULL, *d = NULL;
+	double t;
+	int ret = -EIO;
+
+	if (cudaHostAlloc(&h, bytes, cudaHostAllocDefault) != cudaSuccess ||
+	    cudaMalloc(&d, bytes) != cudaSuccess)
+		goto out;
+	cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice); /* warm-up */
+	t = now_s();
+	for (int i = 0; i < 10; i++)
+		cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, c->s[0].st);
+	if (cudaStreamSynchronize(c->s[0].st) != cudaSuccess)
+		goto out;
+	*h2d_bw = 10.0 * bytes / (now_s() - t);
+	t = now_s();
+	for (int i = 0; i < 10; i++)
+		cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, c->s[0].st);
+	if (cudaStreamSynchronize(c->s[0].st) != cudaSuccess)
+		goto out;
+	*d2h_bw = 10.0 * bytes / (now_s() - t);
+	ret = 0;
+out:
+	cudaFreeHost(h);
+	cudaFree(d);
+	return ret;
+}
