@@ -812,14 +812,16 @@ default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 	lc = store;
 	o += (size_t)snprintf(store + o, storelen - o, "--lcores=");
 	if (c->cfg.stages_as_services) {
-		/* main floats (it mostly sleeps); service lcore k on CPU k+1,
-		 * wrapping, so that two of them on two CPUs own one each */
+		/* main and the service lcores float over every CPU: a service
+		 * lcore pinned to a CPU that other work holds (a real-time
+		 * poller, a heavier task group) waited there for seconds,
+		 * runnable, while every stage mapped on it stopped the whole
+		 * pipeline; floating, the kernel moves it to a CPU it can have */
 		o += (size_t)snprintf(store + o, storelen - o, "0@(0-%ld)", ncpu - 1);
 		for (i = 0; i < c->cfg.n_service_cores && o < storelen; i++)
 			if (c->cfg.service_cores[i] != 0)
-				o += (size_t)snprintf(store + o, storelen - o, ",%u@%ld",
-						      c->cfg.service_cores[i],
-						      (long)(i + 1) % ncpu);
+				o += (size_t)snprintf(store + o, storelen - o, ",%u@(0-%ld)",
+						      c->cfg.service_cores[i], ncpu - 1);
 		eargv[n++] = lc;
 		c->cfg.idle_yield = 0;
 		return n;

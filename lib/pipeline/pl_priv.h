@@ -68,6 +68,7 @@ struct pl_sched {
 	struct hp_type_index tix; /* cfg->types by frame length */
 	/* counters (scheduler-owned; others read them relaxed) */
 	uint64_t rx, tx, bytes_tx, invalid[HP_DROP_REASONS];
+	uint64_t freed;           /* frames it freed (invalid), never reset */
 	uint64_t dl_pkts, dl_met, task_err;
 	uint64_t oh1, proc, oh3; /* cycle sums over tx'ed packets */
 	uint64_t busy_cycles, total_cycles;
@@ -123,8 +124,9 @@ struct pl_traffic {
 	struct pl_verify ver;
 	struct hp_task_ctx gctx[HP_MAX_TASKS]; /* generator bodies (gen_body) */
 	uint64_t offered, dropped_port, sink, sink_bytes;
+	uint64_t sent_total, sink_total; /* never reset: drained when equal */
 	int epoch_seen;
-	int stopped;              /* acknowledges gen_on == 0 */
+	int gen_ack;              /* the last gen_ctl a whole pass saw */
 	struct hp_load load;
 	bool alone;               /* an lcore of its own (see t_next) */
 	/* the pass's own state between passes */
@@ -165,8 +167,8 @@ struct pl_run {
 	struct hp_dev_env env;
 	struct pl_sched *sc;
 	struct pl_traffic *tr;
-	/* control flags */
-	int gen_on, calibrating, sched_quit, sink_quit, epoch;
+	/* control: gen_ctl = changes << 1 | generator on (pl_gen_set) */
+	int gen_ctl, calibrating, sched_quit, sink_quit, epoch;
 	uint64_t t0; /* TSC when the measured phase began */
 	uint64_t hz;
 	struct hp_trace_row *rows;
@@ -189,10 +191,10 @@ void pl_lat_fold(struct pl_run *r, struct pl_sched *sc);
 extern const struct hp_stage_ops pl_traffic_stage;
 int pl_traffic_setup(struct pl_run *r, char *err, size_t errlen);
 void pl_traffic_free(struct pl_run *r);
-/* Turns the generator on or off; off waits until the traffic stage says
- * it stopped. */
+/* Turns the generator on or off; off waits until a whole traffic pass has
+ * seen it: no frame is on its way to the port after this. */
 void pl_gen_set(struct pl_run *r, bool on);
-/* With the generator off: waits until nothing is in flight. */
+/* With the generator off: every frame it sent is at the sink or freed. */
 void pl_wait_drained(struct pl_run *r);
 
 /* pl_verify.c */

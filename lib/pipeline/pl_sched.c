@@ -66,6 +66,7 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 		why = hp_parse(p, rte_pktmbuf_data_len(m), &key, &off, &len);
 	if (why != HP_DROP_NONE) {
 		sc->invalid[why]++;
+		PUB(sc->freed, sc->freed + 1);
 		rte_pktmbuf_free(m);
 		return -1;
 	}
@@ -344,8 +345,12 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 			sc->rx_closed = true;
 		return 0;
 	}
-	n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
+	/* Read before the poll: a frame enqueued before the stop was asked
+	 * for is in the ring when the poll runs, so an empty poll after it
+	 * means nothing more comes. Read after, a preemption between the two
+	 * left frames in the port for good (mbufs leaked). */
 	quit = LOAD(r->sched_quit);
+	n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
 	if (n == 0) {
 		if (quit)
 			sc->rx_closed = true;
@@ -521,7 +526,7 @@ sched_books(struct pl_run *r, struct pl_sched *sc)
 static inline void
 sched_rows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 {
-	if (LOAD(r->t0) == 0 || !(LOAD(r->gen_on) || r->cfg->src != HP_SRC_GEN))
+	if (LOAD(r->t0) == 0 || !((LOAD(r->gen_ctl) & 1) || r->cfg->src != HP_SRC_GEN))
 		return;
 	if (sc->row.next == 0) {
 		sc->row.next = r->t0 + r->hz;

@@ -61,6 +61,7 @@ sink(struct pl_run *r, struct pl_traffic *tr)
 	if (nf)
 		rte_pktmbuf_free_bulk(pkts, nf);
 	PUB(tr->sink, tr->sink + n);
+	PUB(tr->sink_total, tr->sink_total + n);
 	return n;
 }
 
@@ -107,6 +108,7 @@ generate(struct pl_run *r, struct pl_traffic *tr, uint64_t now)
 	if (sent < k)
 		PUB(tr->dropped_port, tr->dropped_port + k - sent);
 	PUB(tr->offered, tr->offered + k);
+	PUB(tr->sent_total, tr->sent_total + sent);
 	tr->credit -= k;
 	return sent;
 }
@@ -121,6 +123,7 @@ traffic_pass(void *arg)
 	struct pl_traffic *tr = r->tr;
 	uint64_t now, t1, t0 = tr->t_next ? tr->t_next : hp_load_tsc();
 	unsigned int work;
+	int ctl;
 
 	if (LOAD(r->epoch) != tr->ep) {
 		tr->ep = LOAD(r->epoch);
@@ -130,14 +133,14 @@ traffic_pass(void *arg)
 	}
 	work = sink(r, tr);
 	now = rte_rdtsc();
-	if (LOAD(r->gen_on)) {
+	ctl = LOAD(r->gen_ctl);
+	if (ctl & 1)
 		work += generate(r, tr, now);
-		STORE(tr->stopped, 0);
-	} else {
+	else
 		tr->credit = 0;
-		STORE(tr->stopped, 1);
-	}
 	tr->last = now;
+	/* every frame of the setting read above is in the ring now */
+	STORE(tr->gen_ack, ctl);
 	if (LOAD(r->sink_quit) && hp_stage_done(PL_STAGE_SCHED(r)) &&
 	    tr->sink == r->sc->tx && rte_ring_count(tr->tx_ring) == 0)
 		return HP_STAGE_DONE;
@@ -169,24 +172,23 @@ const struct hp_stage_ops pl_traffic_stage = {
 void
 pl_gen_set(struct pl_run *r, bool on)
 {
-	STORE(r->gen_on, on ? 1 : 0);
+	int ctl = ((r->gen_ctl >> 1) + 1) << 1 | (on ? 1 : 0);
+
+	STORE(r->gen_ctl, ctl);
 	if (on || r->cfg->src != HP_SRC_GEN || !PL_STAGE_TRAFFIC(r)->launched)
 		return;
-	while (LOAD(r->tr->stopped) != 1)
+	while (LOAD(r->tr->gen_ack) != ctl && !hp_stage_done(PL_STAGE_TRAFFIC(r)))
 		usleep(200);
 }
 
-/* Nothing in flight and the sink has everything sent. */
+/* Exact, unlike a look at the rings and counters one after another: a
+ * burst the scheduler has taken from the rx ring but not yet published
+ * as in flight would pass such a check. */
 void
 pl_wait_drained(struct pl_run *r)
 {
-	for (;;) {
-		if (LOAD(r->sc->in_flight) == 0 && rte_ring_count(r->tr->rx_ring) == 0 &&
-		    rte_ring_count(r->tr->tx_ring) == 0 &&
-		    LOAD(r->tr->sink) == LOAD(r->sc->tx))
-			break;
+	while (LOAD(r->tr->sent_total) != LOAD(r->tr->sink_total) + LOAD(r->sc->freed))
 		usleep(500);
-	}
 }
 
 /* The generator and the sink's verification (the app's first task may
