@@ -541,8 +541,9 @@ sched_rows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 }
 
 /* End of run, everything else out: the reorder windows let go of what
- * they hold, a part per pass so tx staging never overflows. */
-static int
+ * they hold, a part per pass so tx staging never overflows. Out of line:
+ * it runs a few times a run. */
+static __rte_noinline int
 sched_drain_windows(struct pl_sched *sc, uint64_t now)
 {
 	struct rte_mbuf *emit[HP_STAGING_MAX];
@@ -584,9 +585,8 @@ sched_pass(void *arg)
 	in = sched_rx(r, sc, t0);
 	sched_distribute(sc, t0);
 	sched_flush(r, sc);
-	now = in ? rte_rdtsc() : t0;
 	if (in)
-		sc->in_cycles += now - t0;
+		sc->in_cycles += rte_rdtsc() - t0;
 	/* the way back: completions, reorder, tx */
 	work = in + sched_collect(r, sc);
 	work += sched_tx(r, sc);
