@@ -29,7 +29,7 @@
 #include <rte_cycles.h>
 
 #include "hp_common.h"
-#include "hp_device.h"
+#include "hp_accel.h"
 #include "hpk.h"
 
 #define NSTREAMS 4
@@ -179,7 +179,7 @@ cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 	/* Until measured: 30 us per batch, 0.01 ns/byte (PCIe-class). */
 	p->fixed_cyc = 30e-6 * (double)dev->env->hz;
 	p->per_byte_cyc = 0.01e-9 * (double)dev->env->hz;
-	dev->accel->priv = p;
+	hp_accel_set_priv(dev, p);
 	snprintf(dev->name, sizeof(dev->name), p->emul ? "cuda-emul" : "cuda%d", gpu);
 	dev->caps = (struct hp_dev_caps){
 		.max_batch_pkts = CAP_PKTS,
@@ -200,12 +200,12 @@ fail:
 static void
 cuda_close(struct hp_device *dev)
 {
-	struct cuda_priv *p = dev->accel->priv;
+	struct cuda_priv *p = hp_accel_priv(dev);
 
 	if (p == NULL)
 		return;
 	priv_free(p);
-	dev->accel->priv = NULL;
+	hp_accel_set_priv(dev, NULL);
 }
 
 /* The batch's key-table slot of key, expanding it once per distinct key
@@ -342,7 +342,7 @@ stages_from(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 static int
 cuda_submit(struct hp_device *dev, struct hp_batch_job *job)
 {
-	struct cuda_priv *p = dev->accel->priv;
+	struct cuda_priv *p = hp_accel_priv(dev);
 	unsigned int s = (p->head + p->n) % NSTREAMS, k = dev->n_tasks;
 	uint32_t i;
 	int ret;
@@ -363,7 +363,7 @@ cuda_submit(struct hp_device *dev, struct hp_batch_job *job)
 static struct hp_batch_job *
 cuda_poll(struct hp_device *dev, int *errp)
 {
-	struct cuda_priv *p = dev->accel->priv;
+	struct cuda_priv *p = hp_accel_priv(dev);
 	struct hp_batch_job *job;
 	unsigned int s;
 	char err[256];
@@ -410,7 +410,7 @@ cuda_poll(struct hp_device *dev, int *errp)
 static unsigned int
 cuda_inflight(const struct hp_device *dev)
 {
-	const struct cuda_priv *p = dev->accel->priv;
+	const struct cuda_priv *p = hp_accel_priv(dev);
 
 	return p->n;
 }
@@ -418,7 +418,7 @@ cuda_inflight(const struct hp_device *dev)
 static struct hp_batch_job *
 cuda_reclaim(struct hp_device *dev)
 {
-	struct cuda_priv *p = dev->accel->priv;
+	struct cuda_priv *p = hp_accel_priv(dev);
 	struct hp_batch_job *job;
 
 	if (p->n == 0)
@@ -432,7 +432,7 @@ cuda_reclaim(struct hp_device *dev)
 static uint64_t
 cuda_predict(const struct hp_device *dev, unsigned int task, uint32_t n, uint32_t bytes)
 {
-	const struct cuda_priv *p = dev->accel->priv;
+	const struct cuda_priv *p = hp_accel_priv(dev);
 
 	RTE_SET_USED(task);
 	RTE_SET_USED(n);
@@ -442,7 +442,7 @@ cuda_predict(const struct hp_device *dev, unsigned int task, uint32_t n, uint32_
 static void
 cuda_describe(const struct hp_device *dev, char *buf, size_t len)
 {
-	const struct cuda_priv *p = dev->accel->priv;
+	const struct cuda_priv *p = hp_accel_priv(dev);
 
 	snprintf(buf, len, "%s: %s; %d streams, %u MiB staging per stream%s", dev->name,
 		 p->info, NSTREAMS, CAP_BYTES >> 20, p->emul ? " (emulated: no GPU)" : "");

@@ -765,6 +765,28 @@ out:
 	return ret;
 }
 
+/* What needs EAL up: every service lcore is an EAL worker lcore, and EAL
+ * has the lcores the run needs. 0, or EXIT_USAGE with one line. */
+static int
+check_lcores(const struct hp_run_cfg *cfg)
+{
+	unsigned int need = hp_run_lcores(cfg), main_lc = rte_get_main_lcore(), i;
+
+	for (i = 0; i < cfg->n_service_cores; i++) {
+		unsigned int lc = cfg->service_cores[i];
+
+		if (lc >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lc) || lc == main_lc)
+			return fail(EXIT_USAGE, "--service-cores: lcore %u is not an EAL worker lcore (the main lcore is %u; map more with --lcores)",
+				    lc, main_lc);
+	}
+	if (rte_lcore_count() < need)
+		return fail(EXIT_USAGE, "%u workers%s need %u lcores (main, scheduler%s, workers%s) but EAL has %u: map more with --lcores",
+			    cfg->workers, cfg->gpu ? " and a device" : "", need,
+			    cfg->src == HP_SRC_GEN ? ", traffic" : "", cfg->gpu ? ", device" : "",
+			    rte_lcore_count());
+	return 0;
+}
+
 /* Default EAL arguments for this machine: no hugepages, no PCI, one lcore
  * per role; workers get CPUs of their own where there are enough. */
 static int
@@ -794,14 +816,16 @@ default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 	lc = store;
 	o += (size_t)snprintf(store + o, storelen - o, "--lcores=");
 	if (c->cfg.stages_as_services) {
-		/* main floats (it mostly sleeps); service lcore k on CPU k+1,
-		 * wrapping, so that two of them on two CPUs own one each */
+		/* main and the service lcores float over every CPU: a service
+		 * lcore pinned to a CPU that other work holds (a real-time
+		 * poller, a heavier task group) waited there for seconds,
+		 * runnable, while every stage mapped on it stopped the whole
+		 * pipeline; floating, the kernel moves it to a CPU it can have */
 		o += (size_t)snprintf(store + o, storelen - o, "0@(0-%ld)", ncpu - 1);
 		for (i = 0; i < c->cfg.n_service_cores && o < storelen; i++)
 			if (c->cfg.service_cores[i] != 0)
-				o += (size_t)snprintf(store + o, storelen - o, ",%u@%ld",
-						      c->cfg.service_cores[i],
-						      (long)(i + 1) % ncpu);
+				o += (size_t)snprintf(store + o, storelen - o, ",%u@(0-%ld)",
+						      c->cfg.service_cores[i], ncpu - 1);
 		eargv[n++] = lc;
 		c->cfg.idle_yield = 0;
 		return n;
@@ -925,12 +949,19 @@ main(int argc, char **argv)
 		return ret < 0 ? fail(ret == -EINVAL || ret == -ENOTSUP || ret == -ENODEV ?
 				      EXIT_USAGE : 1, "%s", err) : 0;
 	}
+	ret = check_lcores(&c.cfg);
+	if (ret) {
+		rte_eal_cleanup();
+		cli_free(&c);
+		return ret;
+	}
 	ret = hp_run(&c.cfg, &res, err, sizeof(err));
 	if (ret < 0) {
 		rte_eal_cleanup();
 		free(res.rows);
 		cli_free(&c);
-		return fail(ret == -EINVAL || ret == -ENODEV || ret == -ENOTSUP ? EXIT_USAGE : 1, "%s", err);
+		return fail(ret == -EINVAL || ret == -ENODEV || ret == -ENOTSUP ? EXIT_USAGE : 1, "%s%s",
+			    err, ret == -ENOMEM ? " (try a larger -m or fewer --mbufs)" : "");
 	}
 	hp_print_summary(&c.cfg, &res);
 	rc = 0;

@@ -191,43 +191,11 @@ make_batch(struct hp_gen *g, struct rte_mempool *mp, struct hp_device *dev,
  * batch device through its backend. Cycles, or 0 on failure. */
 static uint64_t
 time_once(struct hp_device *dev, unsigned int task, struct rte_mbuf **pkts,
-	  unsigned int n, struct hp_batch_job *job)
+	  unsigned int n)
 {
-	uint64_t t0 = rte_rdtsc(), t1;
-	unsigned int i;
-	int e = 0;
+	uint64_t cyc = 0;
 
-	if (dev->accel == NULL) {
-		for (i = 0; i < n; i += HP_BURST)
-			dev->ctx[task].ops->process(&dev->ctx[task], pkts + i,
-						    (uint16_t)RTE_MIN(n - i, (unsigned int)HP_BURST));
-		return rte_rdtsc() - t0;
-	}
-	memset(job->task_n, 0, sizeof(job->task_n));
-	memset(job->task_bytes, 0, sizeof(job->task_bytes));
-	job->n = n;
-	job->bytes = 0;
-	for (i = 0; i < n; i++) {
-		job->pkts[i] = pkts[i];
-		job->bytes += rte_pktmbuf_pkt_len(pkts[i]);
-	}
-	job->task_n[task] = n;
-	job->task_bytes[task] = job->bytes;
-	job->t_ready = 0;
-	t0 = job->t_submit = rte_rdtsc();
-	if (dev->accel->ops->submit(dev, job) < 0)
-		return 0;
-	while (dev->accel->ops->poll(dev, &e) == NULL) {
-		if (e < 0)
-			return 0;
-		rte_pause();
-	}
-	t1 = rte_rdtsc();
-	/* A modeled device is done at its modeled completion; the CPU code
-	 * that makes its results runs after that and is no part of it. */
-	if (dev->caps.modeled && job->t_ready > t0 && job->t_ready < t1)
-		t1 = job->t_ready;
-	return t1 - t0;
+	return hp_device_time_batch(dev, task, pkts, n, &cyc) < 0 ? 0 : cyc;
 }
 
 static json_t *
@@ -249,22 +217,25 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 	       size_t errlen)
 {
 	json_t *tasks = json_object(), *meas = json_array();
-	unsigned int k, ki, si, bi, rep, maxb = dev->accel ? dev->bcfg.max_pkts : HP_BURST;
+	struct hp_dev_info info;
+	unsigned int k, ki, si, bi, rep, maxb;
 	/* A device that runs whole chains runs a packet at step k through
 	 * every task from k on: it is timed on the suffixes, last task first,
 	 * and task k is charged the time its suffix adds to the next one's
 	 * (chain_t: the next suffix's median per batch and size, us). */
-	bool chain = dev->accel != NULL && !dev->caps.one_task && dev->n_tasks > 1;
+	bool chain;
 	double chain_t[RTE_DIM(o->batch)][MAX_SIZES] = { { 0 } };
 	struct rte_mbuf **pkts = calloc(HP_BATCH_MAX, sizeof(*pkts));
-	struct hp_batch_job *job = calloc(1, sizeof(*job));
 	double *v = calloc(o->reps, sizeof(double));
 	double hz = (double)rte_get_tsc_hz();
 	int ret = 0;
 
 	json_object_set_new(jdev, "tasks", tasks);
 	json_object_set_new(jdev, "measurements", meas);
-	if (pkts == NULL || job == NULL || v == NULL) {
+	hp_device_info(dev, &info);
+	maxb = info.batch ? info.max_batch : HP_BURST;
+	chain = info.batch && !dev->caps.one_task && dev->n_tasks > 1;
+	if (pkts == NULL || v == NULL) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -317,7 +288,7 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 						break;
 					}
 					frame = rte_pktmbuf_pkt_len(pkts[0]);
-					c = time_once(dev, k, pkts, b, job);
+					c = time_once(dev, k, pkts, b);
 					rte_pktmbuf_free_bulk(pkts, b);
 					if (c == 0) {
 						snprintf(err, errlen, "profile: device %s failed on task %s",
@@ -378,7 +349,6 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 	}
 out:
 	free(pkts);
-	free(job);
 	free(v);
 	return ret;
 }
@@ -535,6 +505,7 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 	const char *out = o->out;
 	struct utsname un;
 	unsigned int i, n_dev = cfg->gpu ? 2 : 1;
+	struct hp_dev_info info;
 	bool modeled = false;
 	time_t now = time(NULL);
 	int ret = 0;
@@ -553,14 +524,8 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 	env.task_gran = true; /* one task at a time */
 	for (i = 0; i < app->n_tasks; i++)
 		env.tasks[i] = hp_task_find(app->tasks[i]);
-	if (cfg->cpu_model != NULL) {
-		const char *comma = strchr(cfg->cpu_model, ',');
-		int nl = comma ? (int)(comma - cfg->cpu_model) : (int)strlen(cfg->cpu_model);
-
-		snprintf(cpu_spec, sizeof(cpu_spec), "model:%.*s%s,batch=%u,min_batch=1%s", nl,
-			 cfg->cpu_model, memchr(cfg->cpu_model, '@', (size_t)nl) ? "" : "@cpu",
-			 cfg->burst, comma ? comma : "");
-	}
+	if (cfg->cpu_model != NULL)
+		hp_device_cpu_model_spec(cpu_spec, sizeof(cpu_spec), cfg->cpu_model, cfg->burst, NULL);
 	mp = hp_pktmbuf_pool("hp_prof", 2 * HP_BATCH_MAX + 1024, (int)rte_socket_id());
 	if (mp == NULL) {
 		snprintf(err, errlen, "cannot create the packet pool (try a larger -m)");
@@ -581,8 +546,9 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 		}
 		modeled |= dev[i].caps.modeled;
 		json_object_set_new(devs, i == 0 ? "cpu" : "gpu", jd);
+		hp_device_info(&dev[i], &info);
 		json_object_set_new(jd, "max_batch", json_integer(i == 0 ? cfg->burst :
-								   dev[i].bcfg.max_pkts));
+								   info.max_batch));
 		json_object_set_new(jd, "copy_engines", json_integer(dev[i].caps.copy_engines));
 		json_object_set_new(jd, "mem_kind", json_string(dev[i].caps.mem_kind[0] ?
 								dev[i].caps.mem_kind : "host"));

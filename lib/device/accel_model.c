@@ -17,7 +17,7 @@
 #include <rte_cycles.h>
 
 #include "hp_common.h"
-#include "hp_device.h"
+#include "hp_accel.h"
 #include "hp_model.h"
 
 #define QCAP 16
@@ -52,7 +52,7 @@ model_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 			goto fail;
 		}
 	}
-	dev->accel->priv = p;
+	hp_accel_set_priv(dev, p);
 	snprintf(dev->name, sizeof(dev->name), "model:%s%s%s", p->m.profile,
 		 strcmp(p->m.device, "gpu") ? "@" : "", strcmp(p->m.device, "gpu") ? p->m.device : "");
 	dev->caps = (struct hp_dev_caps){
@@ -75,28 +75,28 @@ fail:
 static void
 model_close(struct hp_device *dev)
 {
-	free(dev->accel->priv);
-	dev->accel->priv = NULL;
+	free(hp_accel_priv(dev));
+	hp_accel_set_priv(dev, NULL);
 }
 
 static uint64_t
 model_predict(const struct hp_device *dev, unsigned int task, uint32_t n,
 	      uint32_t bytes)
 {
-	const struct model_priv *p = dev->accel->priv;
+	const struct model_priv *p = hp_accel_priv(dev);
 	double us = 0;
 	unsigned int k;
 
 	for (k = 0; k < dev->n_tasks; k++)
 		if (task == HP_MAX_TASKS || task == k)
 			us += hp_model_predict_us(&p->m, dev->ctx[k].ops->name, n, bytes);
-	return (uint64_t)(us * dev->time_scale * (double)dev->env->hz / 1e6);
+	return (uint64_t)(us * hp_accel_time_scale(dev) * (double)dev->env->hz / 1e6);
 }
 
 static int
 model_submit(struct hp_device *dev, struct hp_batch_job *job)
 {
-	struct model_priv *p = dev->accel->priv;
+	struct model_priv *p = hp_accel_priv(dev);
 	uint64_t svc = hp_batch_job_service(dev, job);
 
 	if (p->n == QCAP)
@@ -112,7 +112,7 @@ model_submit(struct hp_device *dev, struct hp_batch_job *job)
 static struct hp_batch_job *
 model_poll(struct hp_device *dev, int *err)
 {
-	struct model_priv *p = dev->accel->priv;
+	struct model_priv *p = hp_accel_priv(dev);
 	struct hp_batch_job *job;
 	uint32_t i;
 
@@ -137,7 +137,7 @@ model_poll(struct hp_device *dev, int *err)
 static unsigned int
 model_inflight(const struct hp_device *dev)
 {
-	const struct model_priv *p = dev->accel->priv;
+	const struct model_priv *p = hp_accel_priv(dev);
 
 	return p->n;
 }
@@ -145,7 +145,7 @@ model_inflight(const struct hp_device *dev)
 static struct hp_batch_job *
 model_reclaim(struct hp_device *dev)
 {
-	struct model_priv *p = dev->accel->priv;
+	struct model_priv *p = hp_accel_priv(dev);
 	struct hp_batch_job *job;
 
 	if (p->n == 0)
@@ -159,15 +159,16 @@ model_reclaim(struct hp_device *dev)
 static void
 model_describe(const struct hp_device *dev, char *buf, size_t len)
 {
-	const struct model_priv *p = dev->accel->priv;
+	const struct model_priv *p = hp_accel_priv(dev);
 
 	snprintf(buf, len, "%s (modeled): profile %s, device %s, max batch %u, %u task model(s)%s",
 		 dev->name, p->m.profile, p->m.device, p->m.max_batch, p->m.n_tasks,
-		 dev->time_scale != 1.0 ? ", time dilated" : "");
+		 hp_accel_time_scale(dev) != 1.0 ? ", time dilated" : "");
 }
 
 static const struct hp_accel_ops accel_model_ops = {
 	.name = "model",
+	.usage = "model:PROFILE",
 	.desc = "modeled accelerator: profile timings, CPU results (reports say modeled)",
 	.open = model_open,
 	.close = model_close,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The batch device kind: the "GPU worker" lcore of Johansson & Pap §4.2.4.
+ * The batch device kind: the "GPU worker" loop of Johansson & Pap §4.2.4.
  * It aggregates packets from its ring into batches (hp_batch.h rules),
- * submits them to an accelerator backend (model, cuda), polls completions
- * without blocking, and stages finished packets for the scheduler.
+ * submits them to an accelerator backend (hp_accel.h: model, cuda), polls
+ * completions without blocking, and stages finished packets for the
+ * scheduler. Every registered backend is a device kind of its name.
  *
  * Failure (a backend error or the fail_after=N fault injection): the
  * device marks itself failed (the scheduler stops picking it), takes every
@@ -22,13 +23,20 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_pause.h>
 
 #include "hp_common.h"
-#include "hp_device.h"
+#include "hp_accel.h"
 
 #define NJOBS 16
 
 struct batch_priv {
+	const struct hp_accel_ops *aops; /* the backend */
+	void *accel_priv;               /* the backend's state */
+	struct hp_batch_cfg bcfg;       /* batch limits after the backend's */
+	uint64_t fail_after;            /* fault injection: fail after n packets */
+	double time_scale;              /* modeled service times x this */
+	uint32_t max_inflight;          /* batches inside the backend (0: its own) */
 	struct hp_batcher b[HP_MAX_TASKS]; /* per open batch (slot) */
 	struct hp_batch_job jobs[NJOBS];
 	struct hp_batch_job *free_jobs[NJOBS];
@@ -44,7 +52,8 @@ struct batch_priv {
 };
 
 static int
-batch_init(struct hp_device *dev, const char *arg, char *err, size_t errlen)
+batch_init(struct hp_device *dev, const char *arg, const struct hp_dev_opts *o,
+	   char *err, size_t errlen)
 {
 	struct batch_priv *p;
 	unsigned int i;
@@ -56,44 +65,48 @@ batch_init(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	dev->priv = p;
+	p->aops = dev->kind->data;
+	p->bcfg = o->batch;
+	p->fail_after = o->fail_after;
+	p->time_scale = o->time_scale;
+	p->max_inflight = o->max_inflight;
 	for (i = 0; i < NJOBS; i++)
 		p->free_jobs[p->n_free++] = &p->jobs[i];
-	ret = dev->accel->ops->open(dev, arg, err, errlen);
+	ret = p->aops->open(dev, arg, err, errlen);
 	if (ret < 0) {
 		free(p);
 		dev->priv = NULL;
 		return ret;
 	}
+	/* the backend filled the caps; what a device is for is the batch
+	 * kind's to say: an accelerator unless the spec says otherwise */
+	dev->caps.role = o->role >= 0 ? (uint8_t)o->role : HP_DEV_ROLE_ACCEL;
 	/* The backend's limits cap what the user asked for. */
-	if (dev->caps.max_batch_pkts && dev->bcfg.max_pkts > dev->caps.max_batch_pkts)
-		dev->bcfg.max_pkts = dev->caps.max_batch_pkts;
-	if (dev->bcfg.max_pkts > HP_STAGE_MAX)
-		dev->bcfg.max_pkts = HP_STAGE_MAX;
+	if (dev->caps.max_batch_pkts && p->bcfg.max_pkts > dev->caps.max_batch_pkts)
+		p->bcfg.max_pkts = dev->caps.max_batch_pkts;
+	if (p->bcfg.max_pkts > HP_STAGING_MAX)
+		p->bcfg.max_pkts = HP_STAGING_MAX;
 	if (dev->caps.max_batch_bytes &&
-	    (dev->bcfg.max_bytes == 0 || dev->bcfg.max_bytes > dev->caps.max_batch_bytes))
-		dev->bcfg.max_bytes = dev->caps.max_batch_bytes;
-	if (dev->bcfg.min_pkts > dev->bcfg.max_pkts)
-		dev->bcfg.min_pkts = dev->bcfg.max_pkts;
-	dev->caps.min_batch_pkts = dev->bcfg.min_pkts;
+	    (p->bcfg.max_bytes == 0 || p->bcfg.max_bytes > dev->caps.max_batch_bytes))
+		p->bcfg.max_bytes = dev->caps.max_batch_bytes;
+	if (p->bcfg.min_pkts > p->bcfg.max_pkts)
+		p->bcfg.min_pkts = p->bcfg.max_pkts;
+	dev->caps.min_batch_pkts = p->bcfg.min_pkts;
 	p->n_open = dev->env->task_gran && dev->caps.one_task ? dev->n_tasks : 1;
 	for (i = 0; i < p->n_open; i++) {
-		struct hp_batch_cfg c = dev->bcfg;
+		struct hp_batch_cfg c = p->bcfg;
 		unsigned int task = p->n_open == 1 ? HP_MAX_TASKS : i;
 
 		/* Service model of what the slot runs (the chain, or its
 		 * task) for the rate-adapted target: fixed = predict(1
 		 * packet) - per packet, per packet from 2 sizes of a typical
 		 * 512-byte packet. */
-		if (dev->accel->ops->predict != NULL) {
-			uint64_t t1 = dev->accel->ops->predict(dev, task, 1, 512);
-			uint64_t tn = dev->accel->ops->predict(dev, task, 65, 65 * 512);
+		if (p->aops->predict != NULL) {
+			uint64_t t1 = p->aops->predict(dev, task, 1, 512);
+			uint64_t tn = p->aops->predict(dev, task, 65, 65 * 512);
 
 			c.svc_per_pkt = tn > t1 ? (tn - t1) / 64 : 0;
 			c.svc_fixed = t1 > c.svc_per_pkt ? t1 - c.svc_per_pkt : 0;
-		}
-		if (i == 0) {
-			dev->bcfg.svc_per_pkt = c.svc_per_pkt;
-			dev->bcfg.svc_fixed = c.svc_fixed;
 		}
 		hp_batcher_init(&p->b[i], &c);
 	}
@@ -112,24 +125,37 @@ slot_of(const struct batch_priv *p, const struct rte_mbuf *m)
 static void
 batch_fini(struct hp_device *dev)
 {
-	if (dev->accel != NULL && dev->accel->ops->close != NULL && dev->priv != NULL)
-		dev->accel->ops->close(dev);
-	free(dev->priv);
+	struct batch_priv *p = dev->priv;
+
+	if (p != NULL && p->aops->close != NULL)
+		p->aops->close(dev);
+	free(p);
 	dev->priv = NULL;
 }
 
+/* The backend's model of n packets, nothing queued counted. */
 static uint64_t
 batch_predict(const struct hp_device *dev, unsigned int task, uint32_t n,
 	      uint32_t bytes)
 {
 	const struct batch_priv *p = dev->priv;
+
+	return p->aops->predict != NULL ? p->aops->predict(dev, task, n, bytes) : 0;
+}
+
+/* When a batch of n packets submitted now would be done: what is queued
+ * ahead of it counts, the device serves in order. */
+static uint64_t
+queued_predict(const struct hp_device *dev, unsigned int task, uint32_t n,
+	       uint32_t bytes)
+{
+	const struct batch_priv *p = dev->priv;
 	uint64_t now = rte_rdtsc(), wait;
 
-	if (dev->accel->ops->predict == NULL)
+	if (p->aops->predict == NULL)
 		return 0;
-	/* What is queued ahead of it counts: the device serves in order. */
 	wait = p->busy_until > now ? p->busy_until - now : 0;
-	return wait + dev->accel->ops->predict(dev, task, n, bytes);
+	return wait + p->aops->predict(dev, task, n, bytes);
 }
 
 static void
@@ -163,8 +189,7 @@ device_fail(struct hp_device *dev, struct batch_priv *p, const char *why)
 	__atomic_store_n(&dev->failed, 1, __ATOMIC_RELEASE);
 	dev->failed_at_s = (double)(rte_rdtsc() - p->t_start) / (double)dev->env->hz;
 	snprintf(dev->fail_reason, sizeof(dev->fail_reason), "%s", why);
-	while (dev->accel->ops->reclaim != NULL &&
-	       (job = dev->accel->ops->reclaim(dev)) != NULL) {
+	while (p->aops->reclaim != NULL && (job = p->aops->reclaim(dev)) != NULL) {
 		moved += job->n;
 		job_on_cpu(dev, p, job);
 	}
@@ -190,21 +215,21 @@ submit_open(struct hp_device *dev, struct batch_priv *p, unsigned int k,
 
 	/* Fault injection counts packets of the measured phase (epoch >= 1),
 	 * so the calibration at full rate does not trip it early. */
-	if (dev->fail_after && dev->epoch_seen > 0 &&
-	    p->submitted + job->n > dev->fail_after) {
+	if (p->fail_after && dev->epoch_seen > 0 &&
+	    p->submitted + job->n > p->fail_after) {
 		snprintf(msg, sizeof(msg), "injected fault after %" PRIu64 " packets",
-			 dev->fail_after);
+			 p->fail_after);
 		device_fail(dev, p, msg);
 		return;
 	}
 	/* inflight=N: at most N batches inside the backend (a GPU worker
 	 * double-buffers; a modeled CPU worker takes its next burst only
 	 * when the last one is done). The open batch keeps growing. */
-	if (dev->max_inflight && dev->accel->ops->inflight != NULL &&
-	    dev->accel->ops->inflight(dev) >= dev->max_inflight)
+	if (p->max_inflight && p->aops->inflight != NULL &&
+	    p->aops->inflight(dev) >= p->max_inflight)
 		return;
 	job->t_submit = now;
-	ret = dev->accel->ops->submit(dev, job);
+	ret = p->aops->submit(dev, job);
 	if (ret == -EBUSY)
 		return; /* every stream busy: keep it open, stop taking packets */
 	if (ret < 0) {
@@ -212,7 +237,7 @@ submit_open(struct hp_device *dev, struct batch_priv *p, unsigned int k,
 		device_fail(dev, p, msg);
 		return;
 	}
-	if (dev->accel->ops->predict != NULL)
+	if (p->aops->predict != NULL)
 		p->busy_until = RTE_MAX(p->busy_until, now) + hp_batch_job_service(dev, job);
 	dev->st.flush[why]++;
 	dev->st.batches++;
@@ -228,14 +253,14 @@ drain_done(struct hp_device *dev, struct batch_priv *p)
 {
 	unsigned int moved = 0;
 
-	while (p->done_n && hp_stage_room(&dev->ost)) {
+	while (p->done_n && hp_staging_room(&dev->ost)) {
 		struct hp_batch_job *job = p->done[p->done_head];
 
-		while (p->drain_idx < job->n && hp_stage_room(&dev->ost)) {
+		while (p->drain_idx < job->n && hp_staging_room(&dev->ost)) {
 			struct rte_mbuf *m = job->pkts[p->drain_idx++];
 
 			dev->st.bytes += hp_meta(m)->data_len;
-			hp_stage_put(&dev->ost, m);
+			hp_staging_put(&dev->ost, m);
 			moved++;
 		}
 		if (p->drain_idx < job->n)
@@ -249,7 +274,7 @@ drain_done(struct hp_device *dev, struct batch_priv *p)
 		p->free_jobs[p->n_free++] = job;
 	}
 	if (dev->ost.len)
-		hp_stage_flush_ring(&dev->ost, dev->out);
+		hp_staging_flush_ring(&dev->ost, dev->out);
 	return moved;
 }
 
@@ -270,7 +295,7 @@ intake(struct hp_device *dev, struct batch_priv *p, uint64_t now)
 	unsigned int n, i, k, want = dev->env->burst;
 
 	/* Room for a burst that may have to finish on the CPU right away. */
-	if (hp_stage_room(&dev->ost) < dev->env->burst)
+	if (hp_staging_room(&dev->ost) < dev->env->burst)
 		return 0;
 	/* Every slot gets an open batch with room for what is taken: a
 	 * packet's task is known only once it is dequeued. */
@@ -307,7 +332,7 @@ intake(struct hp_device *dev, struct batch_priv *p, uint64_t now)
 				dev->st.pkts += nr;
 				for (j = 0; j < nr; j++) {
 					dev->st.bytes += hp_meta(rest[j])->data_len;
-					hp_stage_put(&dev->ost, rest[j]);
+					hp_staging_put(&dev->ost, rest[j]);
 				}
 				return n;
 			}
@@ -333,18 +358,18 @@ fallback_step(struct hp_device *dev)
 	struct rte_mbuf *pkts[HP_BURST];
 	unsigned int n = 0, i;
 
-	if (hp_stage_room(&dev->ost) >= dev->env->burst)
+	if (hp_staging_room(&dev->ost) >= dev->env->burst)
 		n = rte_ring_dequeue_burst(dev->in, (void **)pkts, dev->env->burst, NULL);
 	if (n == 0)
 		return 0;
 	hp_device_run_chain(dev, pkts, (uint16_t)n, rte_rdtsc());
 	for (i = 0; i < n; i++) {
 		dev->st.bytes += hp_meta(pkts[i])->data_len;
-		hp_stage_put(&dev->ost, pkts[i]);
+		hp_staging_put(&dev->ost, pkts[i]);
 	}
 	dev->st.fallback_pkts += n;
 	dev->st.pkts += n;
-	hp_stage_flush_ring(&dev->ost, dev->out);
+	hp_staging_flush_ring(&dev->ost, dev->out);
 	return n;
 }
 
@@ -393,13 +418,13 @@ batch_start(struct hp_device *dev)
 
 	/* Staging holds one whole batch, so a finished batch never waits
 	 * for a full ring packet by packet more than once. */
-	hp_stage_init(&dev->ost, HP_STAGE_MAX);
+	hp_staging_init(&dev->ost, HP_STAGING_MAX);
 	p->t_start = rte_rdtsc();
 	hp_load_start(&dev->load, p->t_start);
 }
 
 /* One pass: finished batches out, completions in, intake, flush checks.
- * The lcore loop (hp_device_main) and the service (.poll) call it. */
+ * Whoever polls the device (an lcore loop or a service) calls it. */
 static int
 batch_pass(struct hp_device *dev)
 {
@@ -423,7 +448,7 @@ batch_pass(struct hp_device *dev)
 
 		/* completions (never blocks) */
 		while (p->done_n < NJOBS &&
-		       (job = dev->accel->ops->poll(dev, &e)) != NULL) {
+		       (job = p->aops->poll(dev, &e)) != NULL) {
 			uint32_t i;
 
 			now = rte_rdtsc();
@@ -460,15 +485,15 @@ batch_pass(struct hp_device *dev)
 				continue;
 			why = quit && rte_ring_count(dev->in) == 0 ? HP_FLUSH_DRAIN :
 				hp_batcher_check(&p->b[k], now,
-						 batch_predict(dev, p->n_open > 1 ? k : HP_MAX_TASKS,
-							       o->n, o->bytes));
+						 queued_predict(dev, p->n_open > 1 ? k : HP_MAX_TASKS,
+								o->n, o->bytes));
 			if (why != HP_FLUSH_NONE)
 				submit_open(dev, p, k, why, now);
 		}
 	}
 	if (quit && rte_ring_count(dev->in) == 0 && dev->ost.len == 0 &&
 	    p->done_n == 0 && open_empty(p) &&
-	    (dev->failed || dev->accel->ops->inflight(dev) == 0))
+	    (dev->failed || p->aops->inflight(dev) == 0))
 		return HP_DEV_POLL_DONE;
 	now = rte_rdtsc();
 	dev->st.total_cycles += now - t0;
@@ -478,15 +503,130 @@ batch_pass(struct hp_device *dev)
 	return (int)work;
 }
 
+static void
+batch_info(const struct hp_device *dev, struct hp_dev_info *info)
+{
+	const struct batch_priv *p = dev->priv;
+
+	info->batch = true;
+	info->max_batch = p->bcfg.max_pkts;
+	info->min_batch = p->bcfg.min_pkts;
+}
+
+static void
+batch_describe(const struct hp_device *dev, char *buf, size_t len)
+{
+	const struct batch_priv *p = dev->priv;
+
+	if (p->aops->describe != NULL)
+		p->aops->describe(dev, buf, len);
+	else
+		snprintf(buf, len, "%s", dev->name);
+}
+
+/* One job of task `task` through the backend, waiting for it (hplane
+ * profile). A modeled device is done at its modeled completion; the CPU
+ * code that makes its results runs after that and is no part of it. */
+static int
+batch_time_batch(struct hp_device *dev, unsigned int task, struct rte_mbuf **pkts,
+		 uint32_t n, uint64_t *cycles)
+{
+	struct batch_priv *p = dev->priv;
+	struct hp_batch_job *job = calloc(1, sizeof(*job));
+	uint64_t t0, t1;
+	uint32_t i;
+	int e = 0, ret;
+
+	if (job == NULL)
+		return -ENOMEM;
+	job->n = n;
+	for (i = 0; i < n; i++) {
+		job->pkts[i] = pkts[i];
+		job->bytes += rte_pktmbuf_pkt_len(pkts[i]);
+	}
+	job->task_n[task] = n;
+	job->task_bytes[task] = job->bytes;
+	t0 = job->t_submit = rte_rdtsc();
+	ret = p->aops->submit(dev, job);
+	while (ret == 0 && p->aops->poll(dev, &e) == NULL) {
+		if (e < 0)
+			ret = e;
+		rte_pause();
+	}
+	t1 = rte_rdtsc();
+	if (dev->caps.modeled && job->t_ready > t0 && job->t_ready < t1)
+		t1 = job->t_ready;
+	*cycles = t1 - t0;
+	free(job);
+	return ret;
+}
+
 static const struct hp_device_ops dev_batch_ops = {
-	.kind = "batch",
 	.desc = "batch device (GPU worker): aggregation, accelerator backend, CPU fallback",
 	.init = batch_init,
 	.fini = batch_fini,
-	.main = hp_device_main,
 	.start = batch_start,
 	.poll = batch_pass,
 	.predict = batch_predict,
+	.info = batch_info,
+	.describe = batch_describe,
+	.time_batch = batch_time_batch,
 };
 
-HP_DEVICE_REGISTER(dev_batch_ops);
+int
+hp_accel_register(const struct hp_accel_ops *ops)
+{
+	struct hp_device_kind k;
+
+	if (ops == NULL || ops->name == NULL || ops->open == NULL ||
+	    ops->submit == NULL || ops->poll == NULL || ops->inflight == NULL)
+		return -EINVAL;
+	k = (struct hp_device_kind){
+		.name = ops->name,
+		.usage = ops->usage,
+		.ops = &dev_batch_ops,
+		.data = ops,
+	};
+	return hp_device_kind_register(&k);
+}
+
+void *
+hp_accel_priv(const struct hp_device *dev)
+{
+	const struct batch_priv *p = dev->priv;
+
+	return p->accel_priv;
+}
+
+void
+hp_accel_set_priv(struct hp_device *dev, void *priv)
+{
+	struct batch_priv *p = dev->priv;
+
+	p->accel_priv = priv;
+}
+
+double
+hp_accel_time_scale(const struct hp_device *dev)
+{
+	const struct batch_priv *p = dev->priv;
+
+	return p->time_scale;
+}
+
+uint64_t
+hp_batch_job_service(const struct hp_device *dev, const struct hp_batch_job *job)
+{
+	const struct batch_priv *p = dev->priv;
+	uint64_t t = 0;
+	unsigned int k;
+
+	if (p->aops->predict == NULL)
+		return 0;
+	if (!dev->env->task_gran)
+		return p->aops->predict(dev, HP_MAX_TASKS, job->n, job->bytes);
+	for (k = 0; k < dev->n_tasks; k++)
+		if (job->task_n[k])
+			t += p->aops->predict(dev, k, job->task_n[k], job->task_bytes[k]);
+	return t;
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The cpu device kind: one worker lcore that dequeues a burst (<= 32) from
- * its ring, runs the app's chain packet burst by packet burst (Johansson &
+ * The cpu device kind: a loop that dequeues a burst (<= 32) from its
+ * ring, runs the app's chain packet burst by packet burst (Johansson &
  * Pap §4.2.3) and stages the output. Its service-time model is measured
  * online: busy cycles per packet so far.
  */
@@ -10,10 +10,15 @@
 #include "hp_device.h"
 
 static int
-cpu_init(struct hp_device *dev, const char *arg, char *err, size_t errlen)
+cpu_init(struct hp_device *dev, const char *arg, const struct hp_dev_opts *o,
+	 char *err, size_t errlen)
 {
 	if (arg != NULL) {
 		snprintf(err, errlen, "device cpu takes no argument (got '%s')", arg);
+		return -EINVAL;
+	}
+	if (o->fail_after || o->max_inflight || o->time_scale != 1.0) {
+		snprintf(err, errlen, "fail_after, inflight and scale apply to batch devices, not cpu");
 		return -EINVAL;
 	}
 	snprintf(dev->name, sizeof(dev->name), "cpu%u", dev->idx);
@@ -21,6 +26,7 @@ cpu_init(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 		.max_batch_pkts = dev->env->burst,
 		.min_batch_pkts = 1,
 		.one_task = true,
+		.role = o->role >= 0 ? (uint8_t)o->role : HP_DEV_ROLE_CPU,
 		.mem_kind = "host",
 	};
 	return 0;
@@ -29,14 +35,14 @@ cpu_init(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 static void
 cpu_start(struct hp_device *dev)
 {
-	hp_stage_init(&dev->ost, 2 * dev->env->burst);
+	hp_staging_init(&dev->ost, 2 * dev->env->burst);
 	hp_load_start(&dev->load, rte_rdtsc());
 }
 
 /* One pass: flush staging, dequeue a burst, run the chain, stage and
  * flush the output. One pass costs ~60 cycles of ring and stage work per
  * burst on top of the tasks (measured with the null task, bench/pipeline).
- * The lcore loop (hp_device_main) and the service (.poll) call it.
+ * Whoever polls the device (an lcore loop or a service) calls it.
  */
 static int
 cpu_pass(struct hp_device *dev)
@@ -48,8 +54,8 @@ cpu_pass(struct hp_device *dev)
 
 	hp_device_epoch(dev);
 	if (dev->ost.len)
-		hp_stage_flush_ring(&dev->ost, dev->out);
-	if (hp_stage_room(&dev->ost) >= burst)
+		hp_staging_flush_ring(&dev->ost, dev->out);
+	if (hp_staging_room(&dev->ost) >= burst)
 		n = rte_ring_dequeue_burst(dev->in, (void **)pkts, burst, NULL);
 	if (n == 0) {
 		if (__atomic_load_n(&dev->quit, __ATOMIC_ACQUIRE) &&
@@ -63,15 +69,30 @@ cpu_pass(struct hp_device *dev)
 	hp_device_run_chain(dev, pkts, (uint16_t)n, t0);
 	for (i = 0; i < n; i++) {
 		dev->st.bytes += hp_meta(pkts[i])->data_len;
-		hp_stage_put(&dev->ost, pkts[i]);
+		hp_staging_put(&dev->ost, pkts[i]);
 	}
-	hp_stage_flush_ring(&dev->ost, dev->out);
+	hp_staging_flush_ring(&dev->ost, dev->out);
 	dev->st.pkts += n;
 	t1 = rte_rdtsc();
 	dev->st.busy_cycles += t1 - t0;
 	dev->st.total_cycles += t1 - t0;
 	hp_load_poll(&dev->load, t0, t1, n);
 	return (int)n;
+}
+
+/* Runs task of n packets in bursts on this thread (hplane profile). */
+static int
+cpu_time_batch(struct hp_device *dev, unsigned int task, struct rte_mbuf **pkts,
+	       uint32_t n, uint64_t *cycles)
+{
+	uint64_t t0 = rte_rdtsc();
+	uint32_t i;
+
+	for (i = 0; i < n; i += HP_BURST)
+		dev->ctx[task].ops->process(&dev->ctx[task], pkts + i,
+					    (uint16_t)RTE_MIN(n - i, (uint32_t)HP_BURST));
+	*cycles = rte_rdtsc() - t0;
+	return 0;
 }
 
 static uint64_t
@@ -87,13 +108,17 @@ cpu_predict(const struct hp_device *dev, unsigned int task, uint32_t n,
 }
 
 static const struct hp_device_ops dev_cpu_ops = {
-	.kind = "cpu",
-	.desc = "worker lcore running the chain burst by burst",
+	.desc = "a loop running the chain burst by burst",
 	.init = cpu_init,
-	.main = hp_device_main,
 	.start = cpu_start,
 	.poll = cpu_pass,
 	.predict = cpu_predict,
+	.time_batch = cpu_time_batch,
 };
 
-HP_DEVICE_REGISTER(dev_cpu_ops);
+static const struct hp_device_kind dev_cpu = {
+	.name = "cpu",
+	.ops = &dev_cpu_ops,
+};
+
+HP_DEVICE_REGISTER(dev_cpu);

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HP_BATCH_MAX 4096 /* = HP_STAGE_MAX: a batch drains in one piece */
+#define HP_BATCH_MAX 4096 /* = HP_STAGING_MAX: a batch drains in one piece */
 
 enum hp_flush_reason {
 	HP_FLUSH_NONE = 0,

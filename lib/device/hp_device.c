@@ -1,91 +1,86 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Device and accelerator registries, device creation from a spec string,
- * run-time loading of the CUDA plugin, and the CPU chain runner every
- * device kind shares (the cpu kind runs on it; batch devices use it for
- * modeled results and for the fallback after a failure).
+ * The registry of device kinds (by the first word of a spec), loading a
+ * kind's plugin on first use, device creation from a spec string, and the
+ * CPU chain runner every kind shares (the cpu kind runs on it; batch
+ * devices use it for modeled results and for the fallback after a
+ * failure).
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_pause.h>
 
 #include "hp_common.h"
 #include "hp_device.h"
 
 #define HP_MAX_DEV_KINDS 8
-#define IDLE_POLLS_BEFORE_YIELD 64
-#define IDLE_POLLS_BEFORE_SLEEP 4
 
-#ifndef HP_PROFILE_DIR
-#define HP_PROFILE_DIR "profiles"
-#endif
 #ifndef HP_PLUGIN_DIR
 #define HP_PLUGIN_DIR "."
 #endif
 
-static const struct hp_device_ops *kinds[HP_MAX_DEV_KINDS];
+static struct hp_device_kind kinds[HP_MAX_DEV_KINDS];
 static unsigned int n_kinds;
-static const struct hp_accel_ops *accels[HP_MAX_DEV_KINDS];
-static unsigned int n_accels;
 
-int
-hp_device_register(const struct hp_device_ops *ops)
-{
-	if (ops == NULL || ops->kind == NULL || ops->main == NULL ||
-	    n_kinds == HP_MAX_DEV_KINDS || hp_device_find(ops->kind) != NULL)
-		return -EINVAL;
-	kinds[n_kinds++] = ops;
-	return 0;
-}
-
-const struct hp_device_ops *
-hp_device_find(const char *kind)
+static struct hp_device_kind *
+kind_slot(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < n_kinds; i++)
-		if (strcmp(kinds[i]->kind, kind) == 0)
-			return kinds[i];
+		if (strcmp(kinds[i].name, name) == 0)
+			return &kinds[i];
 	return NULL;
-}
-
-const struct hp_device_ops *
-hp_device_at(unsigned int i)
-{
-	return i < n_kinds ? kinds[i] : NULL;
 }
 
 int
-hp_accel_register(const struct hp_accel_ops *ops)
+hp_device_kind_register(const struct hp_device_kind *k)
 {
-	if (ops == NULL || ops->name == NULL || ops->open == NULL ||
-	    ops->submit == NULL || ops->poll == NULL ||
-	    n_accels == HP_MAX_DEV_KINDS || hp_accel_find(ops->name) != NULL)
+	struct hp_device_kind *old;
+
+	if (k == NULL || k->name == NULL || (k->ops == NULL && k->plugin == NULL) ||
+	    (k->ops != NULL && (k->ops->start == NULL || k->ops->poll == NULL)))
 		return -EINVAL;
-	accels[n_accels++] = ops;
+	old = kind_slot(k->name);
+	if (old != NULL) {
+		/* only a plugin's placeholder gives way to the real kind */
+		if (old->ops != NULL || k->ops == NULL)
+			return -EEXIST;
+		*old = (struct hp_device_kind){ .name = k->name, .usage = k->usage,
+			.ops = k->ops, .data = k->data, .plugin = old->plugin };
+		return 0;
+	}
+	if (n_kinds == HP_MAX_DEV_KINDS)
+		return -ENOSPC;
+	kinds[n_kinds++] = *k;
 	return 0;
 }
 
-const struct hp_accel_ops *
-hp_accel_find(const char *name)
+const struct hp_device_kind *
+hp_device_kind_find(const char *name)
 {
-	unsigned int i;
-
-	for (i = 0; i < n_accels; i++)
-		if (strcmp(accels[i]->name, name) == 0)
-			return accels[i];
-	return NULL;
+	return kind_slot(name);
 }
 
-/* The CUDA backend is a plugin so that hplane builds and runs without
- * CUDA; its constructor registers "cuda" through hp_accel_register. */
-static const struct hp_accel_ops *
-load_plugin(const char *name, char *err, size_t errlen)
+/* "(cpu, model:PROFILE, cuda)": the kinds a spec may name. */
+static void
+kinds_list(char *buf, size_t len)
+{
+	size_t o = 0;
+	unsigned int i;
+
+	for (i = 0; i < n_kinds && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
+				      kinds[i].usage ? kinds[i].usage : kinds[i].name);
+}
+
+/* A kind in a plugin (so that hplane builds and runs without, e.g., CUDA):
+ * its constructor registers the kind when the library is loaded. */
+static const struct hp_device_kind *
+load_plugin(const struct hp_device_kind *k, char *err, size_t errlen)
 {
 	const char *dir = getenv("HP_PLUGIN_DIR");
 	char path[1024];
@@ -93,20 +88,19 @@ load_plugin(const char *name, char *err, size_t errlen)
 
 	if (dir == NULL || dir[0] == '\0')
 		dir = HP_PLUGIN_DIR;
-	snprintf(path, sizeof(path), "%s/libhp_%s.so", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, k->plugin);
 	h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 	if (h == NULL) {
-		snprintf(err, errlen,
-			 "device '%s' is not available: cannot load %s (%s); build with nvcc on PATH (scripts/setup.sh --with-cuda-compiler) or set HP_PLUGIN_DIR",
-			 name, path, dlerror());
+		snprintf(err, errlen, "device '%s' is not available: cannot load %s (%s)%s%s",
+			 k->name, path, dlerror(), k->hint ? "; " : "", k->hint ? k->hint : "");
 		return NULL;
 	}
-	if (hp_accel_find(name) == NULL) {
-		snprintf(err, errlen, "plugin %s did not register device '%s'", path, name);
+	if (k->ops == NULL) {   /* the placeholder was replaced in place */
+		snprintf(err, errlen, "plugin %s did not register device '%s'", path, k->name);
 		dlclose(h);
 		return NULL;
 	}
-	return hp_accel_find(name);
+	return k;
 }
 
 static int
@@ -127,12 +121,95 @@ parse_u64(const char *key, const char *val, uint64_t max, uint64_t *out,
 	return 0;
 }
 
-/* Parses ",key=value" options into dev (batch limits, fault injection). */
+/* Defaults: the thesis's 128-packet batches, no byte limit, a 4-packet
+ * minimum, 200 us timeout, rate adaptation; the kind's own role. */
+static void
+opts_default(struct hp_dev_opts *o)
+{
+	*o = (struct hp_dev_opts){
+		.batch = {
+			.max_pkts = 128,
+			.max_bytes = 0,
+			.min_pkts = 4,
+			.timeout = hp_us_to_tsc(200),
+			.margin = hp_us_to_tsc(20),
+			.adapt = true,
+		},
+		.time_scale = 1.0,
+		.role = -1,
+	};
+}
+
+/* One ",key=value" option into o. */
 static int
-parse_opts(struct hp_device *dev, char *opts, char *err, size_t errlen)
+parse_opt(struct hp_dev_opts *o, const char *key, const char *val, char *err,
+	  size_t errlen)
+{
+	uint64_t v = 0;
+	int ret;
+
+	if (strcmp(key, "batch") == 0) {
+		ret = parse_u64(key, val, HP_BATCH_MAX, &v, err, errlen);
+		if (ret == 0 && v == 0) {
+			snprintf(err, errlen, "device option batch must be 1..%d", HP_BATCH_MAX);
+			ret = -EINVAL;
+		}
+		o->batch.max_pkts = (uint32_t)v;
+	} else if (strcmp(key, "min_batch") == 0) {
+		ret = parse_u64(key, val, HP_BATCH_MAX, &v, err, errlen);
+		o->batch.min_pkts = (uint32_t)v;
+	} else if (strcmp(key, "max_bytes") == 0) {
+		ret = parse_u64(key, val, UINT32_MAX, &v, err, errlen);
+		o->batch.max_bytes = (uint32_t)v;
+	} else if (strcmp(key, "timeout_us") == 0) {
+		ret = parse_u64(key, val, 10000000, &v, err, errlen);
+		o->batch.timeout = hp_us_to_tsc((double)v);
+	} else if (strcmp(key, "adapt") == 0) {
+		ret = parse_u64(key, val, 1, &v, err, errlen);
+		o->batch.adapt = v != 0;
+	} else if (strcmp(key, "fail_after") == 0) {
+		ret = parse_u64(key, val, UINT64_MAX - 1, &v, err, errlen);
+		o->fail_after = v;
+	} else if (strcmp(key, "inflight") == 0) {
+		ret = parse_u64(key, val, 64, &v, err, errlen);
+		if (ret == 0 && v == 0) {
+			snprintf(err, errlen, "device option inflight must be 1..64");
+			ret = -EINVAL;
+		}
+		o->max_inflight = (uint32_t)v;
+	} else if (strcmp(key, "scale") == 0) {
+		char *end;
+		double f = strtod(val, &end);
+
+		ret = 0;
+		if (end == val || *end != '\0' || !(f >= 0.01 && f <= 1000)) {
+			snprintf(err, errlen, "device option scale=%s: expected a number 0.01..1000", val);
+			ret = -EINVAL;
+		}
+		o->time_scale = f;
+	} else if (strcmp(key, "role") == 0) {
+		ret = 0;
+		if (strcmp(val, "cpu") == 0) {
+			o->role = HP_DEV_ROLE_CPU;
+		} else if (strcmp(val, "accel") == 0) {
+			o->role = HP_DEV_ROLE_ACCEL;
+		} else {
+			snprintf(err, errlen, "device option role=%s: expected cpu or accel", val);
+			ret = -EINVAL;
+		}
+	} else {
+		snprintf(err, errlen,
+			 "unknown device option '%s' (batch, min_batch, max_bytes, timeout_us, adapt, fail_after, inflight, scale, role)",
+			 key);
+		return -EINVAL;
+	}
+	return ret;
+}
+
+static int
+parse_opts(struct hp_dev_opts *o, char *opts, char *err, size_t errlen)
 {
 	char *save = NULL, *tok;
-	uint64_t v = 0;
 	int ret;
 
 	for (tok = strtok_r(opts, ",", &save); tok != NULL;
@@ -144,56 +221,27 @@ parse_opts(struct hp_device *dev, char *opts, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		*eq++ = '\0';
-		if (strcmp(tok, "batch") == 0) {
-			ret = parse_u64(tok, eq, HP_BATCH_MAX, &v, err, errlen);
-			if (ret == 0 && v == 0) {
-				snprintf(err, errlen, "device option batch must be 1..%d",
-					 HP_BATCH_MAX);
-				ret = -EINVAL;
-			}
-			dev->bcfg.max_pkts = (uint32_t)v;
-		} else if (strcmp(tok, "min_batch") == 0) {
-			ret = parse_u64(tok, eq, HP_BATCH_MAX, &v, err, errlen);
-			dev->bcfg.min_pkts = (uint32_t)v;
-		} else if (strcmp(tok, "max_bytes") == 0) {
-			ret = parse_u64(tok, eq, UINT32_MAX, &v, err, errlen);
-			dev->bcfg.max_bytes = (uint32_t)v;
-		} else if (strcmp(tok, "timeout_us") == 0) {
-			ret = parse_u64(tok, eq, 10000000, &v, err, errlen);
-			dev->bcfg.timeout = hp_us_to_tsc((double)v);
-		} else if (strcmp(tok, "adapt") == 0) {
-			ret = parse_u64(tok, eq, 1, &v, err, errlen);
-			dev->bcfg.adapt = v != 0;
-		} else if (strcmp(tok, "fail_after") == 0) {
-			ret = parse_u64(tok, eq, UINT64_MAX - 1, &v, err, errlen);
-			dev->fail_after = v;
-		} else if (strcmp(tok, "inflight") == 0) {
-			ret = parse_u64(tok, eq, 64, &v, err, errlen);
-			if (ret == 0 && v == 0) {
-				snprintf(err, errlen, "device option inflight must be 1..64");
-				ret = -EINVAL;
-			}
-			dev->max_inflight = (uint32_t)v;
-		} else if (strcmp(tok, "scale") == 0) {
-			char *end;
-			double f = strtod(eq, &end);
-
-			ret = 0;
-			if (end == eq || *end != '\0' || !(f >= 0.01 && f <= 1000)) {
-				snprintf(err, errlen, "device option scale=%s: expected a number 0.01..1000", eq);
-				ret = -EINVAL;
-			}
-			dev->time_scale = f;
-		} else {
-			snprintf(err, errlen,
-				 "unknown device option '%s' (batch, min_batch, max_bytes, timeout_us, adapt, fail_after, inflight, scale)",
-				 tok);
-			return -EINVAL;
-		}
+		ret = parse_opt(o, tok, eq, err, errlen);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/* The kind a spec's first word names, loading its plugin if need be. */
+static const struct hp_device_kind *
+kind_of(const char *word, char *err, size_t errlen)
+{
+	const struct hp_device_kind *k = kind_slot(word);
+	char list[256];
+
+	if (k != NULL && k->ops == NULL)
+		k = load_plugin(k, err, errlen);
+	else if (k == NULL) {
+		kinds_list(list, sizeof(list));
+		snprintf(err, errlen, "unknown device '%s' (%s)", word, list);
+	}
+	return k;
 }
 
 int
@@ -202,7 +250,8 @@ hp_device_create(struct hp_device *dev, const char *spec,
 		 size_t errlen)
 {
 	char buf[512], *opts, *arg;
-	const struct hp_device_ops *ops;
+	const struct hp_device_kind *kind;
+	struct hp_dev_opts o;
 	unsigned int k;
 	int ret;
 
@@ -220,46 +269,14 @@ hp_device_create(struct hp_device *dev, const char *spec,
 	arg = strchr(buf, ':');
 	if (arg != NULL)
 		*arg++ = '\0';
-	/* Defaults for batch devices: the thesis's 128-packet batches, no
-	 * byte limit, a 4-packet minimum, 200 us timeout, rate adaptation. */
-	dev->bcfg = (struct hp_batch_cfg){
-		.max_pkts = 128,
-		.max_bytes = 0,
-		.min_pkts = 4,
-		.timeout = hp_us_to_tsc(200),
-		.margin = hp_us_to_tsc(20),
-		.adapt = true,
-	};
-	dev->time_scale = 1.0;
-	if (opts != NULL && (ret = parse_opts(dev, opts, err, errlen)) < 0)
+	opts_default(&o);
+	if (opts != NULL && (ret = parse_opts(&o, opts, err, errlen)) < 0)
 		return ret;
-	if (strcmp(buf, "cpu") == 0) {
-		ops = hp_device_find("cpu");
-		if (dev->fail_after || dev->max_inflight || dev->time_scale != 1.0) {
-			snprintf(err, errlen, "fail_after, inflight and scale apply to batch devices, not cpu");
-			return -EINVAL;
-		}
-	} else {
-		const struct hp_accel_ops *a = hp_accel_find(buf);
-
-		if (a == NULL && strcmp(buf, "cuda") == 0)
-			a = load_plugin(buf, err, errlen);
-		else if (a == NULL)
-			snprintf(err, errlen, "unknown device '%s' (cpu, model:PROFILE, cuda)", buf);
-		if (a == NULL)
-			return -ENODEV;
-		dev->accel = calloc(1, sizeof(*dev->accel));
-		if (dev->accel == NULL)
-			return -ENOMEM;
-		dev->accel->ops = a;
-		ops = hp_device_find("batch");
-	}
-	if (ops == NULL) {
-		snprintf(err, errlen, "device kind for '%s' is not built in", buf);
-		ret = -ENODEV;
-		goto fail;
-	}
-	dev->ops = ops;
+	kind = kind_of(buf, err, errlen);
+	if (kind == NULL)
+		return -ENODEV;
+	dev->kind = kind;
+	dev->ops = kind->ops;
 	dev->n_tasks = env->app->n_tasks;
 	for (k = 0; k < dev->n_tasks; k++) {
 		dev->ctx[k].ops = env->tasks[k];
@@ -272,7 +289,7 @@ hp_device_create(struct hp_device *dev, const char *spec,
 			goto fail;
 		}
 	}
-	ret = ops->init ? ops->init(dev, arg, err, errlen) : 0;
+	ret = dev->ops->init ? dev->ops->init(dev, arg, &o, err, errlen) : 0;
 	if (ret < 0)
 		goto fail;
 	return 0;
@@ -292,9 +309,60 @@ hp_device_destroy(struct hp_device *dev)
 		if (dev->ctx[k].ops != NULL && dev->ctx[k].ops->ctx_free != NULL)
 			dev->ctx[k].ops->ctx_free(&dev->ctx[k]);
 	dev->n_tasks = 0;
-	free(dev->accel);
-	dev->accel = NULL;
 	dev->ops = NULL;
+}
+
+int
+hp_device_cpu_model_spec(char *buf, size_t len, const char *model, unsigned int burst,
+			 const char *extra)
+{
+	const char *comma = strchr(model, ',');
+	int nl = comma ? (int)(comma - model) : (int)strlen(model);
+	int n;
+
+	n = snprintf(buf, len, "model:%.*s%s,batch=%u,min_batch=1%s%s%s", nl, model,
+		     memchr(model, '@', (size_t)nl) ? "" : "@cpu", burst,
+		     extra ? "," : "", extra ? extra : "", comma ? comma : "");
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+void
+hp_device_info(const struct hp_device *dev, struct hp_dev_info *info)
+{
+	*info = (struct hp_dev_info){
+		.kind = dev->kind->name,
+		.role = (enum hp_dev_role)dev->caps.role,
+		.modeled = dev->caps.modeled,
+		.max_batch = dev->caps.max_batch_pkts,
+		.min_batch = dev->caps.min_batch_pkts,
+	};
+	if (dev->ops->info != NULL)
+		dev->ops->info(dev, info);
+}
+
+uint64_t
+hp_device_predict(const struct hp_device *dev, unsigned int task, uint32_t n,
+		  uint32_t bytes)
+{
+	return dev->ops->predict != NULL ? dev->ops->predict(dev, task, n, bytes) : 0;
+}
+
+int
+hp_device_describe(const struct hp_device *dev, char *buf, size_t len)
+{
+	if (dev->ops->describe == NULL)
+		return -ENOTSUP;
+	dev->ops->describe(dev, buf, len);
+	return 0;
+}
+
+int
+hp_device_time_batch(struct hp_device *dev, unsigned int task,
+		     struct rte_mbuf **pkts, uint32_t n, uint64_t *cycles)
+{
+	if (dev->ops->time_batch == NULL)
+		return -ENOTSUP;
+	return dev->ops->time_batch(dev, task, pkts, n, cycles);
 }
 
 void
@@ -384,23 +452,6 @@ hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 	}
 }
 
-uint64_t
-hp_batch_job_service(const struct hp_device *dev, const struct hp_batch_job *job)
-{
-	const struct hp_accel_ops *a = dev->accel->ops;
-	uint64_t t = 0;
-	unsigned int k;
-
-	if (a->predict == NULL)
-		return 0;
-	if (!dev->env->task_gran)
-		return a->predict(dev, HP_MAX_TASKS, job->n, job->bytes);
-	for (k = 0; k < dev->n_tasks; k++)
-		if (job->task_n[k])
-			t += a->predict(dev, k, job->task_n[k], job->task_bytes[k]);
-	return t;
-}
-
 bool
 hp_device_epoch(struct hp_device *dev)
 {
@@ -411,30 +462,4 @@ hp_device_epoch(struct hp_device *dev)
 	memset(&dev->st, 0, sizeof(dev->st));
 	__atomic_store_n(&dev->epoch_seen, e, __ATOMIC_RELEASE);
 	return true;
-}
-
-void
-hp_device_idle(const struct hp_device *dev, unsigned int *idle_polls)
-{
-	if (dev->env->idle_yield && ++(*idle_polls) >= (dev->env->idle_yield == HP_IDLE_SLEEP ?
-					 IDLE_POLLS_BEFORE_SLEEP : IDLE_POLLS_BEFORE_YIELD)) {
-		*idle_polls = 0;
-		hp_idle_giveup(dev->env->idle_yield);
-	} else {
-		rte_pause();
-	}
-}
-
-/* One indirect call per pass (a few cycles against a burst's work). */
-int
-hp_device_main(struct hp_device *dev)
-{
-	unsigned int idle_polls = 0;
-	int n;
-
-	dev->ops->start(dev);
-	while ((n = dev->ops->poll(dev)) != HP_DEV_POLL_DONE)
-		if (n == 0)
-			hp_device_idle(dev, &idle_polls);
-	return 0;
 }

@@ -2,15 +2,15 @@
  * The device ops table (DESIGN.md §2-3): where an app's chain runs. A device
  * has a queue in (an rte_ring the scheduler fills), completions out (an
  * rte_ring the scheduler drains), capabilities, a service-time model and
- * statistics. The pipeline and the schedulers see only struct hp_device;
- * what runs behind it is the device kind:
- *   cpu    a worker lcore running the chain packet burst by packet burst
- *   batch  a "GPU worker" lcore that aggregates batches (hp_batch.h) and
- *          hands them to an accelerator backend (struct hp_accel_ops):
- *            model:PROFILE  timing from a profile, results computed with
- *                           the CPU implementations (always "(modeled)")
- *            cuda           the CUDA plugin (gpu/, loaded with dlopen)
- * Adding a device kind or backend = one file + one registration line.
+ * statistics. Layers above see struct hp_device and the functions below,
+ * never a kind's state. The first word of a spec picks the device kind:
+ *   cpu            a loop that runs the chain packet burst by packet burst
+ *   model:PROFILE  a batch device (hp_accel.h) whose backend's timing comes
+ *                  from a profile, results from the CPU code ("(modeled)")
+ *   cuda           a batch device with the CUDA backend (gpu/, a plugin)
+ * Adding a device kind = one file + one registration line (HP_DEVICE_REGISTER,
+ * or HP_ACCEL_REGISTER for a batch backend); a kind in a plugin also gets
+ * one HP_DEVICE_PLUGIN line in dev_plugins.c.
  */
 #ifndef HP_DEVICE_H
 #define HP_DEVICE_H
@@ -23,17 +23,16 @@
 
 #include "hp_batch.h"
 #include "hp_load.h"
-#include "hp_stage.h"
+#include "hp_staging.h"
 #include "hp_task.h"
 
 #define HP_DEV_NAMELEN 48
 #define HP_DEV_POLL_DONE (-1)	/* poll: quit, and everything is out */
 
-/* What the pipeline shares with every device loop. */
+/* What the pipeline shares with every device. */
 struct hp_dev_env {
 	const int *epoch;        /* counters restart when this changes */
 	unsigned int burst;
-	int idle_yield;
 	uint64_t hz;
 	const struct hp_app *app;
 	const struct hp_task_ops *tasks[HP_MAX_TASKS];
@@ -43,6 +42,9 @@ struct hp_dev_env {
 	bool task_gran;
 };
 
+/* What a device is for: a CPU worker (modeled or not) or an accelerator. */
+enum hp_dev_role { HP_DEV_ROLE_CPU = 0, HP_DEV_ROLE_ACCEL = 1 };
+
 struct hp_dev_caps {
 	uint32_t max_batch_pkts;   /* 1 for a packet-by-packet device */
 	uint32_t max_batch_bytes;  /* 0: no byte limit */
@@ -51,13 +53,14 @@ struct hp_dev_caps {
 	uint32_t streams;
 	bool modeled;              /* timings come from a profile, not a device */
 	bool one_task;             /* can run a single task of a chain (md->step) */
+	uint8_t role;              /* enum hp_dev_role, set by the kind */
 	/* modeled power (profile "power"): watts idle and fully busy; only
 	 * modeled devices with busy > 0 have a power model */
 	double power_idle_w, power_busy_w;
 	char mem_kind[24];         /* "host", "pinned+device", ... */
 };
 
-/* Per-device counters, owned by the device lcore and read relaxed. */
+/* Per-device counters, owned by the device's loop and read relaxed. */
 struct hp_dev_stats {
 	uint64_t pkts, bytes;
 	uint64_t busy_cycles, total_cycles;
@@ -68,42 +71,76 @@ struct hp_dev_stats {
 	uint64_t model_cycles;     /* modeled service time, summed over batches */
 };
 
+/* A spec's ",key=value" options, parsed the same for every kind; a kind
+ * refuses those that do not apply to it. */
+struct hp_dev_opts {
+	struct hp_batch_cfg batch; /* batch= min_batch= max_bytes= timeout_us= adapt= */
+	uint64_t fail_after;       /* fault injection: fail after n packets */
+	uint32_t max_inflight;     /* batches inside the backend (0: its own) */
+	double time_scale;         /* modeled devices: service times x this */
+	int role;                  /* role=cpu|accel; -1: the kind's own */
+};
+
+/* What layers above need to know of a device. */
+struct hp_dev_info {
+	const char *kind;          /* the spec word it was made from */
+	enum hp_dev_role role;
+	bool modeled;
+	bool batch;                /* aggregates packets into batches */
+	uint32_t max_batch;        /* the most packets it serves at once */
+	uint32_t min_batch;
+};
+
 struct hp_device;
-struct hp_accel;
 
 struct hp_device_ops {
-	const char *kind;
 	const char *desc;
-	/* Sets up the device from "kind[:arg]"; 0 or -errno with err set. */
-	int (*init)(struct hp_device *dev, const char *arg, char *err,
-		    size_t errlen);
+	/* Sets the device up from the spec's argument (after "kind:", NULL
+	 * without) and options. 0 or -errno with err set. */
+	int (*init)(struct hp_device *dev, const char *arg,
+		    const struct hp_dev_opts *o, char *err, size_t errlen);
 	void (*fini)(struct hp_device *dev);
-	/* The device's lcore loop: in -> chain -> out until quit is set and
-	 * nothing is left inside. hp_device_main for kinds with start and
-	 * poll: start, then poll over and over, pausing when a pass found
-	 * nothing. */
-	int (*main)(struct hp_device *dev);
-	/* The same loop as a service (--stages-as-services, lib/svc): start
-	 * once before the first pass, then one pass per poll call, from any
-	 * one lcore at a time. poll returns the items it handled, 0 when it
-	 * found nothing, HP_DEV_POLL_DONE once quit is set and nothing is
-	 * left inside. No packet is held between passes except in the
-	 * device's own state (staging, open batches). */
+	/* The device's loop, one pass at a time, run by whoever polls it (an
+	 * lcore of its own or a service lcore): start once on that lcore
+	 * before the first pass, then poll. poll returns the items it
+	 * handled, 0 when it found nothing, HP_DEV_POLL_DONE once quit is set
+	 * and nothing is left inside. No packet is held between passes except
+	 * in the device's own state (staging, open batches), so consecutive
+	 * passes may run on different lcores (never two at once). */
 	void (*start)(struct hp_device *dev);
 	int (*poll)(struct hp_device *dev);
-	/* Predicted service time in TSC cycles of n packets of bytes total,
-	 * for one task of the chain (task < n_tasks) or the whole chain
-	 * (task == HP_MAX_TASKS). */
+	/* Service time in TSC cycles of n packets of bytes total, for one
+	 * task of the chain (task < n_tasks) or the whole chain (task ==
+	 * HP_MAX_TASKS), excluding anything queued on the device. Optional. */
 	uint64_t (*predict)(const struct hp_device *dev, unsigned int task,
 			    uint32_t n, uint32_t bytes);
+	/* Optional: refines hp_device_info's answer (batch limits). */
+	void (*info)(const struct hp_device *dev, struct hp_dev_info *info);
+	/* Optional: one line describing the device (GPU model, versions). */
+	void (*describe)(const struct hp_device *dev, char *buf, size_t len);
+	/* Optional: runs task `task` of n prepared packets at once, outside
+	 * any loop, and says how long the device took (hplane profile). */
+	int (*time_batch)(struct hp_device *dev, unsigned int task,
+			  struct rte_mbuf **pkts, uint32_t n, uint64_t *cycles);
+};
+
+/* A device kind: the word a spec starts with and what serves it. */
+struct hp_device_kind {
+	const char *name;          /* "cpu", "model", "cuda" */
+	const char *usage;         /* how a spec names it ("model:PROFILE");
+				    * NULL: name */
+	const struct hp_device_ops *ops; /* NULL: in a plugin not loaded yet */
+	const void *data;          /* the kind's own (a batch kind's backend) */
+	const char *plugin;        /* shared object that registers the kind */
+	const char *hint;          /* what to do when the plugin cannot load */
 };
 
 struct hp_device {
 	const struct hp_device_ops *ops;
+	const struct hp_device_kind *kind;
 	const struct hp_dev_env *env;
 	char name[HP_DEV_NAMELEN];
 	unsigned int idx;
-	unsigned int lcore;
 	struct rte_ring *in;       /* scheduler -> device */
 	struct rte_ring *out;      /* device -> scheduler */
 	struct hp_dev_caps caps;
@@ -111,11 +148,7 @@ struct hp_device {
 	 * them for modeled results and as the fallback path. */
 	unsigned int n_tasks;
 	struct hp_task_ctx ctx[HP_MAX_TASKS];
-	struct hp_stage ost;       /* output staging (never drops) */
-	struct hp_batch_cfg bcfg;  /* batch devices */
-	uint64_t fail_after;       /* fault injection: fail after n packets */
-	double time_scale;         /* modeled devices: service times x this */
-	uint32_t max_inflight;     /* batches inside the backend (0: its own) */
+	struct hp_staging ost;     /* output staging (never drops) */
 	int quit;
 	int epoch_seen;
 	int failed;                /* set once; the scheduler stops picking it */
@@ -123,26 +156,78 @@ struct hp_device {
 	char fail_reason[160];
 	struct hp_dev_stats st;
 	struct hp_load load;       /* the loop's load counters (lib/load) */
-	struct hp_accel *accel;
-	void *priv;
+	void *priv;                /* the kind's state */
 } __rte_cache_aligned;
 
-int hp_device_register(const struct hp_device_ops *ops);
-const struct hp_device_ops *hp_device_find(const char *kind);
-const struct hp_device_ops *hp_device_at(unsigned int i);
+/* Registers a kind; a kind registered without ops (a plugin's placeholder)
+ * is replaced when the plugin registers the real one. 0 or -EINVAL. */
+int hp_device_kind_register(const struct hp_device_kind *k);
+const struct hp_device_kind *hp_device_kind_find(const char *name);
 
-#define HP_DEVICE_REGISTER(ops) \
-	RTE_INIT(hp_dev_reg_ ## ops) { hp_device_register(&(ops)); }
+#define HP_DEVICE_REGISTER(kind) \
+	RTE_INIT(hp_dev_reg_ ## kind) { hp_device_kind_register(&(kind)); }
+/* A kind that a plugin (file, in HP_PLUGIN_DIR) registers when loaded. */
+#define HP_DEVICE_PLUGIN(nm, file, why) \
+	RTE_INIT(hp_dev_plugin_ ## nm) { \
+		static const struct hp_device_kind k = { \
+			.name = #nm, .plugin = (file), .hint = (why) }; \
+		hp_device_kind_register(&k); \
+	}
 
 /* Creates a device from a spec: "cpu", "model:PROFILE[,opt=v...]",
- * "cuda[,opt=v...]". Batch options: batch=N, min_batch=N, max_bytes=N,
+ * "cuda[,opt=v...]". Options: batch=N, min_batch=N, max_bytes=N,
  * timeout_us=T, adapt=0|1, fail_after=N, inflight=N (batches inside the
  * backend at once), scale=F (modeled devices: every service time x F, to
- * run a modeled platform slower than the profile on a small machine). */
+ * run a modeled platform slower than the profile on a small machine),
+ * role=cpu|accel (what the device is for the schedulers). */
 int hp_device_create(struct hp_device *dev, const char *spec,
 		     const struct hp_dev_env *env, unsigned int idx,
 		     char *err, size_t errlen);
 void hp_device_destroy(struct hp_device *dev);
+
+/* The spec of a CPU worker modeled from a profile: model is
+ * "PROFILE[@section][,opt=v...]" (section cpu by default), served in
+ * bursts of up to burst packets one after another with no minimum; extra
+ * (may be NULL) adds options before the model's own. */
+int hp_device_cpu_model_spec(char *buf, size_t len, const char *model,
+			     unsigned int burst, const char *extra);
+
+void hp_device_info(const struct hp_device *dev, struct hp_dev_info *info);
+/* Service time in cycles (see hp_device_ops.predict); 0 when unknown. */
+uint64_t hp_device_predict(const struct hp_device *dev, unsigned int task,
+			   uint32_t n, uint32_t bytes);
+/* One line describing the device; -ENOTSUP when the kind has none. */
+int hp_device_describe(const struct hp_device *dev, char *buf, size_t len);
+/* See hp_device_ops.time_batch; -ENOTSUP when the kind cannot. */
+int hp_device_time_batch(struct hp_device *dev, unsigned int task,
+			 struct rte_mbuf **pkts, uint32_t n, uint64_t *cycles);
+
+/* The device's loop (see hp_device_ops): start on the polling lcore, a
+ * pass, and the request to finish. */
+static inline void
+hp_device_start(struct hp_device *dev)
+{
+	dev->ops->start(dev);
+}
+
+static inline int
+hp_device_poll(struct hp_device *dev)
+{
+	return dev->ops->poll(dev);
+}
+
+static inline void
+hp_device_quit(struct hp_device *dev)
+{
+	__atomic_store_n(&dev->quit, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the device failed (it takes no new packets then). */
+static inline bool
+hp_device_failed(const struct hp_device *dev)
+{
+	return __atomic_load_n(&dev->failed, __ATOMIC_ACQUIRE) != 0;
+}
 
 /* Runs dev's chain on the CPU task contexts (process, t_work/t_done,
  * overhead 2); shared by the cpu kind, modeled results and fallback.
@@ -153,74 +238,5 @@ void hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts,
 
 /* Resets the stats when the pipeline's epoch moved; returns true then. */
 bool hp_device_epoch(struct hp_device *dev);
-
-/* Idle pause of a polling loop (yields the CPU after a while when asked). */
-void hp_device_idle(const struct hp_device *dev, unsigned int *idle_polls);
-
-/* The lcore loop of a kind with start and poll ops (its .main): start,
- * then poll until HP_DEV_POLL_DONE, pausing after a pass with nothing. */
-int hp_device_main(struct hp_device *dev);
-
-/* ---- accelerator backends behind the batch device ---- */
-
-/* One batch in flight. */
-struct hp_batch_job {
-	struct rte_mbuf *pkts[HP_BATCH_MAX];
-	uint32_t n;
-	uint32_t bytes;
-	uint64_t t_submit;
-	uint64_t t_ready;          /* modeled completion time (model backend) */
-	int slot;                  /* backend's stream / slot index */
-	/* packets and frame bytes by the task they run (md->step), for
-	 * granularity task where one batch may mix steps */
-	uint32_t task_n[HP_MAX_TASKS];
-	uint32_t task_bytes[HP_MAX_TASKS];
-};
-
-/* Predicted service time (cycles) of a job: the whole chain of its
- * packets, or with granularity task the sum over the tasks it holds. */
-uint64_t hp_batch_job_service(const struct hp_device *dev,
-			      const struct hp_batch_job *job);
-
-struct hp_accel_ops {
-	const char *name;
-	const char *desc;
-	/* Optional: whether the backend can run task t (the cuda plugin: a
-	 * kernel is registered under t's offload name); open refuses a chain
-	 * with a task it does not support. NULL: any task. */
-	bool (*supports)(const struct hp_task_ops *t);
-	/* Opens the backend for dev's chain; checks every task of the chain
-	 * has an implementation here and says which one does not. Fills
-	 * dev->caps (batch limits, copy engines, memory kind). */
-	int (*open)(struct hp_device *dev, const char *arg, char *err,
-		    size_t errlen);
-	void (*close)(struct hp_device *dev);
-	/* Starts a batch; 0, -EBUSY (no free slot: try later) or another
-	 * -errno (device failure: the caller falls back to the CPU). */
-	int (*submit)(struct hp_device *dev, struct hp_batch_job *job);
-	/* Returns a finished job (results written back into the mbufs),
-	 * NULL when none is ready; *err set to -errno on device failure. */
-	struct hp_batch_job *(*poll)(struct hp_device *dev, int *err);
-	/* Jobs still inside the device (handed back by fail()). */
-	unsigned int (*inflight)(const struct hp_device *dev);
-	/* After a failure: hands every unfinished job back, in submit
-	 * order, so the caller completes them on the CPU. */
-	struct hp_batch_job *(*reclaim)(struct hp_device *dev);
-	uint64_t (*predict)(const struct hp_device *dev, unsigned int task,
-			    uint32_t n, uint32_t bytes);
-	/* One line describing the device (GPU model, versions, engines). */
-	void (*describe)(const struct hp_device *dev, char *buf, size_t len);
-};
-
-struct hp_accel {
-	const struct hp_accel_ops *ops;
-	void *priv;
-};
-
-int hp_accel_register(const struct hp_accel_ops *ops);
-const struct hp_accel_ops *hp_accel_find(const char *name);
-
-#define HP_ACCEL_REGISTER(ops) \
-	RTE_INIT(hp_accel_reg_ ## ops) { hp_accel_register(&(ops)); }
 
 #endif /* HP_DEVICE_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The pipeline (DESIGN.md §1): a scheduler lcore doing rx, classification,
- * scheduling, reorder and tx; N CPU worker lcores behind rte_rings; and,
- * for generated traffic, a traffic lcore that generates and sinks
- * (verifies) packets. hp_run() runs one experiment and fills a result.
+ * The pipeline (DESIGN.md §1) as stages (hp_stage.h): a scheduler doing
+ * rx, classification, scheduling, reorder and tx; the devices behind
+ * rte_rings; and, for generated traffic, a traffic stage that generates
+ * and sinks (verifies) packets; each on an lcore of its own or all as
+ * services. hp_run() runs one experiment and fills a result.
  */
 #ifndef HP_PIPELINE_H
 #define HP_PIPELINE_H
@@ -150,6 +151,9 @@ struct hp_run_result {
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,
 	   char *err, size_t errlen);
+/* EAL lcores a run needs: main, scheduler, one per device, traffic (for
+ * generated traffic); 0 when its stages run as services. */
+unsigned int hp_run_lcores(const struct hp_run_cfg *cfg);
 
 /* What a scheduling policy sees of the run cfg describes before it starts
  * (hz 0; the pipeline completes it), with cfg's policy options. */

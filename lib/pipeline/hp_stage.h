@@ -1,96 +1,87 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Staging buffers with retry (Johansson & Pap, Source Code 4.1/4.2): every
- * enqueue into a ring or port goes through one, so a full ring never drops
- * a packet; what did not fit stays at the front and is retried, and the
- * producer stops taking new work while the buffer is full.
+ * Pipeline stages (DESIGN.md §2): a pollable unit of work behind an ops
+ * table, and the one launcher that runs an array of them either on an
+ * lcore each or as DPDK services on service lcores (lib/svc balances
+ * those). The scheduler, every device and the traffic source/sink are
+ * stages; the launcher knows none of them.
+ *
+ * A pass follows DPDK's service callbacks: it returns the items it moved,
+ * or -EAGAIN when it found nothing; HP_STAGE_DONE once it was asked to stop
+ * and holds nothing any more. Between two passes a stage keeps its packets
+ * in its own state (staging, windows), never on a stack, so the passes may
+ * run on different lcores, one at a time.
  */
 #ifndef HP_STAGE_H
 #define HP_STAGE_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
-#include <rte_ethdev.h>
-#include <rte_ring.h>
+#define HP_STAGE_DONE (-ESHUTDOWN)
+#define HP_STAGE_NAMELEN 32	/* a service's name (RTE_SERVICE_NAME_MAX) */
 
-#define HP_STAGE_MAX 4096
-
-struct hp_stage {
-	uint32_t len;
-	uint32_t cap;     /* <= HP_STAGE_MAX */
-	uint64_t retries; /* flushes that could not take everything */
-	struct rte_mbuf *buf[HP_STAGE_MAX];
+struct hp_stage_ops {
+	const char *name;
+	/* Optional, on the lcore that runs it, before its first pass. alone:
+	 * it has that thread to itself (an lcore loop), so its passes follow
+	 * each other and the thread's CPU time is its own; false as a
+	 * service among others. */
+	void (*start)(void *arg, bool alone);
+	int (*pass)(void *arg);
+	/* From another thread: finish what it holds, then report
+	 * HP_STAGE_DONE. */
+	void (*stop)(void *arg);
+	/* Optional, after its last pass, on the lcore that ran it. */
+	void (*finish)(void *arg);
 };
 
-static inline void
-hp_stage_init(struct hp_stage *s, uint32_t cap)
-{
-	s->len = 0;
-	s->retries = 0;
-	s->cap = cap > HP_STAGE_MAX ? HP_STAGE_MAX : cap;
-}
+struct hp_launch;
 
-static inline uint32_t
-hp_stage_room(const struct hp_stage *s)
-{
-	return s->cap - s->len;
-}
+struct hp_stage {
+	const struct hp_stage_ops *ops;
+	void *arg;
+	char name[HP_STAGE_NAMELEN];  /* "hp_cpu0", "hp_sched", "hp_traffic" */
+	/* the launcher's */
+	const struct hp_launch *launch;
+	bool launched;
+	bool started;
+	int done;                     /* its last pass is over */
+	unsigned int lcore;           /* lcore mode: where it runs */
+	uint32_t svc_id;              /* service mode: its DPDK service */
+};
 
-static inline int
-hp_stage_put(struct hp_stage *s, struct rte_mbuf *m)
-{
-	if (s->len == s->cap)
-		return -ENOSPC;
-	s->buf[s->len++] = m;
-	return 0;
-}
+struct hp_launch_conf {
+	bool services;                /* DPDK services, else an lcore each */
+	unsigned int n_service_cores;
+	const unsigned int *service_cores;
+	int svc_mode;                 /* < 0: no balancing, else enum hp_svc_mode */
+	bool svc_scale_down;          /* the balancer may park service lcores */
+	int idle;                     /* lcore loops: HP_IDLE_SPIN, _YIELD, _SLEEP */
+	bool quiet;                   /* no "services: ..." lines */
+};
 
-/* Drops the first n (taken by the consumer) and keeps the rest in order. */
-static inline void
-hp_stage_consume(struct hp_stage *s, uint32_t n)
-{
-	if (n == 0) {
-		if (s->len)
-			s->retries++;
-		return;
-	}
-	if (n < s->len) {
-		memmove(s->buf, s->buf + n, (s->len - n) * sizeof(s->buf[0]));
-		s->retries++;
-	}
-	s->len -= n;
-}
+struct hp_launch {
+	struct hp_launch_conf conf;
+	struct hp_stage *stages;
+	unsigned int n;
+	bool svc_on;
+};
 
-/* Enqueues into a ring; returns how many went. */
-static inline uint32_t
-hp_stage_flush_ring(struct hp_stage *s, struct rte_ring *r)
-{
-	uint32_t n;
-
-	if (s->len == 0)
-		return 0;
-	n = rte_ring_enqueue_burst(r, (void **)s->buf, s->len, NULL);
-	hp_stage_consume(s, n);
-	return n;
-}
-
-/* Transmits on a port queue in bursts; returns how many went. */
-static inline uint32_t
-hp_stage_flush_eth(struct hp_stage *s, uint16_t port, uint16_t q)
-{
-	uint32_t done = 0;
-
-	while (done < s->len) {
-		uint16_t want = (uint16_t)RTE_MIN(s->len - done, 512u);
-		uint16_t n = rte_eth_tx_burst(port, q, s->buf + done, want);
-
-		done += n;
-		if (n < want)
-			break;
-	}
-	hp_stage_consume(s, done);
-	return done;
-}
+/* Runs stages[0..n) in that order: on the EAL worker lcores after the
+ * main one, or as services mapped round robin over the service lcores.
+ * On failure (err set) the stages launched so far keep running: stop and
+ * join every stage as after a success. */
+int hp_launch_start(struct hp_launch *l, struct hp_stage *stages, unsigned int n,
+		    const struct hp_launch_conf *conf, char *err, size_t errlen);
+/* Asks a stage to finish (its ops->stop). */
+void hp_stage_stop(struct hp_stage *st);
+/* Waits for a stage's last pass; a stage never launched is done at once. */
+void hp_launch_join(struct hp_launch *l, struct hp_stage *st);
+/* Whether a stage's last pass is over. */
+bool hp_stage_done(const struct hp_stage *st);
+/* After every stage is joined: reaps the lcores, or reports where each
+ * service ended and stops the service lcores. */
+void hp_launch_end(struct hp_launch *l);
 
 #endif /* HP_STAGE_H */

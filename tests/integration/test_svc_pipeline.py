@@ -6,7 +6,12 @@
 # mbuf, every delivered packet verified, received == delivered, order kept
 # for the flows that need it). Bad --service-cores lists give one line and
 # exit 2. No timing is asserted: this machine's CPUs are shared.
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -83,6 +88,38 @@ def test_stages_as_services_order_kept_with_batch_device(hplane, tmp_path):
     assert ro["in_order"] == ro["packets"] and ro["late"] == 0, ro
     assert ro["window_drains"] == 0, ro
     assert s["verified"] > 100 and s["task_errors"] == 0
+
+
+def test_stages_as_services_beside_cpu_hog(hplane, tmp_path):
+    # Beside other work, as a user would run it: a busy loop per CPU in a
+    # session of its own (another user's job). Ten short runs, with the
+    # capacity calibration (the generator's stop and the drain) and
+    # without; each must end in a bounded time (no stall: a stalled stage
+    # held a run of 2 s for over 12 s) and keep every invariant (a
+    # preempted scheduler used to leave frames in the port: mbufs leaked).
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                             start_new_session=True)
+            for _ in range(os.cpu_count() or 2)]
+    try:
+        for i in range(10):
+            out = tmp_path / f"hog{i}"
+            calib = ["--calib", "0.2"] if i % 2 == 0 else ["--capacity", "40000"]
+            t0 = time.monotonic()
+            p = run_hplane(["run", "--app", "crypto", "--workers", "2",
+                            "--scenario", "stress" if i % 3 == 0 else "medium",
+                            "--duration", "0.5", "--quiet", "--out", str(out)]
+                           + calib + SVC, timeout=60)
+            took = time.monotonic() - t0
+            s = summary(out)
+            assert_invariants(s)
+            assert s["packets_delivered"] > 0, s
+            assert s["verified"] == s["packets_delivered"], s
+            assert s["packets_offered"] == s["packets_received"] + s["dropped_port"], s
+            assert took < 10, (i, took, p.stdout[-2000:])
+    finally:
+        for h in hogs:
+            os.killpg(h.pid, signal.SIGKILL)
+            h.wait()
 
 
 def test_stages_as_services_no_balancing_stays_put(hplane, tmp_path):

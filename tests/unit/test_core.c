@@ -25,7 +25,7 @@
 #include "hp_hist.h"
 #include "hp_pkt.h"
 #include "hp_reorder.h"
-#include "hp_stage.h"
+#include "hp_staging.h"
 #include "hp_task.h"
 
 static struct rte_mempool *pool;
@@ -509,7 +509,7 @@ test_hist(void **state)
 static void
 test_stage_retry(void **state)
 {
-	static struct hp_stage st;
+	static struct hp_staging st;
 	struct rte_ring *ring;
 	void *got[64];
 	unsigned int i, n, total = 0;
@@ -517,16 +517,16 @@ test_stage_retry(void **state)
 	(void)state;
 	ring = rte_ring_create("t_stage", 16, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	assert_non_null(ring);
-	hp_stage_init(&st, 40);
+	hp_staging_init(&st, 40);
 	for (i = 0; i < 40; i++)
-		assert_int_equal(hp_stage_put(&st, tag(i)), 0);
-	assert_int_equal(hp_stage_put(&st, tag(99)), -ENOSPC);
+		assert_int_equal(hp_staging_put(&st, tag(i)), 0);
+	assert_int_equal(hp_staging_put(&st, tag(99)), -ENOSPC);
 	/* the ring takes 15 (usable size of a 16-ring); the rest waits */
-	n = hp_stage_flush_ring(&st, ring);
+	n = hp_staging_flush_ring(&st, ring);
 	assert_int_equal(n, 15);
 	assert_int_equal(st.len, 25);
 	assert_int_equal(seq_of(st.buf[0]), 15); /* order kept */
-	assert_int_equal(hp_stage_flush_ring(&st, ring), 0);
+	assert_int_equal(hp_staging_flush_ring(&st, ring), 0);
 	assert_int_equal(st.retries, 2);
 	/* drain and retry until everything is through, in order */
 	while (total < 40) {
@@ -534,7 +534,7 @@ test_stage_retry(void **state)
 		for (i = 0; i < n; i++)
 			assert_int_equal(seq_of(got[i]), total + i);
 		total += n;
-		hp_stage_flush_ring(&st, ring);
+		hp_staging_flush_ring(&st, ring);
 	}
 	assert_int_equal(st.len, 0);
 	rte_ring_free(ring);

@@ -231,7 +231,15 @@ test_migration(void **state)
 	calls_after[1] = mj->calls_on[lc2];
 	loops1 = hp_svc_lcore_loops(lc1);
 	loops2 = hp_svc_lcore_loops(lc2);
+	/* 50 ms, and on until both runners have had a CPU: on a loaded host a
+	 * runnable thread waited longer than 50 ms for one, and the checks
+	 * below failed on a runner that had not run, not on one that ran
+	 * the service where it should not (2 s at most, as for migrations) */
 	run_ticks(0.05);
+	for (waited = 0; waited < 40 && (mj->calls_on[lc2] == calls_after[1] ||
+					 hp_svc_lcore_loops(lc1) == loops1 ||
+					 hp_svc_lcore_loops(lc2) == loops2); waited++)
+		run_ticks(0.05);
 	/* a tick that closes a period schedules the next one after it */
 	while ((tick_at = rte_rdtsc()) < hp_svc_next_tick())
 		usleep(20);

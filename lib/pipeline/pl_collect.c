@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * What a run collects: the load counters of every polling loop (lib/load),
+ * the progress lines printed from the trace rows the scheduler writes, and
+ * the result once every stage has stopped.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pl_priv.h"
+
+/* Load counters (lib/load) of every polling loop: devices, scheduler,
+ * and the traffic lcore when there is one. */
+unsigned int
+pl_n_loops(const struct pl_run *r)
+{
+	return r->n_dev + 1 + (r->cfg->src == HP_SRC_GEN ? 1 : 0);
+}
+
+struct hp_load *
+pl_loop_load(const struct pl_run *r, unsigned int i)
+{
+	if (i < r->n_dev)
+		return &r->dev[i].load;
+	return i == r->n_dev ? &r->sc->load : &r->tr->load;
+}
+
+int
+pl_loads_init(struct pl_run *r, char *err, size_t errlen)
+{
+	unsigned int i, burst = r->cfg->burst;
+	int ret = 0;
+
+	for (i = 0; i < pl_n_loops(r) && ret == 0; i++) {
+		struct hp_load_conf c = {
+			.interval_s = r->cfg->load_interval_s,
+			.hz = r->hz,
+			.yields = r->cfg->idle_yield != 0,
+			/* items per iteration at saturation: a device's burst
+			 * or batch; scheduler and traffic each handle rx,
+			 * completions and tx in one iteration */
+			.max_batch = i < r->n_dev ?
+				RTE_MAX(burst, r->dev[i].caps.max_batch_pkts) : 3 * burst,
+		};
+
+		snprintf(c.name, sizeof(c.name), "%s", i < r->n_dev ? r->dev[i].name :
+			 i == r->n_dev ? "sched" : "traffic");
+		ret = hp_load_init(pl_loop_load(r, i), &c);
+		if (ret == 0)
+			ret = hp_load_register(pl_loop_load(r, i));
+	}
+	if (ret == 0)
+		ret = hp_load_telemetry_init();
+	if (ret < 0)
+		snprintf(err, errlen, "load counters: %s (interval 0.01..60 s)",
+			 strerror(-ret));
+	return ret;
+}
+
+void
+pl_loads_fini(struct pl_run *r)
+{
+	unsigned int i;
+
+	if (r->dev == NULL || r->sc == NULL || r->tr == NULL)
+		return;
+	for (i = 0; i < pl_n_loops(r); i++)
+		hp_load_unregister(pl_loop_load(r, i));
+}
+
+static void
+print_row(const struct pl_run *r, const struct hp_trace_row *row)
+{
+	char load[256];
+	size_t o;
+	unsigned int i;
+
+	o = (size_t)snprintf(load, sizeof(load), "sched %3.0f%%", row->sched_busy_pct);
+	for (i = 0; i < r->n_dev && o < sizeof(load); i++)
+		o += (size_t)snprintf(load + o, sizeof(load) - o, " %s %3.0f%%",
+				      r->dev[i].name, row->worker_busy_pct[i]);
+	printf("[%5.1fs] offered %8.3f Mpps  delivered %8.3f Mpps %7.3f Gbps  p50 %8.1f us  p99 %8.1f us  deadline %5.1f%%  reorder %5.1f%%  port-drops %" PRIu64 "  load: %s\n",
+	       row->t, row->offered_pps / 1e6, row->delivered_pps / 1e6, row->gbps,
+	       row->p50_us, row->p99_us, row->deadline_pct, row->reorder_pct,
+	       row->dropped_port, load);
+	/* load estimates (lib/load, docs/load.md), one loop a line */
+	for (i = 0; i < row->n_load; i++) {
+		const struct hp_load *ld = pl_loop_load(r, i);
+
+		hp_load_row_str(load, sizeof(load), ld->conf.name, &row->load[i]);
+		printf("         load %s\n", load);
+		if (row->load[i].warn_new)
+			printf("         warning: %s projected load %.0f%% crosses %.0f%% (now %.0f%%)\n",
+			       ld->conf.name, row->load[i].projected * 100,
+			       ld->conf.warn_threshold * 100, row->load[i].load * 100);
+	}
+	fflush(stdout);
+}
+
+void
+pl_progress(struct pl_run *r)
+{
+	unsigned int n = LOAD(r->n_rows);
+
+	for (; r->shown < n; r->shown++)
+		if (!r->cfg->quiet)
+			print_row(r, &r->rows[r->shown]);
+}
+
+void
+pl_collect(struct pl_run *r, struct hp_run_result *res)
+{
+	struct pl_sched *sc = r->sc;
+	uint64_t cyc = 0, n = 0, oh2 = 0, wp = 0;
+	unsigned int i;
+
+	res->received = sc->rx;
+	res->n_tasks = r->app->n_tasks;
+	memcpy(res->dropped_invalid, sc->invalid, sizeof(sc->invalid));
+	/* what came after the last row */
+	pl_lat_fold(r, sc);
+	hp_hist_merge(&sc->lat, &sc->ilat);
+	hp_hist_reset(&sc->ilat);
+	res->lat = sc->lat;
+	res->deadline_pkts = sc->dl_pkts;
+	res->deadline_met = sc->dl_met;
+	res->reorder_pkts = sc->ro.st.packets;
+	res->reorder_in_order = sc->ro.st.in_order;
+	res->reorder_late = sc->ro.st.late;
+	res->reorder_drains = sc->ro.st.early_drains;
+	res->reorder_arrived_ooo = sc->ro.st.arrived_ooo;
+	res->reorder_drained = sc->ro.st.drained;
+	res->n_dev = r->n_dev;
+	for (i = 0; i < r->n_dev; i++) {
+		const struct hp_device *d = &r->dev[i];
+		struct hp_dev_report *dr = &res->dev[i];
+		struct hp_dev_info info;
+
+		res->dev_pkts[i] = sc->back_w[i] - sc->back_base[i];
+		for (unsigned int k = 0; k < r->app->n_tasks; k++)
+			res->dev_task_pkts[i][k] = sc->task_back[i][k] - sc->task_base[i][k];
+		oh2 += d->st.oh2_cycles;
+		wp += d->st.pkts;
+		res->stage_retries += d->ost.retries + sc->wst[i]->retries;
+		snprintf(dr->name, sizeof(dr->name), "%s", d->name);
+		hp_device_info(d, &info);
+		dr->modeled = info.modeled;
+		dr->batch = info.batch;
+		dr->pkts = sc->dlat[i].count;
+		dr->lat_mean_us = hp_hist_mean(&sc->dlat[i]) / 1e3;
+		dr->lat_p99_us = (double)hp_hist_quantile(&sc->dlat[i], 0.99) / 1e3;
+		dr->batches = d->st.batches;
+		dr->batch_pkts = d->st.batch_pkts;
+		RTE_BUILD_BUG_ON(HP_FLUSH_REASONS > RTE_DIM(dr->flush));
+		memcpy(dr->flush, d->st.flush, sizeof(d->st.flush));
+		dr->fallback_pkts = d->st.fallback_pkts;
+		dr->failed = d->failed != 0;
+		dr->failed_at_s = d->failed_at_s;
+		snprintf(dr->fail_reason, sizeof(dr->fail_reason), "%s", d->fail_reason);
+		dr->busy_pct = d->st.total_cycles ?
+			100.0 * (double)d->st.busy_cycles / (double)d->st.total_cycles : 0;
+		dr->model_busy_pct = res->duration_s > 0 ?
+			100.0 * (double)d->st.model_cycles / (double)r->hz / res->duration_s : 0;
+	}
+	res->stage_retries += sc->txs.retries;
+	n = sc->tx;
+	if (n) {
+		double us = 1e6 / (double)r->hz;
+
+		res->oh1_us = (double)sc->oh1 / (double)n * us;
+		res->proc_us = (double)sc->proc / (double)n * us;
+		res->oh3_us = (double)sc->oh3 / (double)n * us;
+		/* hops per delivered packet (st.pkts counts tasks with
+		 * granularity task, packets with chain) */
+		res->oh2_us = wp ? (double)oh2 / (double)(r->cfg->task_gran ? n : wp) * us : 0;
+	}
+	/* Dispatch cost: the CPU time the scheduler thread had, times the
+	 * share of its loop time that found work, per packet received.
+	 * TSC spans alone (busy_cycles) also count the slices another
+	 * thread ran while this one was preempted mid-iteration; the share
+	 * busy/total is hit by preemption alike in its numerator and
+	 * denominator, so it survives. Exact when the loop is saturated. */
+	cyc = sc->cpu_ns && sc->total_cycles ?
+		(uint64_t)((double)sc->cpu_ns * 1e-9 * (double)r->hz *
+			   (double)sc->busy_cycles / (double)sc->total_cycles) :
+		sc->busy_cycles;
+	res->sched_cycles_per_pkt = sc->rx ? (double)cyc / (double)sc->rx : 0;
+	res->sched_in_cycles_per_pkt = sc->busy_cycles ?
+		res->sched_cycles_per_pkt * (double)sc->in_cycles / (double)sc->busy_cycles : 0;
+	res->verified = r->tr->ver.verified;
+	res->verify_failures = r->tr->ver.fail;
+	res->unverified = r->tr->ver.unverified;
+	if (r->cfg->src == HP_SRC_GEN) {
+		res->offered = r->tr->offered;
+		res->dropped_port = r->tr->dropped_port;
+		res->delivered = r->tr->sink;
+		res->bytes_delivered = r->tr->sink_bytes;
+		res->task_errors = r->tr->ver.task_err;
+	} else {
+		res->dropped_port = pl_port_drops(r);
+		res->offered = res->received + res->dropped_port;
+		res->delivered = sc->tx;
+		res->bytes_delivered = sc->bytes_tx;
+		res->task_errors = sc->task_err;
+	}
+	/* What came in and neither left nor was dropped with a reason. */
+	{
+		uint64_t inv = 0, out;
+
+		for (i = 0; i < HP_DROP_REASONS; i++)
+			inv += res->dropped_invalid[i];
+		out = res->delivered + inv;
+		res->dropped_internal = res->received > out ? res->received - out : 0;
+	}
+	res->n_rows = r->n_rows;
+	res->rows = r->rows;
+	r->rows = NULL;
+}

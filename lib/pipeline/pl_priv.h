@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The pipeline's run state, shared by its files and no one else (pl_
+ * symbols do not leave lib/pipeline): the run, the scheduler stage
+ * (pl_sched.c), the traffic stage (pl_traffic.c), verification
+ * (pl_verify.c), ports (pl_ports.c) and what is collected from them
+ * (pl_collect.c); hp_pipeline.c builds, measures and tears down.
+ *
+ * Loss rules (DESIGN.md §1): no stage ever frees a packet it was handed
+ * except the sink; a full ring keeps the packet in a staging buffer and the
+ * producer stops pulling work until it drains, so only the port drops.
+ */
+#ifndef PL_PRIV_H
+#define PL_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "hp_device.h"
+#include "hp_pipeline.h"
+#include "hp_reorder.h"
+#include "hp_sched.h"
+#include "hp_stage.h"
+#include "hp_staging.h"
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define PUB(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+struct pl_flow {
+	uint64_t id;
+	uint32_t seq;
+	uint8_t used;
+};
+
+/* The scheduler's counters at the last trace row: read and written once a
+ * second, kept apart from the pass's state. */
+struct pl_sched_row {
+	uint64_t tx, bytes, dl, dlmet, ro, roin, off, portdrop;
+	uint64_t held;             /* packets the reorder stage held */
+	uint64_t roooo;            /* reorder.st.arrived_ooo */
+	uint64_t busy, total, in;
+	uint64_t wbusy[HP_MAX_DEVICES], wtotal[HP_MAX_DEVICES];
+	uint64_t back[HP_MAX_DEVICES]; /* completions per device */
+	struct hp_load_raw load[HP_LOAD_LOOPS];
+	uint64_t next, last;       /* TSC: next row due, last row written */
+};
+
+/* The scheduler stage: rx, classify, schedule, reorder, tx. */
+struct pl_sched {
+	struct hp_sched s;
+	uint32_t room[HP_MAX_DEV];
+	struct hp_staging *wst[HP_MAX_DEVICES];
+	struct hp_staging txs;
+	/* received, classified, not yet placed; a policy that skips packets
+	 * (HP_SCHED_SKIP) lets rx go on while there is room */
+	struct rte_mbuf *pend[HP_PEND_MAX];
+	unsigned int pend_n;
+	bool pend_open;
+	struct hp_reorder ro;
+	struct pl_flow *flows;
+	uint32_t flow_mask;
+	uint64_t sent_w[HP_MAX_DEVICES], back_w[HP_MAX_DEVICES];
+	uint64_t back_base[HP_MAX_DEVICES];
+	uint64_t cyc2ns_mult; /* ns = cycles * mult >> 32 */
+	uint64_t dl_cycles[HP_MAX_TYPES + 1];
+	struct hp_type_index tix; /* cfg->types by frame length */
+	/* counters (scheduler-owned; others read them relaxed) */
+	uint64_t rx, tx, bytes_tx, invalid[HP_DROP_REASONS];
+	uint64_t freed;           /* frames it freed (invalid), never reset */
+	uint64_t dl_pkts, dl_met, task_err;
+	uint64_t oh1, proc, oh3; /* cycle sums over tx'ed packets */
+	uint64_t busy_cycles, total_cycles;
+	/* of busy_cycles, the way in: from the rx poll that brought packets
+	 * to the rings of the devices (rx, classify, policy, flush); the rest
+	 * is the way back (completions, reorder, metrics, tx) */
+	uint64_t in_cycles;
+	uint64_t cpu_ns0, cpu_ns; /* thread CPU time: at reset, then spent */
+	bool alone;               /* it has its thread to itself (cpu_ns) */
+	uint64_t in_flight;
+	int epoch_seen;
+	struct hp_hist lat, ilat; /* the run's; this second's (merged into lat per row) */
+	struct hp_hist dlat[HP_MAX_DEVICES]; /* latency per device */
+	/* this second's per device: the one histogram a packet is added to;
+	 * pl_lat_fold() makes ilat and dlat from them once a row */
+	struct hp_hist idlat[HP_MAX_DEVICES];
+	struct hp_load load;
+	/* scheduling policy's view (lib/sched) */
+	struct hp_sched_dev sdev[HP_MAX_DEV];
+	struct hp_sched_env senv;
+	const struct hp_model *pmodel[2]; /* cfg->profile's by role, or NULL */
+	/* granularity task: packets between two tasks, waiting for their
+	 * next decision; FIFO as large as the mbuf pool, so it never fills
+	 * and completions are always taken (no cycle of full buffers) */
+	struct rte_mbuf **redo;
+	uint32_t redo_mask, redo_head, redo_n;
+	uint64_t task_back[HP_MAX_DEVICES][HP_MAX_TASKS];
+	uint64_t task_base[HP_MAX_DEVICES][HP_MAX_TASKS];
+	/* input rate and delivered bits for the policy (EWMA, tick) */
+	uint64_t tick_t, tick_rx, tick_bytes, next_tick;
+	/* the pass's own state between passes */
+	int ep;                   /* the epoch its counters belong to */
+	bool rx_closed;           /* end of run: nothing more is read */
+	struct pl_sched_row row __rte_cache_aligned;
+};
+
+/* Verification of delivered packets against what was sent (pl_verify.c):
+ * at the sink, or at the scheduler's tx for foreign ports. */
+struct pl_verify {
+	struct hp_task_ctx vctx[HP_MAX_TASKS];
+	unsigned int n_tasks;
+	uint8_t *scratch;
+	uint64_t count;           /* packets since the last one checked */
+	uint64_t verified, fail, unverified, task_err;
+};
+
+/* The traffic stage: the generator (port rx side) and the sink (tx side). */
+struct pl_traffic {
+	struct hp_gen gen;
+	struct hp_profile prof;
+	struct rte_ring *rx_ring; /* port rx queue (gen -> scheduler) */
+	struct rte_ring *tx_ring; /* port tx queue (scheduler -> sink) */
+	struct pl_verify ver;
+	struct hp_task_ctx gctx[HP_MAX_TASKS]; /* generator bodies (gen_body) */
+	uint64_t offered, dropped_port, sink, sink_bytes;
+	uint64_t sent_total, sink_total; /* never reset: drained when equal */
+	int epoch_seen;
+	int gen_ack;              /* the last gen_ctl a whole pass saw */
+	struct hp_load load;
+	bool alone;               /* an lcore of its own (see t_next) */
+	/* the pass's own state between passes */
+	uint64_t last;  /* generator: TSC of the last pass */
+	/* hp_load: where the next pass starts, if known. A busy pass is
+	 * followed by the next at once (the idle action runs only after an
+	 * empty one), so its end is the next one's start. With the empty
+	 * pass's end below, only a busy pass right after an empty one
+	 * still reads the TSC twice for the counters; the others read it
+	 * once or not at all. Measured on the 2-vCPU VM: a read costs
+	 * ~11 ns, and the null pipeline makes 0.12 traffic passes a packet,
+	 * two thirds of them empty, so two reads a pass were ~3 % of a
+	 * packet's 80 ns (bench/results/load-2026-11-22g.md, section 4).
+	 * As a service other services run between two passes: 0 then. */
+	uint64_t t_next;
+	double credit;  /* generator: frames due, not yet offered */
+	int ep;         /* the epoch its counters belong to */
+	/* --gen-recycle: delivered frames kept for the generator to send
+	 * again as they are (LIFO, so they are warm in this core's cache) */
+	struct rte_mbuf **recyc;
+	unsigned int recyc_n, recyc_cap;
+};
+
+/* Stages, in launch order: devices, scheduler, traffic. */
+#define PL_STAGE_SCHED(r) (&(r)->stage[(r)->n_dev])
+#define PL_STAGE_TRAFFIC(r) (&(r)->stage[(r)->n_dev + 1])
+
+struct pl_run {
+	const struct hp_run_cfg *cfg;
+	double power_w[HP_POWER_MAX]; /* last power sample, for trace rows */
+	const struct hp_app *app;
+	const struct hp_task_ops *tasks[HP_MAX_TASKS];
+	struct rte_mempool *pool;
+	uint16_t rx_port, tx_port;
+	int rx_port_ok, tx_port_ok;
+	unsigned int n_dev;        /* cpu devices + accelerator */
+	struct hp_device *dev;
+	struct hp_dev_env env;
+	struct pl_sched *sc;
+	struct pl_traffic *tr;
+	/* control: gen_ctl = changes << 1 | generator on (pl_gen_set) */
+	int gen_ctl, calibrating, sched_quit, sink_quit, epoch;
+	uint64_t t0; /* TSC when the measured phase began */
+	uint64_t hz;
+	struct hp_trace_row *rows;
+	unsigned int n_rows;
+	unsigned int shown;        /* rows printed as progress lines */
+	uint64_t pcap_count;
+	unsigned int n_stages;
+	struct hp_stage stage[HP_MAX_DEVICES + 2];
+	struct hp_launch launch;
+};
+
+/* pl_sched.c */
+extern const struct hp_stage_ops pl_sched_stage;
+int pl_sched_setup(struct pl_run *r, const struct hp_sched_ops *sops, char *err,
+		   size_t errlen);
+void pl_sched_free(struct pl_run *r);
+void pl_lat_fold(struct pl_run *r, struct pl_sched *sc);
+
+/* pl_traffic.c */
+extern const struct hp_stage_ops pl_traffic_stage;
+int pl_traffic_setup(struct pl_run *r, char *err, size_t errlen);
+void pl_traffic_free(struct pl_run *r);
+/* Turns the generator on or off; off waits until a whole traffic pass has
+ * seen it: no frame is on its way to the port after this. */
+void pl_gen_set(struct pl_run *r, bool on);
+/* With the generator off: every frame it sent is at the sink or freed. */
+void pl_wait_drained(struct pl_run *r);
+
+/* pl_verify.c */
+int pl_verify_init(struct pl_verify *v, struct pl_run *r, char *err, size_t errlen);
+void pl_verify_free(struct pl_verify *v);
+void pl_verify_reset(struct pl_verify *v);
+void pl_verify(struct pl_verify *v, struct rte_mbuf *m);
+
+/* Checks every `every`-th packet (0: none). */
+static inline void
+pl_verify_every(struct pl_verify *v, unsigned int every, struct rte_mbuf *m)
+{
+	if (every && ++v->count >= every) {
+		v->count = 0;
+		pl_verify(v, m);
+	}
+}
+/* Task contexts for the app's chain (verification, generator bodies). */
+int pl_ctx_init_chain(struct pl_run *r, struct hp_task_ctx *ctx, char *err,
+		      size_t errlen);
+void pl_ctx_free_chain(struct hp_task_ctx *ctx, unsigned int n);
+
+/* pl_ports.c */
+int pl_ports_setup(struct pl_run *r, char *err, size_t errlen);
+void pl_ports_close(struct pl_run *r);
+uint64_t pl_port_drops(struct pl_run *r);
+uint64_t pl_offered_now(struct pl_run *r);
+
+/* pl_collect.c */
+unsigned int pl_n_loops(const struct pl_run *r);
+struct hp_load *pl_loop_load(const struct pl_run *r, unsigned int i);
+int pl_loads_init(struct pl_run *r, char *err, size_t errlen);
+void pl_loads_fini(struct pl_run *r);
+/* Prints the trace rows written since the last call. */
+void pl_progress(struct pl_run *r);
+void pl_collect(struct pl_run *r, struct hp_run_result *res);
+
+#endif /* PL_PRIV_H */

@@ -1,0 +1,792 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The scheduler stage: one pass takes packets the way in (rx, classify,
+ * the policy's pick, the device rings) and then the way back (completions,
+ * per-flow reorder, metrics, tx), then keeps the books (in flight, load,
+ * the policy's tick, one trace row a second, the end of the run).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "hp_common.h"
+#include "hp_model.h"
+#include "pl_priv.h"
+
+/* How many packets ahead of their turn the scheduler prefetches a
+ * packet's lines, on both ways (the l3fwd pattern). On the way in, all of
+ * a burst's header prefetches at once first load every mbuf's first line
+ * to find the header (a miss each, all waiting together); PF_AHEAD
+ * ahead, those lines have landed. On the way back, 3 lines a packet for
+ * a whole burst at once outrun the core's line fill buffers and stall
+ * the prefetching loop. Null task, A/B in one run
+ * (bench/results/pipeline-2026-11-22d.md): way in 99 -> 74 cycles a
+ * packet, way back 71 -> 62; 2 and 4 alike, 8 a little worse. */
+#define PF_AHEAD 4u
+
+static inline uint16_t
+flow_slot(struct pl_sched *sc, uint64_t id)
+{
+	uint32_t i = (uint32_t)id & sc->flow_mask, n;
+
+	for (n = 0; n <= sc->flow_mask; n++, i = (i + 1) & sc->flow_mask) {
+		struct pl_flow *f = &sc->flows[i];
+
+		if (f->used && f->id == id)
+			return (uint16_t)i;
+		if (!f->used) {
+			f->used = 1;
+			f->id = id;
+			f->seq = 0;
+			return (uint16_t)i;
+		}
+	}
+	return HP_FLOW_UNTRACKED;
+}
+
+/* Returns 0 if the packet was classified, or drops it with a reason. */
+static inline int
+classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct hp_meta *md = hp_meta(m);
+	struct hp_flow_key key;
+	enum hp_drop_reason why;
+	uint16_t off, len, slot;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	bool reorder, latency;
+	int type;
+
+	if (m->nb_segs != 1)
+		why = HP_DROP_SEGMENTED;
+	else
+		why = hp_parse(p, rte_pktmbuf_data_len(m), &key, &off, &len);
+	if (why != HP_DROP_NONE) {
+		sc->invalid[why]++;
+		PUB(sc->freed, sc->freed + 1);
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	/* line 0 but the generator's gen_len, and line 1's device part:
+	 * step, status, times (task results are their tasks') */
+	RTE_BUILD_BUG_ON(offsetof(struct hp_meta, flow_id) != RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(sizeof(struct hp_meta) > 2 * RTE_CACHE_LINE_SIZE);
+	memset(md, 0, HP_META_SCHED_CLEAR);
+	memset(&md->flow_id, 0, HP_META_DEV_CLEAR);
+	md->flow_id = hp_flow_hash(&key);
+	reorder = key.proto == IPPROTO_TCP;
+	latency = key.dscp == HP_DSCP_EF;
+	type = hp_type_index_lookup(&sc->tix, rte_pktmbuf_pkt_len(m), reorder, latency);
+	md->type = (uint8_t)type;
+	if (type > 0) {
+		/* The table decides: a type row may override the header hints. */
+		reorder = cfg->types.t[type - 1].reorder;
+		latency = cfg->types.t[type - 1].latency;
+	}
+	md->t_rx = now;
+	if (latency && type > 0) {
+		md->flags |= HP_MF_LATENCY;
+		md->t_deadline = now + sc->dl_cycles[type];
+	}
+	slot = flow_slot(sc, md->flow_id);
+	md->flow_slot = slot;
+	md->flow_seq = slot == HP_FLOW_UNTRACKED ? 0 : sc->flows[slot].seq++;
+	if (reorder && slot != HP_FLOW_UNTRACKED)
+		md->flags |= HP_MF_REORDER;
+	if (key.proto == IPPROTO_TCP)
+		md->flags |= HP_MF_TCP;
+	md->hdr_seq = md->flow_seq;
+	hp_meta_payload(md, p, off, len);
+	hp_meta_seq_note(md);
+	return 0;
+}
+
+/* Folds the per-device histograms of the open second into the second's
+ * (ilat) and each device's run histogram (dlat). */
+void
+pl_lat_fold(struct pl_run *r, struct pl_sched *sc)
+{
+	unsigned int d;
+
+	for (d = 0; d < r->n_dev; d++) {
+		hp_hist_merge(&sc->ilat, &sc->idlat[d]);
+		hp_hist_merge(&sc->dlat[d], &sc->idlat[d]);
+		hp_hist_reset(&sc->idlat[d]);
+	}
+}
+
+/* Metrics at the point a packet is handed to tx. */
+static inline void
+account_tx(struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
+{
+	struct hp_meta *md = hp_meta(m);
+	uint64_t lat = now - md->t_rx;
+	uint64_t ns = (lat * sc->cyc2ns_mult) >> 32;
+
+	sc->bytes_tx += rte_pktmbuf_pkt_len(m);
+	/* one add per packet (~23 instructions, callgrind): the second's,
+	 * the run's and the device's histograms are sums of these, formed
+	 * once a row by pl_lat_fold() */
+	hp_hist_add(&sc->idlat[md->device], ns);
+	sc->oh1 += md->t_work - md->t_rx;
+	sc->proc += md->t_done - md->t_work;
+	sc->oh3 += now - md->t_done;
+	if (md->flags & HP_MF_LATENCY) {
+		sc->dl_pkts++;
+		if (now <= md->t_deadline)
+			sc->dl_met++;
+	}
+	if (md->status != HP_ST_OK)
+		sc->task_err++;
+	if (sc->s.ops->tx != NULL)
+		sc->s.ops->tx(&sc->s, m, now);
+}
+
+static void
+sched_reset(struct pl_run *r, struct pl_sched *sc)
+{
+	struct pl_sched_row *row = &sc->row;
+
+	memset(sc->invalid, 0, sizeof(sc->invalid));
+	sc->rx = sc->tx = sc->bytes_tx = 0;
+	sc->dl_pkts = sc->dl_met = sc->task_err = 0;
+	sc->oh1 = sc->proc = sc->oh3 = 0;
+	sc->busy_cycles = sc->total_cycles = sc->in_cycles = 0;
+	sc->cpu_ns0 = hp_thread_cpu_ns();
+	/* sent_w/back_w stay monotonic (they define what is in flight); the
+	 * device share is counted from here. */
+	memcpy(sc->back_base, sc->back_w, sizeof(sc->back_w));
+	memcpy(sc->task_base, sc->task_back, sizeof(sc->task_back));
+	sc->tick_rx = 0;
+	sc->tick_bytes = 0;
+	hp_reorder_reset_stats(&sc->ro);
+	hp_hist_reset(&sc->lat);
+	hp_hist_reset(&sc->ilat);
+	for (unsigned int d = 0; d < HP_MAX_DEVICES; d++) {
+		hp_hist_reset(&sc->dlat[d]);
+		hp_hist_reset(&sc->idlat[d]);
+	}
+	sc->txs.retries = 0;
+	/* the rows count from here too */
+	memset(row, 0, offsetof(struct pl_sched_row, load));
+	row->held = sc->ro.held; /* held packets survive the reset */
+	memcpy(row->back, sc->back_w, sizeof(sc->back_w));
+	for (unsigned int l = 0; l < pl_n_loops(r); l++)
+		hp_load_read(pl_loop_load(r, l), &row->load[l]);
+	row->next = 0;
+}
+
+static double
+pct_of(uint64_t a, uint64_t b, double none)
+{
+	return b ? 100.0 * (double)a / (double)b : none;
+}
+
+/* One trace row per second, computed by the lcore that owns the data. */
+static void
+sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
+{
+	struct pl_sched_row *p = &sc->row;
+	struct hp_trace_row *row;
+	uint64_t off = pl_offered_now(r), pd = pl_port_drops(r);
+	uint64_t ro = sc->ro.st.packets, roin = sc->ro.st.in_order, all = 0;
+	/* in-order sends over the second's sends (pushed less what the window
+	 * kept; releases of earlier packets count too) */
+	int64_t sent = (int64_t)(ro - p->ro) + (int64_t)p->held - (int64_t)sc->ro.held;
+	unsigned int i;
+
+	if (r->n_rows >= HP_TRACE_MAX)
+		return;
+	row = &r->rows[r->n_rows];
+	pl_lat_fold(r, sc);
+	row->t = (double)(now - r->t0) / (double)r->hz;
+	row->offered_pps = (double)(off - p->off) / dt;
+	row->delivered_pps = (double)(sc->tx - p->tx) / dt;
+	row->gbps = (double)(sc->bytes_tx - p->bytes) * 8 / dt / 1e9;
+	row->p50_us = (double)hp_hist_quantile(&sc->ilat, 0.5) / 1e3;
+	row->p99_us = (double)hp_hist_quantile(&sc->ilat, 0.99) / 1e3;
+	row->deadline_pct = pct_of(sc->dl_met - p->dlmet, sc->dl_pkts - p->dl, 100.0);
+	row->reorder_pct = sent > 0 ? 100.0 * (double)(roin - p->roin) / (double)sent : 100.0;
+	row->arrived_pct = 100.0 - pct_of(sc->ro.st.arrived_ooo - p->roooo, ro - p->ro, 0.0);
+	row->dropped_port = pd - p->portdrop;
+	row->sched_busy_pct = pct_of(sc->busy_cycles - p->busy, sc->total_cycles - p->total, 0);
+	row->sched_in_pct = pct_of(sc->in_cycles - p->in, sc->busy_cycles - p->busy, 0);
+	for (i = 0; i < r->n_dev; i++) {
+		uint64_t b = LOAD(r->dev[i].st.busy_cycles), t = LOAD(r->dev[i].st.total_cycles);
+
+		row->worker_busy_pct[i] = t > p->wtotal[i] ?
+			100.0 * (double)(b - p->wbusy[i]) / (double)(t - p->wtotal[i]) : 0;
+		p->wbusy[i] = b;
+		p->wtotal[i] = t;
+	}
+	row->mean_us = hp_hist_mean(&sc->ilat) / 1e3;
+	for (i = 0; i < r->n_dev; i++)
+		all += sc->back_w[i] - p->back[i];
+	for (i = 0; i < r->n_dev; i++) {
+		row->dev_share_pct[i] = pct_of(sc->back_w[i] - p->back[i], all, 0);
+		p->back[i] = sc->back_w[i];
+	}
+	for (i = 0; i < HP_POWER_MAX; i++)
+		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
+	p->tx = sc->tx;
+	p->bytes = sc->bytes_tx;
+	p->dl = sc->dl_pkts;
+	p->dlmet = sc->dl_met;
+	p->ro = ro;
+	p->roin = roin;
+	p->held = sc->ro.held;
+	p->roooo = sc->ro.st.arrived_ooo;
+	p->off = off;
+	p->portdrop = pd;
+	p->busy = sc->busy_cycles;
+	p->total = sc->total_cycles;
+	p->in = sc->in_cycles;
+	hp_hist_merge(&sc->lat, &sc->ilat);
+	hp_hist_reset(&sc->ilat);
+	row->n_load = pl_n_loops(r);
+	for (i = 0; i < row->n_load; i++)
+		hp_load_row_take(pl_loop_load(r, i), &p->load[i], &row->load[i]);
+	STORE(r->n_rows, r->n_rows + 1);
+}
+
+/* Granularity task: a packet back from one task. Counts where each task
+ * ran, tells the policy, and queues the packet for its next decision;
+ * returns true then (false: the chain is done, on to reorder and tx). */
+static inline bool
+task_back(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, unsigned int w,
+	  uint64_t now)
+{
+	struct hp_meta *md = hp_meta(m);
+	unsigned int k, n_tasks = r->app->n_tasks;
+
+	if (r->cfg->task_gran) {
+		k = md->step ? md->step - 1u : 0;
+		sc->task_back[w][k]++;
+	} else {
+		for (k = 0; k < n_tasks; k++)
+			sc->task_back[w][k]++;
+		k = HP_MAX_TASKS;
+	}
+	if (sc->s.ops->done != NULL)
+		sc->s.ops->done(&sc->s, m, w, k, now);
+	if (!r->cfg->task_gran || md->step >= n_tasks)
+		return false;
+	sc->redo[(sc->redo_head + sc->redo_n) & sc->redo_mask] = m;
+	sc->redo_n++;
+	return true;
+}
+
+/* About once a millisecond: the input rate and delivered bits the
+ * policies read (EWMA, time constant 100 ms: long enough to span a few
+ * GPU batches at low rates, short enough to follow a scenario's steps),
+ * then the policy's own tick. The input rate is what the port is
+ * offered (received + dropped there): under overload the received rate
+ * only mirrors what the scheduler lets in. */
+static void
+sched_tick(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+{
+	double dt = (double)(now - sc->tick_t) / (double)r->hz, a;
+	uint64_t off = pl_offered_now(r);
+
+	if (sc->tick_t != 0 && dt > 0 && off >= sc->tick_rx) {
+		a = 1.0 - exp(-dt / 0.1);
+		sc->s.rate_pps += a * ((double)(off - sc->tick_rx) / dt - sc->s.rate_pps);
+		sc->s.tput_bps += a * ((double)(sc->bytes_tx - sc->tick_bytes) * 8 / dt -
+				       sc->s.tput_bps);
+	}
+	sc->tick_t = now;
+	sc->tick_rx = off;
+	sc->tick_bytes = sc->bytes_tx;
+	sc->next_tick = now + r->hz / 1000;
+	if (sc->s.ops->tick != NULL)
+		sc->s.ops->tick(&sc->s, now);
+}
+
+/* rx: the header line and the metadata classify() writes */
+static inline void
+prefetch_in(struct rte_mbuf *m)
+{
+	rte_prefetch0(rte_pktmbuf_mtod(m, void *));
+	hp_prefetch_meta(m);
+}
+
+/* completions: pkt_len and both metadata lines account_tx() reads */
+static inline void
+prefetch_back(struct rte_mbuf *m)
+{
+	const uint8_t *md = (const uint8_t *)hp_meta(m);
+
+	rte_prefetch0(m); /* pkt_len */
+	rte_prefetch0(md);
+	rte_prefetch0(md + RTE_CACHE_LINE_SIZE);
+}
+
+/* Way in, 1: rx and classify into pend, only when the last burst is
+ * placed (or all that is left was skipped by the policy and fits). The
+ * packets' arrival is the pass's start, the TSC read that began it.
+ * Foreign ports are read only in the measured phase, so a replayed file
+ * is counted whole. */
+static inline unsigned int
+sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	unsigned int burst = cfg->burst, n, i;
+	struct rte_mbuf *buf[HP_BURST];
+	int quit;
+
+	if (sc->rx_closed)
+		return 0;
+	if ((sc->pend_n != 0 && (!sc->pend_open || sc->pend_n + burst > HP_PEND_MAX)) ||
+	    (cfg->src != HP_SRC_GEN && LOAD(r->t0) == 0)) {
+		if (cfg->src != HP_SRC_GEN && LOAD(r->sched_quit))
+			sc->rx_closed = true;
+		return 0;
+	}
+	/* Read before the poll: a frame enqueued before the stop was asked
+	 * for is in the ring when the poll runs, so an empty poll after it
+	 * means nothing more comes. Read after, a preemption between the two
+	 * left frames in the port for good (mbufs leaked). */
+	quit = LOAD(r->sched_quit);
+	n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
+	if (n == 0) {
+		if (quit)
+			sc->rx_closed = true;
+		return 0;
+	}
+	/* Two stages ahead of classify(): the mbuf's first line 2 x PF_AHEAD
+	 * packets ahead (address known, no load), then PF_AHEAD ahead the
+	 * header line (its address is in that mbuf line, which has landed)
+	 * and the metadata classify() writes (for writing: hp_prefetch_meta). */
+	for (i = 0; i < RTE_MIN(n, 2 * PF_AHEAD); i++)
+		rte_prefetch0(buf[i]);
+	for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++)
+		prefetch_in(buf[i]);
+	sc->rx += n;
+	for (i = 0; i < n; i++) {
+		if (i + 2 * PF_AHEAD < n)
+			rte_prefetch0(buf[i + 2 * PF_AHEAD]);
+		if (i + PF_AHEAD < n)
+			prefetch_in(buf[i + PF_AHEAD]);
+		if (classify(r, sc, buf[i], now) == 0)
+			sc->pend[sc->pend_n++] = buf[i];
+	}
+	return n;
+}
+
+/* Way in, 2: the policy places packets (thesis Source Code 4.1); one no
+ * device can take stays in pend, and rx waits. With granularity task the
+ * packets between two tasks go first (older). */
+static inline void
+sched_distribute(struct pl_sched *sc, uint64_t now)
+{
+	unsigned int i, e;
+
+	sc->s.now = now;
+	while (sc->redo_n) {
+		struct rte_mbuf *m = sc->redo[sc->redo_head];
+		int d = sc->s.ops->pick(&sc->s, m);
+
+		if (d < 0)
+			break;
+		hp_meta(m)->t_sched = now;
+		hp_staging_put(sc->wst[d], m);
+		sc->room[d]--;
+		sc->sdev[d].queued++;
+		sc->redo_head = (sc->redo_head + 1) & sc->redo_mask;
+		sc->redo_n--;
+	}
+	/* pend in order; a skipped packet stays and the ones behind it
+	 * may go (the policy keeps per-flow order), -1 stops the pass */
+	sc->s.round++;
+	sc->pend_open = true;
+	for (i = 0, e = 0; i < sc->pend_n; i++) {
+		struct rte_mbuf *m = sc->pend[i];
+		int d = sc->s.ops->pick(&sc->s, m);
+
+		if (d < 0) {
+			sc->pend[e++] = m;
+			if (d == HP_SCHED_SKIP)
+				continue;
+			sc->pend_open = false;
+			memmove(sc->pend + e, sc->pend + i + 1,
+				(sc->pend_n - i - 1) * sizeof(sc->pend[0]));
+			e += sc->pend_n - i - 1;
+			break;
+		}
+		hp_meta(m)->t_sched = now;
+		hp_staging_put(sc->wst[d], m);
+		sc->room[d]--;
+		sc->sdev[d].queued++;
+	}
+	sc->pend_n = e;
+}
+
+/* Way in, 3: the device staging into the devices' rings. */
+static inline void
+sched_flush(struct pl_run *r, struct pl_sched *sc)
+{
+	unsigned int w;
+
+	for (w = 0; w < r->n_dev; w++)
+		if (sc->wst[w]->len)
+			sc->sent_w[w] += hp_staging_flush_ring(sc->wst[w], r->dev[w].in);
+}
+
+/* Way back, 1: completions -> reorder -> tx staging, while tx staging has
+ * room for a burst and what it may release. */
+static inline unsigned int
+sched_collect(struct pl_run *r, struct pl_sched *sc)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	unsigned int burst = cfg->burst, w, i, k, n, e, work = 0;
+	struct rte_mbuf *buf[HP_BURST], *emit[HP_STAGING_MAX];
+	uint64_t now;
+
+	for (w = 0; w < r->n_dev; w++) {
+		if (hp_staging_room(&sc->txs) < burst + sc->ro.win + 1)
+			break;
+		n = rte_ring_dequeue_burst(r->dev[w].out, (void **)buf, burst, NULL);
+		if (n == 0)
+			continue;
+		work += n;
+		sc->back_w[w] += n;
+		/* The device wrote metadata line 1 on its core: fetch each
+		 * packet's lines PF_AHEAD packets before its turn, not one
+		 * serial miss each; line 0 (arrival, order) is this core's. */
+		for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++)
+			prefetch_back(buf[i]);
+		now = rte_rdtsc();
+		for (i = 0; i < n; i++) {
+			struct hp_meta *md = hp_meta(buf[i]);
+
+			if (i + PF_AHEAD < n)
+				prefetch_back(buf[i + PF_AHEAD]);
+			if (task_back(r, sc, buf[i], w, now))
+				continue; /* back for its next task */
+			if (md->flags & HP_MF_REORDER) {
+				e = hp_reorder_push(&sc->ro, md->flow_slot,
+						    md->flow_seq, buf[i], emit);
+			} else {
+				emit[0] = buf[i];
+				e = 1;
+			}
+			for (k = 0; k < e; k++) {
+				account_tx(sc, emit[k], now);
+				/* foreign ports: the sink's check runs here */
+				if (cfg->src != HP_SRC_GEN)
+					pl_verify_every(&r->tr->ver, cfg->verify_every, emit[k]);
+				hp_staging_put(&sc->txs, emit[k]);
+			}
+		}
+	}
+	return work;
+}
+
+/* Way back, 2: tx. */
+static inline unsigned int
+sched_tx(struct pl_run *r, struct pl_sched *sc)
+{
+	unsigned int n;
+
+	if (sc->txs.len == 0)
+		return 0;
+	n = r->cfg->src == HP_SRC_GEN ? hp_staging_flush_ring(&sc->txs, r->tr->tx_ring) :
+					hp_staging_flush_eth(&sc->txs, r->tx_port, 0);
+	sc->tx += n;
+	return n;
+}
+
+/* The policy's view of each device for the next pass, and everything in
+ * flight: sent - returned per device + staging + pend + reorder held + tx
+ * staging + between tasks. A failed device gets nothing new; what it
+ * holds, it finishes on the CPU path. */
+static inline uint64_t
+sched_books(struct pl_run *r, struct pl_sched *sc)
+{
+	uint64_t inflight = 0;
+	unsigned int w;
+
+	for (w = 0; w < r->n_dev; w++) {
+		sc->sdev[w].failed = hp_device_failed(&r->dev[w]);
+		sc->room[w] = sc->sdev[w].failed ? 0 : hp_staging_room(sc->wst[w]);
+		sc->sdev[w].queued = (uint32_t)(sc->sent_w[w] - sc->back_w[w] + sc->wst[w]->len);
+		inflight += sc->sdev[w].queued;
+	}
+	inflight += sc->pend_n + sc->ro.held + sc->txs.len + sc->redo_n;
+	PUB(sc->in_flight, inflight);
+	return inflight;
+}
+
+/* One trace row per second, on a fixed grid from t0: a row that comes
+ * late does not push the later ones (rows must not drift out of the steps
+ * of a ramp); dt is the real span. */
+static inline void
+sched_rows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+{
+	if (LOAD(r->t0) == 0 || !((LOAD(r->gen_ctl) & 1) || r->cfg->src != HP_SRC_GEN))
+		return;
+	if (sc->row.next == 0) {
+		sc->row.next = r->t0 + r->hz;
+		sc->row.last = r->t0;
+	}
+	if (now >= sc->row.next) {
+		sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
+		sc->row.last = now;
+		while (sc->row.next <= now)
+			sc->row.next += r->hz;
+	}
+}
+
+/* End of run, everything else out: the reorder windows let go of what
+ * they hold, a part per pass so tx staging never overflows. Out of line:
+ * it runs a few times a run. */
+static __rte_noinline int
+sched_drain_windows(struct pl_sched *sc, uint64_t now)
+{
+	struct rte_mbuf *emit[HP_STAGING_MAX];
+	unsigned int i, k, e;
+
+	if (sc->ro.held == 0)
+		return HP_STAGE_DONE;
+	for (i = 0; i <= sc->flow_mask && sc->ro.held; i++) {
+		e = hp_reorder_flush(&sc->ro, i, emit);
+		for (k = 0; k < e; k++) {
+			account_tx(sc, emit[k], now);
+			hp_staging_put(&sc->txs, emit[k]);
+		}
+		if (sc->txs.len > sc->txs.cap / 2)
+			break;
+	}
+	return 1;
+}
+
+/* One pass; see the top of this file. Every packet it touches is in sc's
+ * staging, pend, redo or reorder state when it returns: nothing lives on
+ * its stack between passes, so it can run as a service that moves between
+ * lcores. The per-packet steps are inlined into it (each has one caller),
+ * so the launcher pays one call per pass and classify() none per packet. */
+static __rte_noinline int
+sched_pass(void *arg)
+{
+	struct pl_run *r = arg;
+	struct pl_sched *sc = r->sc;
+	uint64_t t0 = rte_rdtsc(), now, inflight;
+	unsigned int work, in;
+
+	if (LOAD(r->epoch) != sc->ep) {
+		sc->ep = LOAD(r->epoch);
+		sched_reset(r, sc);
+		STORE(sc->epoch_seen, sc->ep);
+	}
+	/* the way in: rx, classify, pick a device, into its ring */
+	in = sched_rx(r, sc, t0);
+	sched_distribute(sc, t0);
+	sched_flush(r, sc);
+	if (in)
+		sc->in_cycles += rte_rdtsc() - t0;
+	/* the way back: completions, reorder, tx */
+	work = in + sched_collect(r, sc);
+	work += sched_tx(r, sc);
+	inflight = sched_books(r, sc);
+	now = rte_rdtsc();
+	sc->total_cycles += now - t0;
+	if (work)
+		sc->busy_cycles += now - t0;
+	hp_load_poll(&sc->load, t0, now, work);
+	if (now >= sc->next_tick)
+		sched_tick(r, sc, now);
+	sched_rows(r, sc, now);
+	if (LOAD(r->sched_quit) && sc->rx_closed && inflight == sc->ro.held &&
+	    sc->txs.len == 0)
+		return sched_drain_windows(sc, now);
+	return work ? (int)work : -EAGAIN;
+}
+
+static void
+sched_start(void *arg, bool alone)
+{
+	struct pl_run *r = arg;
+	struct pl_sched *sc = r->sc;
+
+	sc->alone = alone;
+	sc->ep = LOAD(r->epoch);
+	sc->epoch_seen = sc->ep;
+	sc->row.next = sc->row.last = 0;
+	sc->rx_closed = false;
+	hp_load_start(&sc->load, rte_rdtsc());
+}
+
+static void
+sched_stop(void *arg)
+{
+	struct pl_run *r = arg;
+
+	STORE(r->sched_quit, 1);
+}
+
+/* The thread's CPU time is the scheduler's only on an lcore of its own;
+ * as a service the summary falls back to its TSC spans. */
+static void
+sched_finish(void *arg)
+{
+	struct pl_sched *sc = ((struct pl_run *)arg)->sc;
+
+	if (sc->alone)
+		sc->cpu_ns = hp_thread_cpu_ns() - sc->cpu_ns0;
+}
+
+const struct hp_stage_ops pl_sched_stage = {
+	.name = "sched",
+	.start = sched_start,
+	.pass = sched_pass,
+	.stop = sched_stop,
+	.finish = sched_finish,
+};
+
+/* Service-time model a policy reads for device d: the profile's section
+ * for the device's role when the device is not modeled itself, else the
+ * device's own (a modeled device's profile, a cpu worker's online
+ * measurement, the CUDA plugin's model). Cycles, excluding any queue. */
+static uint64_t
+sched_predict(const struct hp_sched *s, unsigned int d, unsigned int task,
+	      uint32_t n, uint32_t bytes)
+{
+	const struct pl_run *r = s->predict_arg;
+	const struct hp_device *dev = &r->dev[d];
+	const struct hp_model *pm = r->sc->pmodel[s->dev[d].role];
+
+	if (!s->dev[d].modeled && pm != NULL) {
+		double us = 0, t;
+		unsigned int k;
+
+		for (k = 0; k < r->app->n_tasks; k++) {
+			if (task != HP_MAX_TASKS && task != k)
+				continue;
+			t = hp_model_predict_us(pm, r->tasks[k]->name, n, bytes);
+			us += t > 0 ? t : 0;
+		}
+		return (uint64_t)(us * (double)r->hz / 1e6);
+	}
+	return hp_device_predict(dev, task, n, bytes);
+}
+
+/* The policy's view: run facts, devices, models, the between-tasks FIFO. */
+static int
+sched_setup(struct pl_run *r, struct pl_sched *sc, char *err, size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	unsigned int i;
+
+	/* the facts known before the run, its options and what the policy's
+	 * check read (cfg->sched_conf), then what only the run knows */
+	hp_run_sched_env(cfg, &sc->senv);
+	sc->senv.hz = r->hz;
+	for (i = 0; i < r->n_dev; i++) {
+		struct hp_dev_info info;
+
+		hp_device_info(&r->dev[i], &info);
+		sc->sdev[i] = (struct hp_sched_dev){
+			.role = info.role == HP_DEV_ROLE_CPU ? HP_ROLE_CPU : HP_ROLE_ACCEL,
+			.modeled = info.modeled,
+			.max_batch = info.batch ? info.max_batch : cfg->burst,
+			.min_batch = info.batch ? info.min_batch : 1,
+			.queue_cap = cfg->ring_size + 2 * cfg->burst,
+		};
+		sc->senv.role[i] = sc->sdev[i].role;
+	}
+	for (i = 0; i < 2; i++)
+		sc->pmodel[i] = cfg->profile != NULL ? cfg->profile->role[i] : NULL;
+	sc->s.dev = sc->sdev;
+	sc->s.env = &sc->senv;
+	sc->s.predict = sched_predict;
+	sc->s.predict_arg = r;
+	if (cfg->task_gran) {
+		uint32_t n = rte_align32pow2(cfg->mbufs + 1);
+
+		sc->redo = calloc(n, sizeof(*sc->redo));
+		if (sc->redo == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		sc->redo_mask = n - 1;
+	}
+	return 0;
+}
+
+/* The scheduler's state: flow table, reorder windows, deadlines, staging
+ * per device, and the policy's view and set-up. */
+int
+pl_sched_setup(struct pl_run *r, const struct hp_sched_ops *sops, char *err,
+	       size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct pl_sched *sc = r->sc;
+	uint32_t nf = rte_align32pow2(cfg->max_flows);
+	char serr[256] = "";
+	unsigned int i;
+	int ret;
+
+	sc->flows = calloc(nf, sizeof(*sc->flows));
+	sc->flow_mask = nf - 1;
+	if (sc->flows == NULL || nf > 65535) {
+		snprintf(err, errlen, "max flows must be 1..32768");
+		return -EINVAL;
+	}
+	ret = hp_reorder_init(&sc->ro, nf, cfg->reorder_win);
+	if (ret < 0) {
+		snprintf(err, errlen, "reorder window must be a power of two >= 2");
+		return ret;
+	}
+	sc->cyc2ns_mult = (uint64_t)((1e9 * 4294967296.0) / (double)r->hz);
+	for (i = 0; i < cfg->types.n; i++)
+		sc->dl_cycles[i + 1] = hp_us_to_tsc(cfg->types.t[i].deadline_us);
+	hp_type_index_build(&sc->tix, &cfg->types);
+	hp_staging_init(&sc->txs, HP_STAGING_MAX);
+	sc->s.ops = sops;
+	sc->s.n_dev = r->n_dev;
+	sc->s.room = sc->room;
+	ret = sched_setup(r, sc, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (sops->init && (ret = sops->init(&sc->s, serr, sizeof(serr))) < 0) {
+		snprintf(err, errlen, "scheduler %s: %s", sops->name,
+			 serr[0] ? serr : "set-up failed");
+		return ret;
+	}
+	hp_hist_reset(&sc->lat);
+	hp_hist_reset(&sc->ilat);
+	for (i = 0; i < HP_MAX_DEVICES; i++) {
+		hp_hist_reset(&sc->dlat[i]);
+		hp_hist_reset(&sc->idlat[i]);
+	}
+	for (i = 0; i < r->n_dev; i++) {
+		sc->wst[i] = rte_zmalloc("hp_wstage", sizeof(struct hp_staging), 0);
+		if (sc->wst[i] == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		hp_staging_init(sc->wst[i], 2 * cfg->burst);
+		sc->room[i] = sc->wst[i]->cap;
+	}
+	return 0;
+}
+
+void
+pl_sched_free(struct pl_run *r)
+{
+	struct pl_sched *sc = r->sc;
+	unsigned int i;
+
+	if (sc == NULL)
+		return;
+	free(sc->redo);
+	for (i = 0; i < HP_MAX_DEVICES; i++)
+		rte_free(sc->wst[i]);
+	if (sc->s.ops && sc->s.ops->fini)
+		sc->s.ops->fini(&sc->s);
+	hp_reorder_free(&sc->ro);
+	free(sc->flows);
+}

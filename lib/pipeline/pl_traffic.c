@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The traffic stage, for generated traffic: the sink takes what the
+ * scheduler sent to the port's tx ring and verifies it, then the generator
+ * offers frames at the scenario's rate to the port's rx ring. Like a NIC,
+ * a full rx ring is a port drop that costs the host nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "hp_common.h"
+#include "pl_priv.h"
+
+static void
+traffic_start(void *arg, bool alone)
+{
+	struct pl_run *r = arg;
+	struct pl_traffic *tr = r->tr;
+
+	tr->alone = alone;
+	tr->last = rte_rdtsc();
+	tr->t_next = 0;
+	tr->credit = 0;
+	tr->ep = LOAD(r->epoch);
+	tr->epoch_seen = tr->ep;
+	hp_load_start(&tr->load, rte_rdtsc());
+}
+
+/* Takes what reached the port's tx side: verified, then freed or kept for
+ * the generator to send again. */
+static unsigned int
+sink(struct pl_run *r, struct pl_traffic *tr)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct rte_mbuf *pkts[2 * HP_BURST];
+	unsigned int n, i, nf;
+
+	n = rte_ring_dequeue_burst(tr->tx_ring, (void **)pkts, 2 * cfg->burst, NULL);
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		pl_verify_every(&tr->ver, cfg->verify_every, pkts[i]);
+		tr->sink_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+	}
+	nf = n;
+	if (tr->recyc != NULL) {
+		/* keep the frames whose length no task changed (a CBC pad
+		 * would grow them pass after pass) */
+		for (i = 0, nf = 0; i < n; i++) {
+			if (tr->recyc_n < tr->recyc_cap &&
+			    rte_pktmbuf_pkt_len(pkts[i]) == hp_meta(pkts[i])->gen_len)
+				tr->recyc[tr->recyc_n++] = pkts[i];
+			else
+				pkts[nf++] = pkts[i];
+		}
+	}
+	if (nf)
+		rte_pktmbuf_free_bulk(pkts, nf);
+	PUB(tr->sink, tr->sink + n);
+	PUB(tr->sink_total, tr->sink_total + n);
+	return n;
+}
+
+/* Offers the frames due at the profile's rate (all it can while
+ * calibrating); returns the frames that went. */
+static unsigned int
+generate(struct pl_run *r, struct pl_traffic *tr, uint64_t now)
+{
+	unsigned int burst = r->cfg->burst, i, k, sent, room, fit, old;
+	struct rte_mbuf *pkts[HP_BURST];
+	double rate, dt = (double)(now - tr->last) / (double)r->hz;
+
+	if (LOAD(r->calibrating))
+		rate = 1e12;
+	else
+		rate = hp_profile_rate(&tr->prof, (double)(now - r->t0) / (double)r->hz);
+	tr->credit += rate * dt;
+	/* A preempted generator catches up at most this much, so offered
+	 * load stays close to the profile. */
+	if (tr->credit > 4096)
+		tr->credit = 4096;
+	if (tr->credit < 1)
+		return 0;
+	k = tr->credit < burst ? (unsigned int)tr->credit : burst;
+	/* Like a NIC, a full rx queue drops at no cost to the host: only
+	 * frames that fit are built. A generator that built and freed them
+	 * would burn the CPU it shares with the scheduler on a small machine
+	 * (then capacity measures the OS's time slices, not the pipeline).
+	 * Only this lcore enqueues, so the free count cannot shrink. */
+	room = rte_ring_free_count(tr->rx_ring);
+	fit = RTE_MIN(k, room);
+	old = RTE_MIN(fit, tr->recyc_n);
+	for (i = 0; i < old; i++)
+		pkts[i] = tr->recyc[--tr->recyc_n];
+	if (fit > old && rte_pktmbuf_alloc_bulk(r->pool, pkts + old, fit - old) != 0)
+		fit = old; /* no buffer for the "NIC": a port drop */
+	for (i = old; i < fit; i++) {
+		hp_gen_build(&tr->gen, pkts[i]);
+		hp_meta(pkts[i])->gen_len = (uint16_t)rte_pktmbuf_pkt_len(pkts[i]);
+	}
+	sent = fit ? rte_ring_enqueue_burst(tr->rx_ring, (void **)pkts, fit, NULL) : 0;
+	if (sent < fit)
+		rte_pktmbuf_free_bulk(pkts + sent, fit - sent);
+	if (sent < k)
+		PUB(tr->dropped_port, tr->dropped_port + k - sent);
+	PUB(tr->offered, tr->offered + k);
+	PUB(tr->sent_total, tr->sent_total + sent);
+	tr->credit -= k;
+	return sent;
+}
+
+/* One pass: sink, then generator. Its state between passes is in *tr
+ * (the generator's credit and clock, the epoch), so it can run as a
+ * service. */
+static __rte_noinline int
+traffic_pass(void *arg)
+{
+	struct pl_run *r = arg;
+	struct pl_traffic *tr = r->tr;
+	uint64_t now, t1, t0 = tr->t_next ? tr->t_next : hp_load_tsc();
+	unsigned int work;
+	int ctl;
+
+	if (LOAD(r->epoch) != tr->ep) {
+		tr->ep = LOAD(r->epoch);
+		tr->offered = tr->dropped_port = tr->sink = tr->sink_bytes = 0;
+		pl_verify_reset(&tr->ver);
+		STORE(tr->epoch_seen, tr->ep);
+	}
+	work = sink(r, tr);
+	now = rte_rdtsc();
+	ctl = LOAD(r->gen_ctl);
+	if (ctl & 1)
+		work += generate(r, tr, now);
+	else
+		tr->credit = 0;
+	tr->last = now;
+	/* every frame of the setting read above is in the ring now */
+	STORE(tr->gen_ack, ctl);
+	if (LOAD(r->sink_quit) && hp_stage_done(PL_STAGE_SCHED(r)) &&
+	    tr->sink == r->sc->tx && rte_ring_count(tr->tx_ring) == 0)
+		return HP_STAGE_DONE;
+	/* An empty pass did nothing after `now` but look at the credit:
+	 * its end is `now`. Saving that read matters: on a CPU the
+	 * scheduler shares, the two hand the CPU over through empty passes
+	 * (two thirds of the null pipeline's passes, 3.8M in 4 s). */
+	t1 = work ? hp_load_tsc() : now;
+	hp_load_poll(&tr->load, t0, t1, work);
+	tr->t_next = work && tr->alone ? t1 : 0;
+	return work ? (int)work : -EAGAIN;
+}
+
+static void
+traffic_stop(void *arg)
+{
+	struct pl_run *r = arg;
+
+	STORE(r->sink_quit, 1);
+}
+
+const struct hp_stage_ops pl_traffic_stage = {
+	.name = "traffic",
+	.start = traffic_start,
+	.pass = traffic_pass,
+	.stop = traffic_stop,
+};
+
+void
+pl_gen_set(struct pl_run *r, bool on)
+{
+	int ctl = ((r->gen_ctl >> 1) + 1) << 1 | (on ? 1 : 0);
+
+	STORE(r->gen_ctl, ctl);
+	if (on || r->cfg->src != HP_SRC_GEN || !PL_STAGE_TRAFFIC(r)->launched)
+		return;
+	while (LOAD(r->tr->gen_ack) != ctl && !hp_stage_done(PL_STAGE_TRAFFIC(r)))
+		usleep(200);
+}
+
+/* Exact, unlike a look at the rings and counters one after another: a
+ * burst the scheduler has taken from the rx ring but not yet published
+ * as in flight would pass such a check. */
+void
+pl_wait_drained(struct pl_run *r)
+{
+	while (LOAD(r->tr->sent_total) != LOAD(r->tr->sink_total) + LOAD(r->sc->freed))
+		usleep(500);
+}
+
+/* The generator and the sink's verification (the app's first task may
+ * write the bodies: LDPC codewords from known bits, planted patterns, so
+ * the sink can check the result; it gets a context of its own here). */
+int
+pl_traffic_setup(struct pl_run *r, char *err, size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct pl_traffic *tr = r->tr;
+	int ret;
+
+	if (cfg->gen_recycle) {
+		/* a frame sent again is not checked: its body is what the
+		 * tasks left, and its sequence numbers repeat */
+		if (cfg->verify_every != 0 || cfg->src != HP_SRC_GEN) {
+			snprintf(err, errlen, "generator recycling needs the generator source and verification off");
+			return -EINVAL;
+		}
+		tr->recyc_cap = cfg->mbufs;
+		tr->recyc = calloc(tr->recyc_cap, sizeof(*tr->recyc));
+		if (tr->recyc == NULL)
+			return -ENOMEM;
+	}
+	ret = pl_verify_init(&tr->ver, r, err, errlen);
+	if (ret < 0 || cfg->src != HP_SRC_GEN)
+		return ret;
+	ret = hp_gen_init(&tr->gen, &cfg->imix, &cfg->types, cfg->flows_per_type,
+			  cfg->seed, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = pl_ctx_init_chain(r, tr->gctx, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (hp_app_body_ctx(r->app, tr->gctx) != NULL)
+		hp_gen_set_body(&tr->gen, hp_task_gen_body, hp_app_body_ctx(r->app, tr->gctx));
+	/* nothing is verified: the emulated NIC needs no tags */
+	hp_gen_set_tag(&tr->gen, cfg->verify_every != 0);
+	return 0;
+}
+
+void
+pl_traffic_free(struct pl_run *r)
+{
+	struct pl_traffic *tr = r->tr;
+
+	if (tr == NULL)
+		return;
+	pl_verify_free(&tr->ver);
+	pl_ctx_free_chain(tr->gctx, r->app->n_tasks);
+	if (tr->recyc_n)
+		rte_pktmbuf_free_bulk(tr->recyc, tr->recyc_n);
+	free(tr->recyc);
+	hp_gen_free(&tr->gen);
+	rte_ring_free(tr->rx_ring);
+	rte_ring_free(tr->tx_ring);
+}
