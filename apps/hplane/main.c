@@ -841,35 +841,162 @@ default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 	return n;
 }
 
-int
-main(int argc, char **argv)
+/* ---- the verbs ---- */
+
+static int
+verb_list(int argc, char **argv)
+{
+	if (argc > 1)
+		return fail(EXIT_USAGE, "list takes no arguments (got '%s')", argv[1]);
+	list_all();
+	return 0;
+}
+
+/* train: qlearn's training run, random actions over the random scenario
+ * (thesis §4.10.4) unless told otherwise. */
+static int
+prep_train(struct cli *c, char *err, size_t errlen)
+{
+	c->cfg.sched = "qlearn";
+	if (sched_opt_add(&c->cfg, "train=1") < 0) {
+		snprintf(err, errlen, "too many --sched-param options (at most %d)",
+			 HP_SCHED_MAX_PARAMS);
+		return -EINVAL;
+	}
+	if (!c->scen_set)
+		c->cfg.scenario = "random";
+	return 0;
+}
+
+static int
+prep_profile(struct cli *c, char *err, size_t errlen)
+{
+	return hp_profile_check(&c->prof, &c->cfg, err, errlen);
+}
+
+/* ramp offers its own load; its output directory must exist before it
+ * measures (validate creates it). */
+static int
+prep_ramp(struct cli *c, char *err, size_t errlen)
+{
+	if (c->cfg.src != HP_SRC_GEN || c->cfg.trace_file != NULL) {
+		snprintf(err, errlen, "ramp offers its own load: no --source or --trace");
+		return -EINVAL;
+	}
+	if (validate(c) != 0)
+		return -ECANCELED;	/* validate said why */
+	return hp_ramp_prepare(&c->ramp, &c->cfg, err, errlen);
+}
+
+static int
+exec_profile(struct cli *c, char *err, size_t errlen)
+{
+	int ret = hp_cmd_profile(&c->prof, &c->cfg, err, errlen);
+
+	return ret < 0 ? fail(ret == -EINVAL || ret == -ENOTSUP || ret == -ENODEV ?
+			      EXIT_USAGE : 1, "%s", err) : 0;
+}
+
+static int
+ramp_report(struct cli *c, struct hp_run_result *res, char *err, size_t errlen)
+{
+	return hp_ramp_report(&c->ramp, &c->cfg, res, err, errlen);
+}
+
+/* run, train and ramp: the pipeline, its summary and outputs, and the
+ * invariants as the exit status. */
+static int
+exec_run(struct cli *c, int (*report)(struct cli *, struct hp_run_result *, char *, size_t),
+	 char *err, size_t errlen)
+{
+	static struct hp_run_result res;
+	int ret, rc;
+
+	ret = check_lcores(&c->cfg);
+	if (ret)
+		return ret;
+	ret = hp_run(&c->cfg, &res, err, errlen);
+	if (ret < 0) {
+		free(res.rows);
+		return fail(ret == -EINVAL || ret == -ENODEV || ret == -ENOTSUP ? EXIT_USAGE : 1, "%s%s",
+			    err, ret == -ENOMEM ? " (try a larger -m or fewer --mbufs)" : "");
+	}
+	hp_print_summary(&c->cfg, &res);
+	rc = 0;
+	if (hp_write_outputs(&c->cfg, &res, c->cfg.out_dir, err, errlen) < 0)
+		rc = fail(1, "%s", err);
+	else
+		printf("  %-26s %s/summary.json, %s/trace.csv\n", "written", c->cfg.out_dir,
+		       c->cfg.out_dir);
+	if (rc == 0 && report != NULL && report(c, &res, err, errlen) < 0)
+		rc = fail(1, "%s", err);
+	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked))
+		rc = fail(EXIT_INVARIANT, "invariant broken: dropped_internal=%" PRIu64
+			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
+			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
+	free(res.rows);
+	return rc;
+}
+
+/* A verb: either whole (its own argument handling) or a pipeline verb,
+ * which shares option parsing, validation and EAL start-up. */
+struct verb {
+	const char *name;
+	int (*whole)(int argc, char **argv);
+	int (*direct)(struct cli *c);            /* after parsing; starts EAL itself */
+	int (*prepare)(struct cli *c, char *err, size_t errlen);
+	bool own_exec;                           /* exec_profile instead of exec_run */
+	int (*report)(struct cli *c, struct hp_run_result *res, char *err, size_t errlen);
+};
+
+static const struct verb verbs[] = {
+	{ .name = "run" },
+	{ .name = "gen", .direct = cmd_gen },
+	{ .name = "ramp", .prepare = prep_ramp, .report = ramp_report },
+	{ .name = "train", .prepare = prep_train },
+	{ .name = "profile", .prepare = prep_profile, .own_exec = true },
+	{ .name = "compare", .whole = hp_cmd_compare },
+	{ .name = "list", .whole = verb_list },
+};
+
+static const struct verb *
+verb_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(verbs); i++)
+		if (strcmp(verbs[i].name, name) == 0)
+			return &verbs[i];
+	return NULL;
+}
+
+/* The EAL arguments: the user's after --, or this machine's defaults. */
+static int
+eal_args(struct cli *c, int argc, char **argv, int split, char **eargv, char *store,
+	 size_t storelen)
+{
+	int i, n = 0;
+
+	if (split < argc) {
+		eargv[n++] = (char *)prog;
+		for (i = split + 1; i < argc && n < 63; i++)
+			eargv[n++] = argv[i];
+		if (c->cfg.idle_yield < 0)
+			c->cfg.idle_yield = 0;
+	} else {
+		n = default_eal(c, eargv, store, storelen);
+	}
+	eargv[n] = NULL;
+	return n;
+}
+
+static int
+run_verb(const struct verb *v, int argc, char **argv)
 {
 	static struct cli c;
-	static struct hp_run_result res;
 	char *eargv[64], lcstore[1024], err[512];
-	int eargc = 0, split = argc, i, ret, rc;
-	const char *cmd;
+	int split = argc, i, ret, rc;
 
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	cmd = argv[1];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(cmd, "list")) {
-		if (argc > 2)
-			return fail(EXIT_USAGE, "list takes no arguments (got '%s')", argv[2]);
-		list_all();
-		return 0;
-	}
-	if (!strcmp(cmd, "compare"))
-		return hp_cmd_compare(argc - 1, argv + 1);
-	if (strcmp(cmd, "run") && strcmp(cmd, "gen") && strcmp(cmd, "ramp") &&
-	    strcmp(cmd, "train") && strcmp(cmd, "profile"))
-		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, list; see --help)", cmd);
 	for (i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			split = i;
@@ -879,35 +1006,14 @@ main(int argc, char **argv)
 	ret = parse_opts(&c, split - 1, argv + 1);
 	if (ret)
 		return ret;
-	if (!strcmp(cmd, "gen"))
-		return cmd_gen(&c);
-	if (!strcmp(cmd, "profile") && hp_profile_check(&c.prof, &c.cfg, err, sizeof(err)) < 0)
-		return fail(EXIT_USAGE, "%s", err);
+	if (v->direct != NULL)
+		return v->direct(&c);
 	c.prof.argc = argc;
 	c.prof.argv = argv;
-	if (!strcmp(cmd, "train")) {
-		/* qlearn's training run: random actions over the random
-		 * scenario (thesis §4.10.4) unless told otherwise */
-		c.cfg.sched = "qlearn";
-		if (sched_opt_add(&c.cfg, "train=1") < 0)
-			return fail(EXIT_USAGE, "too many --sched-param options (at most %d)",
-				    HP_SCHED_MAX_PARAMS);
-		if (!c.scen_set)
-			c.cfg.scenario = "random";
-	}
-
-	if (!strcmp(cmd, "ramp")) {
-		if (c.cfg.src != HP_SRC_GEN || c.cfg.trace_file != NULL)
-			return fail(EXIT_USAGE, "ramp offers its own load: no --source or --trace");
-		ret = validate(&c); /* creates the output directory */
-		if (ret) {
-			cli_free(&c);
-			return ret;
-		}
-		if (hp_ramp_prepare(&c.ramp, &c.cfg, err, sizeof(err)) < 0) {
-			cli_free(&c);
-			return fail(EXIT_USAGE, "%s", err);
-		}
+	err[0] = '\0';
+	if (v->prepare != NULL && (ret = v->prepare(&c, err, sizeof(err))) < 0) {
+		cli_free(&c);
+		return ret == -ECANCELED ? EXIT_USAGE : fail(EXIT_USAGE, "%s", err);
 	}
 	ret = validate(&c);
 	if (ret) {
@@ -923,62 +1029,43 @@ main(int argc, char **argv)
 	/* without EAL arguments lcore 0 is the main lcore: say so before EAL
 	 * starts (after it, its own messages come first) */
 	for (i = 0; split == argc && i < (int)c.cfg.n_service_cores; i++)
-		if (c.cfg.service_cores[i] == 0)
+		if (c.cfg.service_cores[i] == 0) {
+			cli_free(&c);
 			return fail(EXIT_USAGE, "--service-cores: lcore 0 is the main lcore; list others, e.g. 1,2");
-	if (split < argc) {
-		eargv[eargc++] = (char *)prog;
-		for (i = split + 1; i < argc && eargc < 63; i++)
-			eargv[eargc++] = argv[i];
-		if (c.cfg.idle_yield < 0)
-			c.cfg.idle_yield = 0;
-	} else {
-		eargc = default_eal(&c, eargv, lcstore, sizeof(lcstore));
-	}
-	eargv[eargc] = NULL;
-	ret = rte_eal_init(eargc, eargv);
+		}
+	ret = eal_args(&c, argc, argv, split, eargv, lcstore, sizeof(lcstore));
+	ret = rte_eal_init(ret, eargv);
 	if (ret < 0) {
 		cli_free(&c);
 		return fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
 	}
 	if (c.cfg.idle_yield < 0)
 		c.cfg.idle_yield = 0;
-	if (!strcmp(cmd, "profile")) {
-		ret = hp_cmd_profile(&c.prof, &c.cfg, err, sizeof(err));
-		cli_free(&c);
-		rte_eal_cleanup();
-		return ret < 0 ? fail(ret == -EINVAL || ret == -ENOTSUP || ret == -ENODEV ?
-				      EXIT_USAGE : 1, "%s", err) : 0;
-	}
-	ret = check_lcores(&c.cfg);
-	if (ret) {
-		rte_eal_cleanup();
-		cli_free(&c);
-		return ret;
-	}
-	ret = hp_run(&c.cfg, &res, err, sizeof(err));
-	if (ret < 0) {
-		rte_eal_cleanup();
-		free(res.rows);
-		cli_free(&c);
-		return fail(ret == -EINVAL || ret == -ENODEV || ret == -ENOTSUP ? EXIT_USAGE : 1, "%s%s",
-			    err, ret == -ENOMEM ? " (try a larger -m or fewer --mbufs)" : "");
-	}
-	hp_print_summary(&c.cfg, &res);
-	rc = 0;
-	if (hp_write_outputs(&c.cfg, &res, c.cfg.out_dir, err, sizeof(err)) < 0)
-		rc = fail(1, "%s", err);
-	else
-		printf("  %-26s %s/summary.json, %s/trace.csv\n", "written", c.cfg.out_dir,
-		       c.cfg.out_dir);
-	if (rc == 0 && !strcmp(cmd, "ramp") &&
-	    hp_ramp_report(&c.ramp, &c.cfg, &res, err, sizeof(err)) < 0)
-		rc = fail(1, "%s", err);
-	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked))
-		rc = fail(EXIT_INVARIANT, "invariant broken: dropped_internal=%" PRIu64
-			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
-			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
-	free(res.rows);
+	rc = v->own_exec ? exec_profile(&c, err, sizeof(err)) :
+			   exec_run(&c, v->report, err, sizeof(err));
 	cli_free(&c);
 	rte_eal_cleanup();
 	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct verb *v;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	v = verb_find(argv[1]);
+	if (v == NULL)
+		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, list; see --help)",
+			    argv[1]);
+	if (v->whole != NULL)
+		return v->whole(argc - 1, argv + 1);
+	return run_verb(v, argc, argv);
 }

@@ -50,7 +50,7 @@ struct pl_sched_row {
 /* The scheduler stage: rx, classify, schedule, reorder, tx. */
 struct pl_sched {
 	struct hp_sched s;
-	uint32_t room[HP_MAX_DEV];
+	uint32_t room[HP_MAX_DEVICES];
 	struct hp_staging *wst[HP_MAX_DEVICES];
 	struct hp_staging txs;
 	/* received, classified, not yet placed; a policy that skips packets
@@ -87,7 +87,7 @@ struct pl_sched {
 	struct hp_hist idlat[HP_MAX_DEVICES];
 	struct hp_load load;
 	/* scheduling policy's view (lib/sched) */
-	struct hp_sched_dev sdev[HP_MAX_DEV];
+	struct hp_sched_dev sdev[HP_SCHED_MAX_DEV];
 	struct hp_sched_env senv;
 	const struct hp_model *pmodel[2]; /* cfg->profile's by role, or NULL */
 	/* granularity task: packets between two tasks, waiting for their

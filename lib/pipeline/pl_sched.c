@@ -73,6 +73,7 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	/* line 0 but the generator's gen_len, and line 1's device part:
 	 * step, status, times (task results are their tasks') */
 	RTE_BUILD_BUG_ON(offsetof(struct hp_meta, flow_id) != RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(HP_MAX_DEVICES > HP_SCHED_MAX_DEV);
 	RTE_BUILD_BUG_ON(sizeof(struct hp_meta) > 2 * RTE_CACHE_LINE_SIZE);
 	memset(md, 0, HP_META_SCHED_CLEAR);
 	memset(&md->flow_id, 0, HP_META_DEV_CLEAR);

@@ -10,38 +10,29 @@
 
 #include "hp_common.h"
 #include "hp_model.h"
+#include "hp_registry.h"
 #include "hp_sched.h"
 
-#define HP_MAX_SCHED 16
-
-static const struct hp_sched_ops *scheds[HP_MAX_SCHED];
-static unsigned int n_scheds;
+HP_REGISTRY(scheds, struct hp_sched_ops, name, 16);
 
 int
 hp_sched_register(const struct hp_sched_ops *ops)
 {
-	if (ops == NULL || ops->name == NULL || ops->pick == NULL ||
-	    n_scheds == HP_MAX_SCHED || hp_sched_find(ops->name) != NULL)
+	if (ops == NULL || ops->pick == NULL)
 		return -EINVAL;
-	scheds[n_scheds++] = ops;
-	return 0;
+	return hp_registry_add(&scheds, ops);
 }
 
 const struct hp_sched_ops *
 hp_sched_find(const char *name)
 {
-	unsigned int i;
-
-	for (i = 0; i < n_scheds; i++)
-		if (strcmp(scheds[i]->name, name) == 0)
-			return scheds[i];
-	return NULL;
+	return hp_registry_find(&scheds, name);
 }
 
 const struct hp_sched_ops *
 hp_sched_at(unsigned int i)
 {
-	return i < n_scheds ? scheds[i] : NULL;
+	return hp_registry_at(&scheds, i);
 }
 
 /* Whether the NULL-terminated list holds the key of item (up to its '='). */
@@ -173,7 +164,7 @@ hp_sched_cost_update(const struct hp_sched *s, struct hp_sched_cost *c)
 	const uint32_t l1 = 256, l2 = 1280;
 	unsigned int d, k, n_known = 0, nt = s->env->n_tasks;
 
-	for (d = 0; d < s->n_dev && d < HP_MAX_DEV; d++) {
+	for (d = 0; d < s->n_dev && d < HP_SCHED_MAX_DEV; d++) {
 		uint32_t b = s->dev[d].max_batch ? s->dev[d].max_batch : 1;
 
 		c->known[d] = false;

@@ -21,7 +21,9 @@
 
 #include "hp_pkt.h"
 
-#define HP_MAX_DEV 32
+/* The most devices a policy's tables hold; the pipeline runs at most
+ * HP_MAX_DEVICES (hp_pipeline.h), checked at build time there. */
+#define HP_SCHED_MAX_DEV 32
 /* pick() result: this packet cannot go now, but the ones received after it
  * may be placed first (the policy keeps per-flow order itself); -1 stops
  * the scheduler's pass (Source Code 4.1: rx waits for this packet). */
@@ -58,7 +60,7 @@ struct hp_sched_env {
 	const char *task_names[HP_MAX_TASKS];
 	const struct hp_type_table *types;
 	unsigned int n_dev;          /* devices, in the order of hp_sched.dev */
-	uint8_t role[HP_MAX_DEV];    /* enum hp_sched_role of each */
+	uint8_t role[HP_SCHED_MAX_DEV];    /* enum hp_sched_role of each */
 	uint64_t hz;                 /* TSC cycles per second (0 in check) */
 	double capacity_pps;         /* the capacity given (0: measured later) */
 	double imix_mean_bytes;      /* mean frame bytes of the offered mix */
@@ -196,9 +198,9 @@ hp_sched_pkt_of(struct rte_mbuf *m, struct hp_sched_pkt *p)
  * (index n_tasks: the whole chain), cycles = a + b x frame bytes, for one
  * packet served alone and per packet of a full batch (amortized). */
 struct hp_sched_cost {
-	double one_a[HP_MAX_DEV][HP_MAX_TASKS + 1], one_b[HP_MAX_DEV][HP_MAX_TASKS + 1];
-	double am_a[HP_MAX_DEV][HP_MAX_TASKS + 1], am_b[HP_MAX_DEV][HP_MAX_TASKS + 1];
-	bool known[HP_MAX_DEV];   /* the device's model gave non-zero times */
+	double one_a[HP_SCHED_MAX_DEV][HP_MAX_TASKS + 1], one_b[HP_SCHED_MAX_DEV][HP_MAX_TASKS + 1];
+	double am_a[HP_SCHED_MAX_DEV][HP_MAX_TASKS + 1], am_b[HP_SCHED_MAX_DEV][HP_MAX_TASKS + 1];
+	bool known[HP_SCHED_MAX_DEV];   /* the device's model gave non-zero times */
 };
 
 /* Fills c from s->predict; returns how many devices have a model. */

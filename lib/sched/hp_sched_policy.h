@@ -16,26 +16,26 @@
 
 /* Which line of the thesis's algorithm made the decision. */
 enum hp_static_line {
-	HP_ST_A1_CPU = 2,       /* Alg. 1 line 2: small, loose, busy, no order */
-	HP_ST_A1_ACC = 4,       /* Alg. 1 line 4: everything else */
-	HP_ST_A1_RETRY = 10,    /* line 10: tight deadline or order: wait */
-	HP_ST_A1_FALLBACK = 12, /* line 12: any device with room */
-	HP_ST_A2_ACC = 101,     /* Alg. 2 line 1: heavy task on the accelerator */
-	HP_ST_A3_REORDER_CPU = 202, /* Alg. 3 line 2: > max, order: flow's CPU */
-	HP_ST_A3_CPU_MED = 204, /* line 4: > medium, no order */
-	HP_ST_A3_CPU_MIN = 206, /* line 6: > min, no order, small */
-	HP_ST_A3_ACC = 208,     /* line 8: accelerator */
-	HP_ST_A3_RETRY_LOW = 215, /* line 15: below min: wait for the accelerator */
-	HP_ST_A3_RETRY_ORDER = 217, /* line 17: medium..max with order: wait */
-	HP_ST_A3_FALLBACK = 220, /* line 20: any device with room */
-	HP_ST_WAIT = 0,         /* no device with room at all */
+	HP_STATIC_A1_CPU = 2,       /* Alg. 1 line 2: small, loose, busy, no order */
+	HP_STATIC_A1_ACC = 4,       /* Alg. 1 line 4: everything else */
+	HP_STATIC_A1_RETRY = 10,    /* line 10: tight deadline or order: wait */
+	HP_STATIC_A1_FALLBACK = 12, /* line 12: any device with room */
+	HP_STATIC_A2_ACC = 101,     /* Alg. 2 line 1: heavy task on the accelerator */
+	HP_STATIC_A3_REORDER_CPU = 202, /* Alg. 3 line 2: > max, order: flow's CPU */
+	HP_STATIC_A3_CPU_MED = 204, /* line 4: > medium, no order */
+	HP_STATIC_A3_CPU_MIN = 206, /* line 6: > min, no order, small */
+	HP_STATIC_A3_ACC = 208,     /* line 8: accelerator */
+	HP_STATIC_A3_RETRY_LOW = 215, /* line 15: below min: wait for the accelerator */
+	HP_STATIC_A3_RETRY_ORDER = 217, /* line 17: medium..max with order: wait */
+	HP_STATIC_A3_FALLBACK = 220, /* line 20: any device with room */
+	HP_STATIC_WAIT = 0,         /* no device with room at all */
 };
 
 struct hp_static {
 	struct hp_sched_cost cost;
 	int acc;                 /* the accelerator (first HP_ROLE_ACCEL) */
 	unsigned int n_cpu;
-	int cpu[HP_MAX_DEV];     /* the CPU-role devices */
+	int cpu[HP_SCHED_MAX_DEV];     /* the CPU-role devices */
 	uint32_t size_cpu;       /* packet size threshold for the CPU (bytes) */
 	uint64_t lat_cpu;        /* latency threshold (cycles): the CPU path's
 				  * worst case for a packet of size_cpu */
@@ -66,7 +66,7 @@ struct hp_qtable {
 	bool task_gran;
 	unsigned int n_dev, n_types, n_tasks, n_actions;
 	unsigned int n_states;       /* rate levels x 2^n_dev x n_types */
-	char roles[HP_MAX_DEV + 1];  /* 'c' / 'a' per device */
+	char roles[HP_SCHED_MAX_DEV + 1];  /* 'c' / 'a' per device */
 	double *q;                   /* n_states x n_actions; NAN: unvisited */
 	uint32_t *visits;
 };
@@ -148,9 +148,9 @@ struct hp_adaptive {
 	unsigned int nt;                 /* tasks; cost index nt = chain */
 	int acc;                         /* the accelerator, -1 if none */
 	unsigned int n_cpu;
-	double backlog[HP_MAX_DEV];      /* predicted cycles queued per device */
-	double kappa[HP_MAX_DEV];        /* measured / predicted service (online) */
-	double horizon[HP_MAX_DEV];      /* backlog (cycles) that keeps it busy */
+	double backlog[HP_SCHED_MAX_DEV];      /* predicted cycles queued per device */
+	double kappa[HP_SCHED_MAX_DEV];        /* measured / predicted service (online) */
+	double horizon[HP_SCHED_MAX_DEV];      /* backlog (cycles) that keeps it busy */
 	/* the offload plan (fractional knapsack, every plan_ticks): while the
 	 * placed mix asks more of the accelerator than it has (demand), CPU
 	 * time goes to the classes the CPUs are least behind on */
@@ -162,8 +162,8 @@ struct hp_adaptive {
 	double cpu_target;               /* CPU utilisation the plan fills */
 	/* online model update: predicted work completed per device since the
 	 * last update, and the time it had work */
-	double done_work[HP_MAX_DEV];
-	uint64_t busy_cyc[HP_MAX_DEV];
+	double done_work[HP_SCHED_MAX_DEV];
+	uint64_t busy_cyc[HP_SCHED_MAX_DEV];
 	uint64_t last_tick, last_plan, ticks;
 	uint32_t n_flows;
 	struct hp_aflow *flows;          /* n_flows x HP_MAX_TASKS */

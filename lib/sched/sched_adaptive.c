@@ -292,8 +292,8 @@ hp_adaptive_decide(struct hp_adaptive *a, const struct hp_sched *s,
 		   const struct hp_sched_pkt *p)
 {
 	struct hp_aflow *f = flow_of(a, p, s);
-	double cmin = INFINITY, best_t = INFINITY, t_cl = INFINITY, rest, t[HP_MAX_DEV];
-	bool open[HP_MAX_DEV];
+	double cmin = INFINITY, best_t = INFINITY, t_cl = INFINITY, rest, t[HP_SCHED_MAX_DEV];
+	bool open[HP_SCHED_MAX_DEV];
 	int cheapest = -1, pick = -1, closest = -1;
 	unsigned int d;
 

@@ -344,7 +344,7 @@ qlearn_check(struct hp_sched_env *env, char *err, size_t errlen)
 {
 	const char *path = hp_sched_param(env, "qtable"), *train = hp_sched_param(env, "train");
 	unsigned int d, n_types = (env->types ? env->types->n : 0) + 1;
-	char roles[HP_MAX_DEV + 1], q[160];
+	char roles[HP_SCHED_MAX_DEV + 1], q[160];
 	struct qlearn_conf *qc;
 	struct hp_qtable *t;
 	int ret;
@@ -402,7 +402,7 @@ qlearn_init(struct hp_sched *s, char *err, size_t errlen)
 	const struct hp_sched_env *env = s->env;
 	struct qlearn_conf *qc = env->conf;
 	struct hp_qlearn *ql;
-	char roles[HP_MAX_DEV + 1];
+	char roles[HP_SCHED_MAX_DEV + 1];
 	unsigned int d, n_types = (env->types ? env->types->n : 0) + 1;
 	int ret;
 
@@ -431,7 +431,7 @@ qlearn_init(struct hp_sched *s, char *err, size_t errlen)
 		}
 	}
 	if (qc->train) {
-		for (d = 0; d < s->n_dev && d < HP_MAX_DEV; d++)
+		for (d = 0; d < s->n_dev && d < HP_SCHED_MAX_DEV; d++)
 			roles[d] = s->dev[d].role == HP_ROLE_CPU ? 'c' : 'a';
 		roles[d] = '\0';
 		ret = hp_qtable_alloc(&ql->t, env->task_gran, s->n_dev, n_types, env->n_tasks,

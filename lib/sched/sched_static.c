@@ -192,27 +192,27 @@ hp_static_decide(struct hp_static *st, const struct hp_sched *s,
 		/* Algorithm 1 */
 		if (p->len <= st->size_cpu && budget > st->lat_cpu && rate > st->rate1 &&
 		    !p->reorder) {
-			*line = HP_ST_A1_CPU;
+			*line = HP_STATIC_A1_CPU;
 			d = cpu_least(st, s);
 		} else {
-			*line = HP_ST_A1_ACC;
+			*line = HP_STATIC_A1_ACC;
 			d = acc_if_room(st, s);
 		}
 		if (d >= 0)
 			return d;
 		if (budget < st->lat_cpu || p->reorder) {
-			*line = HP_ST_A1_RETRY;
+			*line = HP_STATIC_A1_RETRY;
 			return -1;
 		}
-		*line = HP_ST_A1_FALLBACK;
+		*line = HP_STATIC_A1_FALLBACK;
 		d = fallback(st, s);
 		if (d < 0)
-			*line = HP_ST_WAIT;
+			*line = HP_STATIC_WAIT;
 		return d;
 	}
 	if (st->heavy[p->step]) {
 		/* Algorithm 2 */
-		*line = HP_ST_A2_ACC;
+		*line = HP_STATIC_A2_ACC;
 		return acc_if_room(st, s);
 	}
 	/* Algorithm 3 */
@@ -220,31 +220,31 @@ hp_static_decide(struct hp_static *st, const struct hp_sched *s,
 		/* a designated CPU worker per flow keeps its order */
 		d = st->cpu[p->flow_id % st->n_cpu];
 		d = s->room[d] > 0 && !s->dev[d].failed ? d : -1;
-		*line = HP_ST_A3_REORDER_CPU;
+		*line = HP_STATIC_A3_REORDER_CPU;
 	} else if (rate > st->rate_med && !p->reorder) {
 		d = cpu_least(st, s);
-		*line = HP_ST_A3_CPU_MED;
+		*line = HP_STATIC_A3_CPU_MED;
 	} else if (rate > st->rate_min && !p->reorder && p->len < st->size_cpu) {
 		d = cpu_least(st, s);
-		*line = HP_ST_A3_CPU_MIN;
+		*line = HP_STATIC_A3_CPU_MIN;
 	} else {
 		d = acc_if_room(st, s);
-		*line = HP_ST_A3_ACC;
+		*line = HP_STATIC_A3_ACC;
 	}
 	if (d >= 0)
 		return d;
 	if (rate < st->rate_min) {
-		*line = HP_ST_A3_RETRY_LOW;
+		*line = HP_STATIC_A3_RETRY_LOW;
 		return -1;
 	}
 	if (rate > st->rate_med && rate < st->rate_max && p->reorder) {
-		*line = HP_ST_A3_RETRY_ORDER;
+		*line = HP_STATIC_A3_RETRY_ORDER;
 		return -1;
 	}
-	*line = HP_ST_A3_FALLBACK;
+	*line = HP_STATIC_A3_FALLBACK;
 	d = fallback(st, s);
 	if (d < 0)
-		*line = HP_ST_WAIT;
+		*line = HP_STATIC_WAIT;
 	return d;
 }
 

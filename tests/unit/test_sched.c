@@ -167,44 +167,44 @@ test_static_algorithm1(void **state)
 	p.dev[1].queued = 3;
 	q = pkt(300, false, 0, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 1);
-	assert_int_equal(line, HP_ST_A1_CPU);
+	assert_int_equal(line, HP_STATIC_A1_CPU);
 	/* line 3-4: every other packet: large, ordered, tight, or quiet */
 	q = pkt(1500, false, 0, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A1_ACC);
+	assert_int_equal(line, HP_STATIC_A1_ACC);
 	q = pkt(300, true, 0, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A1_ACC);
+	assert_int_equal(line, HP_STATIC_A1_ACC);
 	q = pkt(300, false, st.lat_cpu / 2, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A1_ACC);
+	assert_int_equal(line, HP_STATIC_A1_ACC);
 	p.s.rate_pps = st.rate1 * 0.9;
 	q = pkt(300, false, 0, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A1_ACC);
+	assert_int_equal(line, HP_STATIC_A1_ACC);
 	/* line 9-10: the accelerator full, order or tight deadline: retry */
 	p.room[2] = 0;
 	q = pkt(1500, true, 0, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), -1);
-	assert_int_equal(line, HP_ST_A1_RETRY);
+	assert_int_equal(line, HP_STATIC_A1_RETRY);
 	q = pkt(1500, false, st.lat_cpu / 2, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), -1);
-	assert_int_equal(line, HP_ST_A1_RETRY);
+	assert_int_equal(line, HP_STATIC_A1_RETRY);
 	/* line 12: full, loose, no order: any device with room */
 	q = pkt(1500, false, 0, 0);
 	assert_true(hp_static_decide(&st, &p.s, &q, &line) < 2);
-	assert_int_equal(line, HP_ST_A1_FALLBACK);
+	assert_int_equal(line, HP_STATIC_A1_FALLBACK);
 	/* line 2 with every CPU full: falls through to line 12 (GPU) */
 	p.room[2] = 64;
 	p.room[0] = p.room[1] = 0;
 	p.s.rate_pps = st.rate1 * 1.1;
 	q = pkt(300, false, 0, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A1_FALLBACK);
+	assert_int_equal(line, HP_STATIC_A1_FALLBACK);
 	/* nothing has room */
 	p.room[2] = 0;
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), -1);
-	assert_int_equal(line, HP_ST_WAIT);
+	assert_int_equal(line, HP_STATIC_WAIT);
 }
 
 static void
@@ -223,7 +223,7 @@ test_static_algorithms2_3(void **state)
 	p.s.rate_pps = st.rate_max * 2;
 	q = pkt(300, false, 0, 0);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A2_ACC);
+	assert_int_equal(line, HP_STATIC_A2_ACC);
 	p.room[2] = 0;
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), -1);
 	p.room[2] = 64;
@@ -231,43 +231,43 @@ test_static_algorithms2_3(void **state)
 	q = pkt(1500, true, 0, 1);
 	q.flow_id = 5;
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 1);
-	assert_int_equal(line, HP_ST_A3_REORDER_CPU);
+	assert_int_equal(line, HP_STATIC_A3_REORDER_CPU);
 	q.flow_id = 4;
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 0);
 	/* line 3-4: above medium, no order: a CPU, whatever the size */
 	p.s.rate_pps = (st.rate_med + st.rate_max) / 2;
 	q = pkt(1500, false, 0, 1);
 	assert_true(hp_static_decide(&st, &p.s, &q, &line) < 2);
-	assert_int_equal(line, HP_ST_A3_CPU_MED);
+	assert_int_equal(line, HP_STATIC_A3_CPU_MED);
 	/* ... with order: the accelerator (line 7-8) */
 	q = pkt(1500, true, 0, 1);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A3_ACC);
+	assert_int_equal(line, HP_STATIC_A3_ACC);
 	/* line 16-17: medium..max with order and the accelerator full: wait */
 	p.room[2] = 0;
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), -1);
-	assert_int_equal(line, HP_ST_A3_RETRY_ORDER);
+	assert_int_equal(line, HP_STATIC_A3_RETRY_ORDER);
 	p.room[2] = 64;
 	/* line 5-6: above min, no order, small: a CPU; large: accelerator */
 	p.s.rate_pps = (st.rate_min + st.rate_med) / 2;
 	q = pkt(300, false, 0, 1);
 	assert_true(hp_static_decide(&st, &p.s, &q, &line) < 2);
-	assert_int_equal(line, HP_ST_A3_CPU_MIN);
+	assert_int_equal(line, HP_STATIC_A3_CPU_MIN);
 	q = pkt(1500, false, 0, 1);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A3_ACC);
+	assert_int_equal(line, HP_STATIC_A3_ACC);
 	/* line 20: above min, the accelerator full, no order: fallback */
 	p.room[2] = 0;
 	assert_true(hp_static_decide(&st, &p.s, &q, &line) < 2);
-	assert_int_equal(line, HP_ST_A3_FALLBACK);
+	assert_int_equal(line, HP_STATIC_A3_FALLBACK);
 	/* line 14-15: below min, the accelerator full: wait for it */
 	p.s.rate_pps = st.rate_min / 2;
 	q = pkt(300, false, 0, 1);
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), -1);
-	assert_int_equal(line, HP_ST_A3_RETRY_LOW);
+	assert_int_equal(line, HP_STATIC_A3_RETRY_LOW);
 	p.room[2] = 64;
 	assert_int_equal(hp_static_decide(&st, &p.s, &q, &line), 2);
-	assert_int_equal(line, HP_ST_A3_ACC);
+	assert_int_equal(line, HP_STATIC_A3_ACC);
 }
 
 /* ---- qlearn ---- */
