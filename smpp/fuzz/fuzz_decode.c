@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "smpp.h"
-#include "smpp_gpu_cmp.h"   /* gpu/: field-for-field batch comparison */
+#include "smpp_gpu_cmp.h"   /* smpp/gpu/: field-for-field batch comparison */
 
 #define CHECK(c) do { if (!(c)) { \
 	fprintf(stderr, "fuzz_decode: check failed: %s (line %d)\n", #c, __LINE__); \
