@@ -21,16 +21,8 @@
 
 #define MAX_THREADS 256
 
-struct frame {
-	uint64_t off;       /* element start */
-	uint32_t len;       /* PDU length (0 when unknown) */
-	uint32_t pdu_off;   /* PDU start - element start (= corr_len) */
-	uint64_t next;      /* next element start */
-	uint16_t err;       /* framing error (ESME_RINVCMDLEN) */
-};
-
 struct tscratch {
-	struct frame *fr;
+	struct smpp_frame *fr;
 	size_t n, cap;
 };
 
@@ -145,130 +137,35 @@ smpp_element_append(const struct smpp_config *cfg, uint8_t *buf, size_t cap,
 
 /* ---- boundary marking --------------------------------------------------- */
 
-static inline uint32_t
-be32(const uint8_t *p)
+/* The CPU finds end markers with memmem (smpp_decode.h's step function
+ * is shared with the GPU, which loops over the octets). */
+static uint64_t
+find_memmem(const struct smpp_config *c, const uint8_t *in, uint64_t len, uint64_t from)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
+	const uint8_t *m = memmem(in + from, len - from, c->marker, c->marker_len);
+
+	return m != NULL ? (uint64_t)(m - in) : SMPP_NOPOS;
 }
 
-static const uint8_t *
-find_marker(const struct smpp_config *c, const uint8_t *in, size_t from,
-	    size_t len)
+static inline void
+frame_at(const struct smpp_config *c, const uint8_t *in, size_t len, size_t pos,
+	 struct smpp_frame *f)
 {
-	if (from > len || len - from < c->marker_len)
-		return NULL;
-	return memmem(in + from, len - from, c->marker, c->marker_len);
+	smpp_frame_at(c, in, len, pos, f, find_memmem);
 }
 
-/* Is there a well-formed element (valid command_length, marker after the
- * PDU) at pos?  ELEMENT framing only. */
-static int
-elem_ok(const struct smpp_config *c, const uint8_t *in, size_t len, size_t pos)
-{
-	size_t q = pos + c->corr_len, cl;
-
-	if (q > len || len - q < 4)
-		return 0;
-	cl = be32(in + q);
-	return cl >= SMPP_HEADER_LEN && cl <= c->max_pdu_len && cl <= len - q &&
-	       len - q - cl >= c->marker_len &&
-	       memcmp(in + q + cl, c->marker, c->marker_len) == 0;
-}
-
-/*
- * The step function: the element starting at pos.  Plain framing cannot
- * resynchronise after a bad command_length (nothing marks the next PDU), so
- * the rest of the input becomes one erroneous element; element framing
- * resynchronises on the next end marker.
- */
-static void
-frame_at(const struct smpp_config *c, const uint8_t *in, size_t len,
-	 size_t pos, struct frame *f)
-{
-	size_t q = pos, cl;
-
-	f->off = pos;
-	f->err = ESME_ROK;
-	f->pdu_off = 0;
-	if (c->framing == SMPP_FRAME_ELEMENT) {
-		f->pdu_off = c->corr_len;
-		q = pos + c->corr_len;
-		if (q > len)
-			goto rest;
-	}
-	if (len - q < 4)
-		goto bad;
-	cl = be32(in + q);
-	if (cl < SMPP_HEADER_LEN || cl > c->max_pdu_len || cl > len - q)
-		goto bad;
-	if (c->framing == SMPP_FRAME_ELEMENT &&
-	    (len - q - cl < c->marker_len ||
-	     memcmp(in + q + cl, c->marker, c->marker_len) != 0))
-		goto bad;
-	f->len = (uint32_t)cl;
-	f->next = q + cl + (c->framing == SMPP_FRAME_ELEMENT ? c->marker_len : 0);
-	return;
-bad:
-	f->err = ESME_RINVCMDLEN;
-	if (c->framing == SMPP_FRAME_ELEMENT) {
-		/* Resync on a marker that ends the input or is followed by a
-		 * well-formed element: marker bytes inside a message text are
-		 * not taken for an element end. */
-		const uint8_t *m = find_marker(c, in, q, len);
-
-		while (m != NULL) {
-			size_t nx = (size_t)(m - in) + c->marker_len;
-
-			if (nx == len || elem_ok(c, in, len, nx)) {
-				f->len = (uint32_t)((size_t)(m - in) - q);
-				f->next = nx;
-				return;
-			}
-			m = find_marker(c, in, (size_t)(m - in) + 1, len);
-		}
-	}
-	f->len = (uint32_t)(len - q > UINT32_MAX ? UINT32_MAX : len - q);
-	f->next = len;
-	return;
-rest:
-	f->err = ESME_RINVCMDLEN;
-	f->pdu_off = (uint32_t)(len - pos);
-	f->len = 0;
-	f->next = len;
-}
-
-/* Is pos a believable element start?  Used only to pick where a thread
- * starts speculating; correctness never depends on it. */
-static int
+static inline int
 plausible(const struct smpp_config *c, const uint8_t *in, size_t len, size_t pos)
 {
-	struct frame f;
-	int k;
-
-	if (c->framing == SMPP_FRAME_ELEMENT) {
-		/* elem_ok, not frame_at: a bad element's resync scan would make
-		 * this search quadratic on garbage */
-		return pos >= c->marker_len &&
-		       memcmp(in + pos - c->marker_len, c->marker, c->marker_len) == 0 &&
-		       elem_ok(c, in, len, pos);
-	}
-	/* plain: three good elements in a row with known command ids */
-	for (k = 0; k < 3 && pos < len; k++) {
-		frame_at(c, in, len, pos, &f);
-		if (f.err != ESME_ROK || smpp_pdu_desc_find(be32(in + pos + 4)) == NULL)
-			return 0;
-		pos = f.next;
-	}
-	return 1;
+	return smpp_plausible(c, &smpp_host_tab, in, len, pos, find_memmem);
 }
 
 static int
-ts_push(struct tscratch *t, const struct frame *f)
+ts_push(struct tscratch *t, const struct smpp_frame *f)
 {
 	if (t->n == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 1024;
-		struct frame *nf = realloc(t->fr, nc * sizeof(*nf));
+		struct smpp_frame *nf = realloc(t->fr, nc * sizeof(*nf));
 		if (nf == NULL)
 			return -ENOMEM;
 		t->fr = nf;
@@ -283,7 +180,7 @@ static int
 walk(const struct smpp_config *c, const uint8_t *in, size_t len, size_t pos,
      size_t end, struct tscratch *t)
 {
-	struct frame f;
+	struct smpp_frame f;
 
 	while (pos < end) {
 		frame_at(c, in, len, pos, &f);
@@ -361,10 +258,10 @@ rbatch_reserve(struct smpp_rbatch *b, size_t n)
 }
 
 /* The merge hands each true frame to one of these (arg: the output). */
-typedef int (*emit_fn)(void *arg, const uint8_t *in, const struct frame *f);
+typedef int (*emit_fn)(void *arg, const uint8_t *in, const struct smpp_frame *f);
 
 static int
-emit(void *arg, const uint8_t *in, const struct frame *f)
+emit(void *arg, const uint8_t *in, const struct smpp_frame *f)
 {
 	struct smpp_batch *b = arg;
 	struct smpp_pdu *p;
@@ -475,7 +372,7 @@ decode_framed(struct smpp_pdu *p, const uint8_t *in, unsigned flags)
 	/* framing error: the header fields as far as present */
 	uint64_t eo = err == ESME_ROK ? (uint64_t)(p->pdu - in) : p->error_off;
 
-	smpp_decode_pdu(p->pdu, p->len, flags, eo, p);
+	smpp_dec.pdu(p->pdu, p->len, flags, eo, p);
 	p->off = off;
 	p->corr_off = co;
 	p->corr_len = cl;
@@ -525,7 +422,7 @@ decode_one_pass(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 {
 	unsigned flags = ctx->cfg.flags;
 	size_t pos = 0;
-	struct frame f;
+	struct smpp_frame f;
 
 	out->n = 0;
 	out->nerr = 0;
@@ -649,7 +546,7 @@ smpp_rbatch_free(struct smpp_rbatch *b)
 
 /* The framing fields of a record, as emit() sets them in struct smpp_pdu. */
 static inline void
-rec_frame(struct smpp_rec *r, const struct frame *f)
+rec_frame(struct smpp_rec *r, const struct smpp_frame *f)
 {
 	r->pdu_off = (uint32_t)(f->off + f->pdu_off);
 	r->len = f->len;
@@ -659,7 +556,7 @@ rec_frame(struct smpp_rec *r, const struct frame *f)
 }
 
 static int
-emit_rec(void *arg, const uint8_t *in, const struct frame *f)
+emit_rec(void *arg, const uint8_t *in, const struct smpp_frame *f)
 {
 	struct smpp_rbatch *b = arg;
 
@@ -703,7 +600,7 @@ decode_rec_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 	struct smpp_tlv_shape sh = { .command_id = 0 };
 	struct job tmpl = { .ctx = ctx, .in = in, .len = len, .rout = out };
 	size_t pos = 0;
-	struct frame f;
+	struct smpp_frame f;
 	int rc;
 
 	out->n = 0;
@@ -726,7 +623,7 @@ decode_rec_cpu(struct smpp_ctx *ctx, const uint8_t *in, size_t len,
 		r = &out->recs[out->n++];
 		/* plain framing, a sound command_length: frame_at's result
 		 * without its general path */
-		if (plain && len - pos >= 4 && (cl = be32(in + pos)) >= SMPP_HEADER_LEN &&
+		if (plain && len - pos >= 4 && (cl = smpp_rd32(in + pos)) >= SMPP_HEADER_LEN &&
 		    cl <= max && cl <= len - pos) {
 			r->pdu_off = (uint32_t)pos;
 			r->corr_len = 0;

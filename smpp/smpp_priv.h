@@ -1,33 +1,39 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Internal to the SMPP library: the TLV table and its tag index, shared by
- * smpp_table.c (which defines them) and the decoder, which inlines the
- * per-TLV lookup (a call per TLV cost ~15 % of a thesis-mix decode).
+ * Internal to the SMPP library: its tables as the decoder reads them
+ * (smpp_decode.h; defined by smpp_table.c, copied by the GPU backend), the
+ * decoders chosen for this CPU, and the compact record's helpers.
  */
 #ifndef SMPP_PRIV_H
 #define SMPP_PRIV_H
 
 #include "smpp.h"
+#include "smpp_decode.h"
 
-/* Every v3.4 tag is below the vendor range 0x1400. */
-#define SMPP_TLV_IDX_SIZE 0x1400
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-/* tag -> 1 + index into smpp_tlv_tab, 0 for tags v3.4 does not define */
-extern const uint8_t smpp_tlv_idx[SMPP_TLV_IDX_SIZE]
-	__attribute__((visibility("hidden")));
-extern const struct smpp_tlv_desc smpp_tlv_tab[]
-	__attribute__((visibility("hidden")));
+#define SMPP_HIDDEN __attribute__((visibility("hidden")))
 
-static inline unsigned
-smpp_tlv_lookup(uint16_t tag)
-{
-	return tag < SMPP_TLV_IDX_SIZE ? smpp_tlv_idx[tag] : 0;
-}
+/* The PDU table, by SMPP_PDU_KEY, and the TLV table, by tag: one load
+ * each, which the per-TLV lookup measurably needs (a call per TLV cost
+ * ~15 % of a thesis-mix decode). */
+extern const uint8_t smpp_pdu_idx[SMPP_PDU_KEYS] SMPP_HIDDEN;
+extern const struct smpp_pdu_desc smpp_pdu_tab[] SMPP_HIDDEN;
+extern const unsigned smpp_pdu_count SMPP_HIDDEN;
+extern const uint8_t smpp_tlv_idx[SMPP_TLV_IDX_SIZE] SMPP_HIDDEN;
+extern const struct smpp_tlv_desc smpp_tlv_tab[] SMPP_HIDDEN;
+
+/* The same in one struct; static, so that the compiler reads the arrays'
+ * addresses from here without a load. */
+static const struct smpp_dec_tab smpp_host_tab = {
+	smpp_pdu_idx, smpp_pdu_tab, smpp_tlv_idx, smpp_tlv_tab,
+};
 
 /* Record of a decoded PDU, its framing fields (pdu_off, corr_len,
  * elem_back) aside; base: the PDU's input offset used for p->error_off. */
-void smpp_rec_pack(const struct smpp_pdu *p, uint64_t base, struct smpp_rec *r)
-	__attribute__((visibility("hidden")));
+void smpp_rec_pack(const struct smpp_pdu *p, uint64_t base, struct smpp_rec *r) SMPP_HIDDEN;
 
 /* The TLV headers of the last PDU a batch loop decoded on the fast path
  * (command id, area length, each header's place and tag/length word), for
@@ -43,9 +49,35 @@ struct smpp_tlv_shape {
 	uint32_t hdr[SMPP_SHAPE_MAX];
 };
 
-/* smpp_decode_pdu_rec with a shape kept across calls (NULL: none). */
-int smpp_decode_pdu_rec_sh(const uint8_t *b, uint32_t len, unsigned flags,
-			   struct smpp_rec *r, struct smpp_tlv_shape *sh)
-	__attribute__((visibility("hidden")));
+/*
+ * The decoders of one instruction set (smpp_dec_isa.c).  The best one the
+ * CPU runs is chosen when the library loads, so a build for the baseline
+ * x86-64 still decodes with AVX2 or AVX-512 where the CPU has them.
+ */
+struct smpp_dec_isa {
+	const char *name;         /* "avx512", "avx2", "generic" */
+	int (*pdu)(const uint8_t *b, uint32_t len, unsigned flags, uint64_t base,
+		   struct smpp_pdu *o);
+	/* smpp_decode_pdu_rec with a shape kept across calls (NULL: none) */
+	int (*rec)(const uint8_t *b, uint32_t len, unsigned flags, struct smpp_rec *r,
+		   struct smpp_tlv_shape *sh);
+};
+extern struct smpp_dec_isa smpp_dec SMPP_HIDDEN;
+
+/* Use the decoders named name ("avx512", "avx2", "generic"): 0, -ENOENT
+ * for an unknown name, -ENOTSUP when this CPU lacks the instructions.  For
+ * tests and benches; not while other threads decode. */
+int smpp_dec_isa_select(const char *name) SMPP_HIDDEN;
+
+static inline int
+smpp_decode_pdu_rec_sh(const uint8_t *b, uint32_t len, unsigned flags,
+		       struct smpp_rec *r, struct smpp_tlv_shape *sh)
+{
+	return smpp_dec.rec(b, len, flags, r, sh);
+}
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SMPP_PRIV_H */

@@ -277,64 +277,67 @@ static const struct smpp_field_desc f_alert[] = {
 #define NFR(a) (uint8_t)(sizeof(a) / sizeof((a)[0])), 1
 #define NONE 0, 0
 
-static const struct smpp_pdu_desc pdu_tab[] = {
-	{ SMPP_GENERIC_NACK, "generic_nack", NONE, 0, NULL },
-	{ SMPP_BIND_RECEIVER, "bind_receiver", NF(f_bind), 0, f_bind },
-	{ SMPP_BIND_RECEIVER_RESP, "bind_receiver_resp", NFR(f_bind_resp), allow_bind_resp, f_bind_resp },
-	{ SMPP_BIND_TRANSMITTER, "bind_transmitter", NF(f_bind), 0, f_bind },
-	{ SMPP_BIND_TRANSMITTER_RESP, "bind_transmitter_resp", NFR(f_bind_resp), allow_bind_resp, f_bind_resp },
-	{ SMPP_QUERY_SM, "query_sm", NF(f_query_sm), 0, f_query_sm },
-	{ SMPP_QUERY_SM_RESP, "query_sm_resp", NFR(f_query_sm_resp), 0, f_query_sm_resp },
-	{ SMPP_SUBMIT_SM, "submit_sm", NF(f_submit_sm), allow_submit_sm, f_submit_sm },
-	{ SMPP_SUBMIT_SM_RESP, "submit_sm_resp", NFR(f_message_id), 0, f_message_id },
-	{ SMPP_DELIVER_SM, "deliver_sm", NF(f_submit_sm), allow_deliver_sm, f_submit_sm },
-	{ SMPP_DELIVER_SM_RESP, "deliver_sm_resp", NFR(f_message_id), 0, f_message_id },
-	{ SMPP_UNBIND, "unbind", NONE, 0, NULL },
-	{ SMPP_UNBIND_RESP, "unbind_resp", NONE, 0, NULL },
-	{ SMPP_REPLACE_SM, "replace_sm", NF(f_replace_sm), 0, f_replace_sm },
-	{ SMPP_REPLACE_SM_RESP, "replace_sm_resp", NONE, 0, NULL },
-	{ SMPP_CANCEL_SM, "cancel_sm", NF(f_cancel_sm), 0, f_cancel_sm },
-	{ SMPP_CANCEL_SM_RESP, "cancel_sm_resp", NONE, 0, NULL },
-	{ SMPP_BIND_TRANSCEIVER, "bind_transceiver", NF(f_bind), 0, f_bind },
-	{ SMPP_BIND_TRANSCEIVER_RESP, "bind_transceiver_resp", NFR(f_bind_resp), allow_bind_resp, f_bind_resp },
-	{ SMPP_OUTBIND, "outbind", NF(f_outbind), 0, f_outbind },
-	{ SMPP_ENQUIRE_LINK, "enquire_link", NONE, 0, NULL },
-	{ SMPP_ENQUIRE_LINK_RESP, "enquire_link_resp", NONE, 0, NULL },
-	{ SMPP_SUBMIT_MULTI, "submit_multi", NF(f_submit_multi), allow_submit_multi, f_submit_multi },
-	{ SMPP_SUBMIT_MULTI_RESP, "submit_multi_resp", NFR(f_submit_multi_resp), 0, f_submit_multi_resp },
-	{ SMPP_ALERT_NOTIFICATION, "alert_notification", NF(f_alert), allow_alert, f_alert },
-	{ SMPP_DATA_SM, "data_sm", NF(f_data_sm), allow_data_sm, f_data_sm },
-	{ SMPP_DATA_SM_RESP, "data_sm_resp", NFR(f_message_id), allow_data_sm_resp, f_message_id },
-};
-#define N_PDU (sizeof(pdu_tab) / sizeof(pdu_tab[0]))
+/* Every PDU once: X(ID, name, field count and whether a response may come
+ * without body, TLVs allowed, fields); the table and its index by
+ * SMPP_PDU_KEY are both made from this list. */
+#define PDU_LIST(X) \
+	X(GENERIC_NACK, "generic_nack", NONE, 0, NULL) \
+	X(BIND_RECEIVER, "bind_receiver", NF(f_bind), 0, f_bind) \
+	X(BIND_RECEIVER_RESP, "bind_receiver_resp", NFR(f_bind_resp), allow_bind_resp, f_bind_resp) \
+	X(BIND_TRANSMITTER, "bind_transmitter", NF(f_bind), 0, f_bind) \
+	X(BIND_TRANSMITTER_RESP, "bind_transmitter_resp", NFR(f_bind_resp), allow_bind_resp, f_bind_resp) \
+	X(QUERY_SM, "query_sm", NF(f_query_sm), 0, f_query_sm) \
+	X(QUERY_SM_RESP, "query_sm_resp", NFR(f_query_sm_resp), 0, f_query_sm_resp) \
+	X(SUBMIT_SM, "submit_sm", NF(f_submit_sm), allow_submit_sm, f_submit_sm) \
+	X(SUBMIT_SM_RESP, "submit_sm_resp", NFR(f_message_id), 0, f_message_id) \
+	X(DELIVER_SM, "deliver_sm", NF(f_submit_sm), allow_deliver_sm, f_submit_sm) \
+	X(DELIVER_SM_RESP, "deliver_sm_resp", NFR(f_message_id), 0, f_message_id) \
+	X(UNBIND, "unbind", NONE, 0, NULL) \
+	X(UNBIND_RESP, "unbind_resp", NONE, 0, NULL) \
+	X(REPLACE_SM, "replace_sm", NF(f_replace_sm), 0, f_replace_sm) \
+	X(REPLACE_SM_RESP, "replace_sm_resp", NONE, 0, NULL) \
+	X(CANCEL_SM, "cancel_sm", NF(f_cancel_sm), 0, f_cancel_sm) \
+	X(CANCEL_SM_RESP, "cancel_sm_resp", NONE, 0, NULL) \
+	X(BIND_TRANSCEIVER, "bind_transceiver", NF(f_bind), 0, f_bind) \
+	X(BIND_TRANSCEIVER_RESP, "bind_transceiver_resp", NFR(f_bind_resp), allow_bind_resp, f_bind_resp) \
+	X(OUTBIND, "outbind", NF(f_outbind), 0, f_outbind) \
+	X(ENQUIRE_LINK, "enquire_link", NONE, 0, NULL) \
+	X(ENQUIRE_LINK_RESP, "enquire_link_resp", NONE, 0, NULL) \
+	X(SUBMIT_MULTI, "submit_multi", NF(f_submit_multi), allow_submit_multi, f_submit_multi) \
+	X(SUBMIT_MULTI_RESP, "submit_multi_resp", NFR(f_submit_multi_resp), 0, f_submit_multi_resp) \
+	X(ALERT_NOTIFICATION, "alert_notification", NF(f_alert), allow_alert, f_alert) \
+	X(DATA_SM, "data_sm", NF(f_data_sm), allow_data_sm, f_data_sm) \
+	X(DATA_SM_RESP, "data_sm_resp", NFR(f_message_id), allow_data_sm_resp, f_message_id)
+
+#define P_ENUM(id, ...) P_##id,
+enum pdu_idx { PDU_LIST(P_ENUM) N_PDU };
+#undef P_ENUM
+
+#define P_DESC(id, nm, nf, allow, f) [P_##id] = { SMPP_##id, nm, nf, allow, f },
+const struct smpp_pdu_desc smpp_pdu_tab[N_PDU] = { PDU_LIST(P_DESC) };
+#undef P_DESC
+
+_Static_assert(N_PDU < 256, "1 + a PDU's index fits smpp_pdu_idx");
+#define P_KEY(id, ...) [SMPP_PDU_KEY(SMPP_##id)] = 1 + P_##id,
+const uint8_t smpp_pdu_idx[SMPP_PDU_KEYS] = { PDU_LIST(P_KEY) };
+#undef P_KEY
+
+const unsigned smpp_pdu_count = N_PDU;
 
 const struct smpp_pdu_desc *
 smpp_pdu_desc_find(uint32_t id)
 {
-	/* The hot path: the request ids are 1..0x21 plus two, responses the
-	 * same with the top bit; a switch compiles to a jump table. */
-	switch (id & ~SMPP_RESP_BIT) {
-	case 0x00: return id == SMPP_GENERIC_NACK ? &pdu_tab[0] : NULL;
-	case 0x01: case 0x02: case 0x03: case 0x04: case 0x05: case 0x06:
-	case 0x07: case 0x08: case 0x09: {
-		unsigned i = 1 + 2 * ((id & 0xff) - 1) + !!(id & SMPP_RESP_BIT);
-		return &pdu_tab[i];
-	}
-	case 0x0B: return id == SMPP_OUTBIND ? &pdu_tab[19] : NULL;
-	case 0x15: return &pdu_tab[20 + !!(id & SMPP_RESP_BIT)];
-	case 0x21: return &pdu_tab[22 + !!(id & SMPP_RESP_BIT)];
-	case 0x102: return id == SMPP_ALERT_NOTIFICATION ? &pdu_tab[24] : NULL;
-	case 0x103: return &pdu_tab[25 + !!(id & SMPP_RESP_BIT)];
-	default: return NULL;
-	}
+	unsigned k = smpp_dec_pdu_index(&smpp_host_tab, id);
+
+	return k == 0 ? NULL : &smpp_pdu_tab[k - 1];
 }
 
 const struct smpp_pdu_desc *
 smpp_pdu_desc_by_name(const char *name)
 {
 	for (unsigned i = 0; i < N_PDU; i++)
-		if (strcmp(pdu_tab[i].name, name) == 0)
-			return &pdu_tab[i];
+		if (strcmp(smpp_pdu_tab[i].name, name) == 0)
+			return &smpp_pdu_tab[i];
 	return NULL;
 }
 
@@ -363,7 +366,7 @@ const uint8_t smpp_tlv_idx[SMPP_TLV_IDX_SIZE] = {
 const struct smpp_tlv_desc *
 smpp_tlv_desc_find(uint16_t tag)
 {
-	unsigned k = smpp_tlv_lookup(tag);
+	unsigned k = smpp_dec_tlv_index(&smpp_host_tab, tag);
 
 	return k == 0 ? NULL : &smpp_tlv_tab[k - 1];
 }

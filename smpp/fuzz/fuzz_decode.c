@@ -8,9 +8,11 @@
  * Every input is decoded in plain and element framing, with one and two
  * threads, and checked: views stay inside their PDU, the two thread counts
  * agree, every PDU that decodes cleanly re-encodes byte-identically from
- * its fields, and the compact records (smpp_decode_batch_rec, lenient and
- * strict) expand to exactly the full decode.  With -e, a file of "NAME STATUS" lines gives the status the
- * first PDU of corpus file NAME must get (plain framing).
+ * its fields, the compact records (smpp_decode_batch_rec, lenient and
+ * strict) expand to exactly the full decode, and the baseline ISA's
+ * decoders (smpp_dec_isa.c) give what the ones chosen for this CPU give.
+ * With -e, a file of "NAME STATUS" lines gives the status the first PDU of
+ * corpus file NAME must get (plain framing).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +21,8 @@
 #include <string.h>
 
 #include "smpp.h"
-#include "smpp_gpu_cmp.h"   /* gpu/: field-for-field batch comparison */
+#include "smpp_priv.h"      /* smpp_dec, smpp_dec_isa_select */
+#include "smpp_gpu_cmp.h"   /* smpp/gpu/: field-for-field batch comparison */
 
 #define CHECK(c) do { if (!(c)) { \
 	fprintf(stderr, "fuzz_decode: check failed: %s (line %d)\n", #c, __LINE__); \
@@ -74,6 +77,24 @@ check_rec(struct smpp_ctx *ctx, const uint8_t *data, size_t size,
 	CHECK(smpp_gpu_cmp_batch("compact records", want, &x) == 0);
 }
 
+/* The baseline ISA's decoders (no vectors wider than SSE2) give the full
+ * decode want and its records too. */
+static void
+check_isa(struct smpp_ctx *ctx, const uint8_t *data, size_t size,
+	  const struct smpp_batch *want)
+{
+	static struct smpp_batch x;
+	const char *best = smpp_dec.name;
+
+	if (strcmp(best, "generic") == 0)
+		return;
+	CHECK(smpp_dec_isa_select("generic") == 0);
+	CHECK(smpp_decode_batch(ctx, data, size, SMPP_MODE_CPU, &x) == 0);
+	check_rec(ctx, data, size, want);
+	CHECK(smpp_dec_isa_select(best) == 0);
+	CHECK(smpp_gpu_cmp_batch("baseline decoders", want, &x) == 0);
+}
+
 static void
 run_one(const uint8_t *data, size_t size, enum smpp_framing fr, FILE *sink)
 {
@@ -108,6 +129,7 @@ run_one(const uint8_t *data, size_t size, enum smpp_framing fr, FILE *sink)
 	/* compact records: 1 and 2 threads, lenient; then strict */
 	check_rec(c1, data, size, &b1);
 	check_rec(c2, data, size, &b1);
+	check_isa(c1, data, size, &b1);
 	smpp_ctx_free(c1);
 	cfg.threads = 1;
 	cfg.flags = SMPP_F_STRICT;

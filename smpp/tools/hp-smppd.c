@@ -172,7 +172,7 @@ flush_batch(struct server *sv)
 	for (size_t i = 0; rc == 0 && i < sv->batch.n; i++) {
 		const struct smpp_pdu *p = &sv->batch.pdus[i];
 		const uint8_t *corr = sv->bbuf + p->corr_off;
-		uint32_t slot = tool_be32(corr), gen = tool_be32(corr + 4);
+		uint32_t slot = smpp_rd32(corr), gen = smpp_rd32(corr + 4);
 		struct session *s;
 		char id[24];
 
@@ -251,7 +251,7 @@ static void
 handle_pdu(struct server *sv, struct session *s, const uint8_t *b, uint32_t len)
 {
 	struct smpp_pdu p;
-	uint32_t id = tool_be32(b + 4), seq = tool_be32(b + 12);
+	uint32_t id = smpp_rd32(b + 4), seq = smpp_rd32(b + 12);
 	int err;
 
 	if (id & SMPP_RESP_BIT)
@@ -322,11 +322,11 @@ sess_read(struct server *sv, struct session *s)
 		}
 		s->rx_len += (size_t)r;
 		while (s->fd >= 0 && !s->closing && s->rx_len - off >= 4) {
-			uint32_t cl = tool_be32(s->rx + off);
+			uint32_t cl = smpp_rd32(s->rx + off);
 
 			if (cl < SMPP_HEADER_LEN || cl > sv->max_pdu) {
 				/* no way to find the next PDU on this stream */
-				uint32_t seq = s->rx_len - off >= 16 ? tool_be32(s->rx + off + 12) : 0;
+				uint32_t seq = s->rx_len - off >= 16 ? smpp_rd32(s->rx + off + 12) : 0;
 				reply(sv, s, SMPP_GENERIC_NACK, ESME_RINVCMDLEN, seq, NULL);
 				s->closing = 1;
 				if (s->fd >= 0 && s->out_len == 0)

@@ -218,7 +218,7 @@ on_submit_resp(struct sim *m, struct sess *s, uint32_t seq, uint32_t st, double 
 static void
 on_pdu(struct sim *m, struct sess *s, const uint8_t *b, double t)
 {
-	uint32_t id = tool_be32(b + 4), st = tool_be32(b + 8), seq = tool_be32(b + 12);
+	uint32_t id = smpp_rd32(b + 4), st = smpp_rd32(b + 8), seq = smpp_rd32(b + 12);
 	char why[96];
 
 	switch (id) {
@@ -316,7 +316,7 @@ on_readable(struct sim *m, struct sess *s)
 		size_t p = 0;
 
 		while (s->rx_len - p >= 16) {
-			uint32_t cl = tool_be32(s->rx + p);
+			uint32_t cl = smpp_rd32(s->rx + p);
 
 			if (cl < 16 || cl > 65536) {
 				fail_sess(m, s, "server sent a PDU with a bad command_length");

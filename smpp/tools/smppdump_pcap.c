@@ -77,7 +77,7 @@ smppdump_is_pcap(const uint8_t *b, size_t len)
 	if (len < 4)
 		return 0;
 	for (unsigned i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
-		if (tool_be32(b) == magic[i])
+		if (smpp_rd32(b) == magic[i])
 			return 1;
 	return 0;
 }
@@ -173,7 +173,7 @@ frame(struct pc *c, struct stream *s)
 	size_t p = 0;
 
 	while (!s->dead && s->len - p >= 4) {
-		uint32_t cl = tool_be32(s->buf + p);
+		uint32_t cl = smpp_rd32(s->buf + p);
 
 		if (cl < SMPP_HEADER_LEN || cl > c->o->max_pdu) {
 			s->off += p;
@@ -295,8 +295,8 @@ tcp(struct pc *c, uint8_t fam, const uint8_t *src, const uint8_t *dst,
 	doff = (uint32_t)(t[12] >> 4) * 4;
 	if (doff < 20 || doff > declared || doff > avail)
 		return;
-	sport = tool_be16(t);
-	dport = tool_be16(t + 2);
+	sport = smpp_rd16(t);
+	dport = smpp_rd16(t + 2);
 	if (c->o->port && sport != c->o->port && dport != c->o->port)
 		return;
 	s = flow(c, fam, src, dst, sport, dport);
@@ -309,7 +309,7 @@ tcp(struct pc *c, uint8_t fam, const uint8_t *src, const uint8_t *dst,
 		kill_stream(s);
 		return;
 	}
-	tcp_data(c, s, tool_be32(t + 4), t[13], t + doff, declared - doff);
+	tcp_data(c, s, smpp_rd32(t + 4), t[13], t + doff, declared - doff);
 }
 
 static void
@@ -322,10 +322,10 @@ ip(struct pc *c, const uint8_t *p, uint32_t caplen)
 
 		if (caplen < 20 || ihl < 20)
 			return;
-		tot = tool_be16(p + 2);
+		tot = smpp_rd16(p + 2);
 		if (tot < ihl)
 			return;
-		if (tool_be16(p + 6) & 0x3fff) {
+		if (smpp_rd16(p + 6) & 0x3fff) {
 			c->nfrag++;               /* fragments are not reassembled */
 			return;
 		}
@@ -342,7 +342,7 @@ ip(struct pc *c, const uint8_t *p, uint32_t caplen)
 
 		if (caplen < 40)
 			return;
-		plen = tool_be16(p + 4);
+		plen = smpp_rd16(p + 4);
 		nh = p[6];
 		/* hop-by-hop, routing, destination options */
 		while ((nh == 0 || nh == 43 || nh == 60) && caplen >= off + 8) {
@@ -377,23 +377,23 @@ link_off(int dlt, const uint8_t *p, uint32_t caplen)
 		if (caplen < 14)
 			return -1;
 		off = 12;
-		et = tool_be16(p + off);
+		et = smpp_rd16(p + off);
 		while ((et == 0x8100 || et == 0x88a8) && caplen >= off + 6) {
 			off += 4;
-			et = tool_be16(p + off);
+			et = smpp_rd16(p + off);
 		}
 		off += 2;
 		return et == 0x0800 || et == 0x86dd ? (long)off : -1;
 	case DLT_LINUX_SLL:
 		if (caplen < 16)
 			return -1;
-		et = tool_be16(p + 14);
+		et = smpp_rd16(p + 14);
 		return et == 0x0800 || et == 0x86dd ? 16 : -1;
 #ifdef DLT_LINUX_SLL2
 	case DLT_LINUX_SLL2:
 		if (caplen < 20)
 			return -1;
-		et = tool_be16(p);
+		et = smpp_rd16(p);
 		return et == 0x0800 || et == 0x86dd ? 20 : -1;
 #endif
 	case DLT_NULL:
@@ -435,7 +435,7 @@ finish(struct pc *c)
 			      s->off + s->len + (s->ooo->seq - s->next_seq));
 		else if (!s->dead && s->len > 0)
 			fault(c, s, s->off, "capture ends inside a PDU: %llu of %llu octets",
-			      s->len, s->len >= 4 ? tool_be32(s->buf) : 0);
+			      s->len, s->len >= 4 ? smpp_rd32(s->buf) : 0);
 		kill_stream(s);
 		free(s->buf);
 		free(s);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Small helpers the SMPP tools share (hp-smppd, hp-smppsim, hp-smpptune,
- * hp-smppdump's pcap reader): a monotonic clock, big-endian fields,
- * growing a byte buffer, and flags that fail in one line.
+ * hp-smppdump's pcap reader): a monotonic clock, big-endian fields (read
+ * with the decoder's own smpp_rd32/smpp_rd16), growing a byte buffer, and
+ * flags that fail in one line.
  */
 #ifndef SMPP_TOOL_UTIL_H
 #define SMPP_TOOL_UTIL_H
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "smpp_decode.h"
+
 static inline double
 tool_now(void)
 {
@@ -21,18 +24,6 @@ tool_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static inline uint32_t
-tool_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint16_t
-tool_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
 static inline void

@@ -1,24 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * SMPP batch decoding on the GPU (Weerasinghe 2017, 3.3.3, ch. 4): the
- * per-PDU decoder and the boundary marking as __host__ __device__ code,
- * their kernels, the stream pipeline behind the library's gpu and
- * gpu-fused modes, and a host emulation that runs the same per-thread
- * code with the same block/thread numbering (hp_cuda_smpp.h).
+ * kernels (speculative boundary marking, its resolution, the frames, the
+ * decoding) as __host__ __device__ per-thread code, the stream pipeline
+ * behind the library's gpu and gpu-fused modes, and a host emulation that
+ * runs the same per-thread code with the same block/thread numbering
+ * (hp_cuda_smpp.h).
  *
- * Tables: the PDU/field/TLV tables are copied at init from the library's
- * own (smpp_pdu_desc_find, smpp_tlv_desc_at) into one 12.5 KiB struct in
- * constant memory: most warps decode the same PDU type (the thesis mix is
- * all submit_sm), so their table reads are broadcasts.
+ * The per-PDU decoder and the framing step function are the CPU's own
+ * (smpp_decode.h), with C-strings measured and end markers found byte by
+ * byte where the CPU uses its NUL window and memmem.
+ *
+ * Tables: the library's PDU and TLV tables and their indexes are copied at
+ * init (smpp_priv.h) into 9.3 KiB of constant memory: most warps decode
+ * the same PDU type (the thesis mix is all submit_sm), so their table
+ * reads are broadcasts; the field lists (4 KiB) go to global memory, read
+ * through the descs' pointers (cached as well).
  *
  * Records: each thread writes a whole struct smpp_pdu. Its two pointer
  * fields carry integers on the device (pdu: the PDU's input offset, desc:
  * 1 + the PDU's table index) and are made pointers on the host when the
  * records come back, in the same pass that copies them into the batch.
  *
- * Cost note: nothing here has been timed on a GPU (none was lent to this
- * work). The emulation runs either mode end to end at ~3 M thesis-mix
+ * Cost note: the emulation runs either mode end to end at ~3 M thesis-mix
  * PDUs/s (100k-PDU element batch, best of 3, bench_smpp_gpu --emul on the
- * shared 2-vCPU VM): a correctness harness, not a speed.
+ * shared 2-vCPU VM): a correctness harness, not a speed. GPU figures:
+ * bench/results/smpp_gpu-*.md.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,45 +35,32 @@
 #include <cuda_runtime.h>
 
 #include "hp_cuda_smpp.h"
+#include "smpp_priv.h"   /* the library's tables; smpp_decode.h, the decoder */
 
 #define HD __host__ __device__
-#define NOPOS UINT64_MAX
 
 /* ---- the tables, as the kernels read them -------------------------------- */
 
-#define HPKS_NPDU 64
-#define HPKS_NFLD 1024
+#define HPKS_NPDU 32
+#define HPKS_NFLD 256
 #define HPKS_NTLV 64
-#define HPKS_TAGS 0x1400  /* every v3.4 tag is below the vendor range */
-#define HPKS_KEYS 2048    /* (command_id & 0x3ff) | resp bit << 10 */
 
-struct hpks_pdesc {
-	uint8_t nfields;
-	uint8_t resp_opt;
-	uint16_t fstart;      /* first field in fld[] */
-	uint32_t pad;
-	uint64_t tlv_allowed; /* bit i: smpp_tlv_desc_at(i) allowed */
-};
-
-struct hpks_fdesc {
-	uint8_t type, max, err, pad;
-};
-
-struct hpks_tdesc {
-	uint16_t min, max;
-};
-
+/* The library's tables (smpp_priv.h) in one struct, names left out. The
+ * field lists of all PDUs sit apart in fld (global memory on the GPU),
+ * each desc's fields pointing there: the decoder reads them through that
+ * pointer, so they need not be in constant memory, where a pointer from
+ * cudaGetSymbolAddress would be read outside the constant cache. */
 struct hpks_tab {
-	uint8_t pdu_idx[HPKS_KEYS];  /* key -> 1 + pdu[] index, 0: unknown id */
-	uint8_t tlv_idx[HPKS_TAGS];  /* tag -> 1 + smpp_tlv_desc_at index */
-	struct hpks_pdesc pdu[HPKS_NPDU];
-	struct hpks_fdesc fld[HPKS_NFLD];
-	struct hpks_tdesc tlv[HPKS_NTLV];
+	uint8_t pdu_idx[SMPP_PDU_KEYS];
+	uint8_t tlv_idx[SMPP_TLV_IDX_SIZE];
+	struct smpp_pdu_desc pdu[HPKS_NPDU];
+	struct smpp_tlv_desc tlv[HPKS_NTLV];
 };
 
 __constant__ struct hpks_tab c_tab;
-static struct hpks_tab h_tab;        /* the emulation's copy */
-static const struct smpp_pdu_desc *h_desc[HPKS_NPDU];
+__device__ struct smpp_field_desc d_fld[HPKS_NFLD];
+static struct hpks_tab h_tab;        /* the emulation's copies */
+static struct smpp_field_desc h_fld[HPKS_NFLD];
 static int h_tab_rc = 1;             /* 1: not built yet, else build_tab's */
 
 #ifdef __CUDA_ARCH__
@@ -76,47 +69,47 @@ static int h_tab_rc = 1;             /* 1: not built yet, else build_tab's */
 #define TAB h_tab
 #endif
 
-/* Walks the library's tables; every id v3.4 defines has bits 10..30 clear,
- * so (id & 0x3ff, resp bit) enumerates all of them, and an id outside that
- * space is unknown to both decoders. */
-static int
-build_tab(struct hpks_tab *t, const struct smpp_pdu_desc **desc)
+/* The decoder's view of TAB. */
+HD static inline struct smpp_dec_tab
+k_tab(void)
 {
-	unsigned np = 0, nf = 0, nt = smpp_tlv_desc_count();
+	struct smpp_dec_tab t = { TAB.pdu_idx, TAB.pdu, TAB.tlv_idx, TAB.tlv };
+
+	return t;
+}
+
+/* A copy of the library's tables into t and fld, the descs' field
+ * pointers made for fld_at, where fld will be read (the GPU's d_fld, or
+ * fld itself). */
+static int
+build_tab(struct hpks_tab *t, struct smpp_field_desc *fld,
+	  const struct smpp_field_desc *fld_at)
+{
+	unsigned nf = 0, nt = smpp_tlv_desc_count();
 
 	memset(t, 0, sizeof(*t));
-	for (uint32_t key = 0; key < HPKS_KEYS; key++) {
-		uint32_t id = (key & 0x3ffu) | (key & 0x400u ? SMPP_RESP_BIT : 0);
-		const struct smpp_pdu_desc *d = smpp_pdu_desc_find(id);
+	memset(fld, 0, HPKS_NFLD * sizeof(*fld));
+	if (smpp_pdu_count > HPKS_NPDU || nt > HPKS_NTLV)
+		return -E2BIG;
+	memcpy(t->pdu_idx, smpp_pdu_idx, sizeof(t->pdu_idx));
+	memcpy(t->tlv_idx, smpp_tlv_idx, sizeof(t->tlv_idx));
+	for (unsigned i = 0; i < smpp_pdu_count; i++) {
+		const struct smpp_pdu_desc *d = &smpp_pdu_tab[i];
 
-		if (d == NULL)
-			continue;
-		if (np == HPKS_NPDU || nf + d->nfields > HPKS_NFLD || d->command_id != id ||
-		    d->nfields > SMPP_MAX_FIELDS)
+		if (nf + d->nfields > HPKS_NFLD)
 			return -E2BIG;
-		desc[np] = d;
-		t->pdu[np].nfields = d->nfields;
-		t->pdu[np].resp_opt = d->resp_body_optional;
-		t->pdu[np].fstart = (uint16_t)nf;
-		t->pdu[np].tlv_allowed = d->tlv_allowed;
-		for (unsigned i = 0; i < d->nfields; i++) {
-			t->fld[nf + i].type = d->fields[i].type;
-			t->fld[nf + i].max = d->fields[i].max;
-			t->fld[nf + i].err = d->fields[i].err;
+		t->pdu[i] = *d;
+		t->pdu[i].name = NULL;
+		t->pdu[i].fields = &fld_at[nf];
+		for (unsigned k = 0; k < d->nfields; k++) {
+			fld[nf + k] = d->fields[k];
+			fld[nf + k].name = NULL;
 		}
 		nf += d->nfields;
-		t->pdu_idx[key] = (uint8_t)++np;
 	}
-	if (nt > HPKS_NTLV)
-		return -E2BIG;
 	for (unsigned i = 0; i < nt; i++) {
-		const struct smpp_tlv_desc *td = smpp_tlv_desc_at(i);
-
-		if (td->tag >= HPKS_TAGS)
-			return -E2BIG;
-		t->tlv_idx[td->tag] = (uint8_t)(i + 1);
-		t->tlv[i].min = td->min;
-		t->tlv[i].max = td->max;
+		t->tlv[i] = smpp_tlv_tab[i];
+		t->tlv[i].name = NULL;
 	}
 	return 0;
 }
@@ -126,250 +119,16 @@ static int
 tab_ready(void)
 {
 	if (h_tab_rc == 1)
-		h_tab_rc = build_tab(&h_tab, h_desc);
+		h_tab_rc = build_tab(&h_tab, h_fld, h_fld);
 	return h_tab_rc;
 }
 
-/* ---- per-thread code: one PDU (smpp_decode_pdu, scalar) ------------------ */
-
-HD static inline uint32_t
-rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-HD static inline uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-HD static inline int
-k_fail(struct smpp_pdu *o, uint16_t st, uint64_t at)
-{
-	o->error = st;
-	o->error_off = at;
-	return st;
-}
-
-/* C-Octet String at b[pos..len) of at most max octets with its NUL: its
- * length, -1 when no NUL within max (field error), -2 when the PDU ends
- * first (length error). */
-HD static inline int
-k_cstr(const uint8_t *b, uint32_t pos, uint32_t len, uint32_t max)
-{
-	uint32_t avail = len - pos, lim = avail < max ? avail : max;
-
-	for (uint32_t i = 0; i < lim; i++)
-		if (b[pos + i] == 0)
-			return (int)i;
-	return avail < max ? -2 : -1;
-}
-
-/* One submit_multi dest_address / unsuccess_sme entry: 0, or -1 with *err. */
-HD static int
-k_list_entry(const uint8_t *b, uint32_t *ppos, uint32_t len, int unsucc, uint16_t *err)
-{
-	uint32_t pos = *ppos;
-	uint8_t flag = 1;
-	int n;
-
-	if (!unsucc) {
-		if (pos >= len)
-			goto trunc;
-		flag = b[pos++];
-		if (flag != 1 && flag != 2) {
-			*err = ESME_RINVDESTFLAG;
-			*ppos = pos - 1;
-			return -1;
-		}
-	}
-	if (flag == 1) {
-		if (len - pos < 2)
-			goto trunc;
-		pos += 2;
-	}
-	n = k_cstr(b, pos, len, 21);
-	if (n == -2)
-		goto trunc;
-	if (n < 0) {
-		*err = flag == 2 ? ESME_RINVDLNAME : ESME_RINVDSTADR;
-		*ppos = pos;
-		return -1;
-	}
-	pos += (uint32_t)n + 1;
-	if (unsucc) {
-		if (len - pos < 4)
-			goto trunc;
-		pos += 4;
-	}
-	*ppos = pos;
-	return 0;
-trunc:
-	*err = ESME_RINVCMDLEN;
-	*ppos = pos;
-	return -1;
-}
-
-HD static inline unsigned
-k_pdu_index(uint32_t id)
-{
-	if ((id & ~SMPP_RESP_BIT) >= 0x400u)
-		return 0;
-	return TAB.pdu_idx[(id & 0x3ffu) | (id >> 31) << 10];
-}
-
-/*
- * smpp_decode_pdu() for one thread: the same checks in the same order, so
- * the same status, offset, views and counts. o->desc gets 1 + the table
- * index (0: unknown), o->pdu is left to the caller.
- */
-HD static int
-k_decode(const uint8_t *b, uint32_t len, unsigned flags, uint64_t base, struct smpp_pdu *o)
-{
-	struct hpks_pdesc d;
-	uint32_t pos = SMPP_HEADER_LEN, smlen = 0;
-	unsigned di;
-	int has_payload = 0;
-
-	o->len = len;
-	o->error = ESME_ROK;
-	o->error_off = 0;
-	o->desc = NULL;
-	o->nfields = 0;
-	o->ntlv = 0;
-	o->tlv_area_off = 0;
-	o->tlv_area_len = 0;
-	o->command_length = len >= 4 ? rd32(b) : 0;
-	if (len < SMPP_HEADER_LEN) {
-		o->command_id = o->command_status = o->sequence_number = 0;
-		return k_fail(o, ESME_RINVCMDLEN, base);
-	}
-	o->command_id = rd32(b + 4);
-	o->command_status = rd32(b + 8);
-	o->sequence_number = rd32(b + 12);
-	di = k_pdu_index(o->command_id);
-	o->desc = (const struct smpp_pdu_desc *)(uintptr_t)di;
-	if (o->command_length != len)
-		return k_fail(o, ESME_RINVCMDLEN, base);
-	if (di == 0)
-		return k_fail(o, ESME_RINVCMDID, base + 4);
-	d = TAB.pdu[di - 1];
-	/* v3.4 4.x.2: a response with an error status may come without body */
-	if (d.resp_opt && o->command_status != 0 && len == pos)
-		return ESME_ROK;
-
-	for (unsigned i = 0; i < d.nfields; i++) {
-		struct hpks_fdesc fd = TAB.fld[d.fstart + i];
-		int n;
-
-		switch (fd.type) {
-		case SMPP_FT_U8:
-			if (pos >= len)
-				return k_fail(o, ESME_RINVCMDLEN, base + pos);
-			o->f[i].off = (uint16_t)pos;
-			o->f[i].len = 1;
-			pos++;
-			break;
-		case SMPP_FT_CSTR:
-		case SMPP_FT_TIME:
-			n = k_cstr(b, pos, len, fd.max);
-			if (n == -2)
-				return k_fail(o, ESME_RINVCMDLEN, base + pos);
-			if (n < 0 || (fd.type == SMPP_FT_TIME && n != 0 && n != 16))
-				return k_fail(o, fd.err, base + pos);
-			o->f[i].off = (uint16_t)pos;
-			o->f[i].len = (uint16_t)n;
-			pos += (uint32_t)n + 1;
-			break;
-		case SMPP_FT_SMLEN:
-			if (pos >= len)
-				return k_fail(o, ESME_RINVCMDLEN, base + pos);
-			smlen = b[pos];
-			/* sm_length <= 254 (v3.4 5.2.21) and inside the PDU */
-			if (smlen > TAB.fld[d.fstart + i + 1].max || smlen > len - pos - 1)
-				return k_fail(o, ESME_RINVMSGLEN, base + pos);
-			o->f[i].off = (uint16_t)pos;
-			o->f[i].len = 1;
-			pos++;
-			break;
-		case SMPP_FT_OSTR:
-			o->f[i].off = (uint16_t)pos;
-			o->f[i].len = (uint16_t)smlen;
-			pos += smlen;
-			break;
-		case SMPP_FT_DESTS:
-		case SMPP_FT_UNSUCC: {
-			uint32_t at = o->f[i - 1].off, cnt = b[at], start = pos;
-			int unsucc = fd.type == SMPP_FT_UNSUCC;
-			uint16_t err = 0;
-
-			/* number_of_dests: 1..254 (v3.4 5.2.24) */
-			if (!unsucc && (cnt == 0 || cnt > fd.max))
-				return k_fail(o, ESME_RINVNUMDESTS, base + at);
-			for (uint32_t k = 0; k < cnt; k++)
-				if (k_list_entry(b, &pos, len, unsucc, &err) < 0)
-					return k_fail(o, err, base + pos);
-			o->f[i].off = (uint16_t)start;
-			o->f[i].len = (uint16_t)(pos - start);
-			break;
-		}
-		default:
-			return k_fail(o, ESME_RSYSERR, base + pos);
-		}
-		o->nfields = (uint16_t)(i + 1);
-	}
-
-	o->tlv_area_off = pos;
-	o->tlv_area_len = len - pos;
-	while (pos < len) {
-		unsigned k;
-		uint16_t tag, tl;
-
-		if (len - pos < 4)
-			return k_fail(o, ESME_RINVOPTPARSTREAM, base + pos);
-		tag = rd16(b + pos);
-		tl = rd16(b + pos + 2);
-		if (tl > len - pos - 4)
-			return k_fail(o, ESME_RINVOPTPARSTREAM, base + pos);
-		k = tag < HPKS_TAGS ? TAB.tlv_idx[tag] : 0;
-		if (k != 0) {
-			struct hpks_tdesc td = TAB.tlv[k - 1];
-
-			if (tl < td.min || tl > td.max)
-				return k_fail(o, ESME_RINVPARLEN, base + pos);
-			if ((flags & SMPP_F_STRICT) && !(d.tlv_allowed & (1ull << (k - 1))))
-				return k_fail(o, ESME_ROPTPARNOTALLWD, base + pos);
-			if (tag == SMPP_TLV_MESSAGE_PAYLOAD)
-				has_payload = 1;
-		} else if ((flags & SMPP_F_STRICT) && (tag < 0x1400 || tag > 0x3FFF)) {
-			/* not a v3.4 tag and not in the vendor range 0x1400-0x3FFF */
-			return k_fail(o, ESME_ROPTPARNOTALLWD, base + pos);
-		}
-		if (o->ntlv < SMPP_TLV_INLINE) {
-			o->tlv[o->ntlv].tag = tag;
-			o->tlv[o->ntlv].len = tl;
-			o->tlv[o->ntlv].off = pos + 4;
-		}
-		o->ntlv++;
-		pos += 4u + tl;
-	}
-	/* v3.4 5.3.2.32: with message_payload, sm_length shall be 0 */
-	if ((flags & SMPP_F_STRICT) && has_payload && smlen != 0)
-		return k_fail(o, ESME_RINVMSGLEN, base + o->tlv_area_off);
-	return ESME_ROK;
-}
-
-/* ---- per-thread code: boundary marking (smpp_batch.c's step function) ---- */
+/* ---- per-thread code: boundary marking ---------------------------------- */
 
 /* The framing of a batch, passed by value to the kernels. */
 struct hpks_fcfg {
+	struct smpp_config cfg;
 	uint64_t len;
-	uint32_t max_pdu_len;
-	uint32_t element;     /* SMPP_FRAME_ELEMENT */
-	uint32_t corr_len;
-	uint32_t marker_len;
-	uint8_t marker[SMPP_MARKER_MAX];
 };
 
 /* One framed element as the decode kernel reads it (24 bytes). */
@@ -381,122 +140,20 @@ struct hpks_frame {
 	uint16_t corr_len;
 };
 
-/* The step function's result at one position. */
-struct kfr {
-	uint64_t off, next;
-	uint32_t len, pdu_off;
-	uint16_t err;
-};
-
-HD static inline uint64_t
-k_find_marker(const struct hpks_fcfg *c, const uint8_t *in, uint64_t from)
+/* The CPU's step function (smpp_decode.h), its end markers found byte by
+ * byte where the CPU uses memmem. */
+HD static inline void
+k_frame_at(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, struct smpp_frame *f)
 {
-	uint32_t ml = c->marker_len;
-
-	if (from > c->len || c->len - from < ml)
-		return NOPOS;
-	for (uint64_t x = from; x + ml <= c->len; x++) {
-		uint32_t k = 0;
-
-		while (k < ml && in[x + k] == c->marker[k])
-			k++;
-		if (k == ml)
-			return x;
-	}
-	return NOPOS;
+	smpp_frame_at(&c->cfg, in, c->len, pos, f, NULL);
 }
 
 HD static inline int
-k_marker_at(const struct hpks_fcfg *c, const uint8_t *in, uint64_t at)
-{
-	for (uint32_t k = 0; k < c->marker_len; k++)
-		if (in[at + k] != c->marker[k])
-			return 0;
-	return 1;
-}
-
-/* A well-formed element at pos (element framing). */
-HD static inline int
-k_elem_ok(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos)
-{
-	uint64_t q = pos + c->corr_len, len = c->len, cl;
-
-	if (q > len || len - q < 4)
-		return 0;
-	cl = rd32(in + q);
-	return cl >= SMPP_HEADER_LEN && cl <= c->max_pdu_len && cl <= len - q &&
-	       len - q - cl >= c->marker_len && k_marker_at(c, in, q + cl);
-}
-
-/* The element starting at pos: frame_at() of smpp_batch.c. */
-HD static void
-k_frame_at(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, struct kfr *f)
-{
-	uint64_t q = pos, len = c->len, cl;
-
-	f->off = pos;
-	f->err = ESME_ROK;
-	f->pdu_off = 0;
-	if (c->element) {
-		f->pdu_off = c->corr_len;
-		q = pos + c->corr_len;
-		if (q > len) {
-			f->err = ESME_RINVCMDLEN;
-			f->pdu_off = (uint32_t)(len - pos);
-			f->len = 0;
-			f->next = len;
-			return;
-		}
-	}
-	if (len - q < 4)
-		goto bad;
-	cl = rd32(in + q);
-	if (cl < SMPP_HEADER_LEN || cl > c->max_pdu_len || cl > len - q)
-		goto bad;
-	if (c->element && (len - q - cl < c->marker_len || !k_marker_at(c, in, q + cl)))
-		goto bad;
-	f->len = (uint32_t)cl;
-	f->next = q + cl + (c->element ? c->marker_len : 0);
-	return;
-bad:
-	f->err = ESME_RINVCMDLEN;
-	if (c->element) {
-		/* resynchronise on a marker that ends the input or is followed
-		 * by a well-formed element */
-		uint64_t m = k_find_marker(c, in, q);
-
-		while (m != NOPOS) {
-			uint64_t nx = m + c->marker_len;
-
-			if (nx == len || k_elem_ok(c, in, nx)) {
-				f->len = (uint32_t)(m - q);
-				f->next = nx;
-				return;
-			}
-			m = k_find_marker(c, in, m + 1);
-		}
-	}
-	f->len = (uint32_t)(len - q > UINT32_MAX ? UINT32_MAX : len - q);
-	f->next = len;
-}
-
-/* A believable element start (only picks where a speculative walk starts). */
-HD static int
 k_plausible(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos)
 {
-	struct kfr f;
+	struct smpp_dec_tab t = k_tab();
 
-	if (c->element)
-		return pos >= c->marker_len && k_marker_at(c, in, pos - c->marker_len) &&
-		       k_elem_ok(c, in, pos);
-	/* plain: three good elements in a row with known command ids */
-	for (int k = 0; k < 3 && pos < c->len; k++) {
-		k_frame_at(c, in, pos, &f);
-		if (f.err != ESME_ROK || k_pdu_index(rd32(in + pos + 4)) == 0)
-			return 0;
-		pos = f.next;
-	}
-	return 1;
+	return smpp_plausible(&c->cfg, &t, in, c->len, pos, NULL);
 }
 
 HD static inline uint64_t
@@ -513,7 +170,7 @@ HD static uint64_t
 k_walk_count(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, uint64_t end,
 	     uint32_t *n)
 {
-	struct kfr f;
+	struct smpp_frame f;
 
 	*n = 0;
 	while (pos < end) {
@@ -525,7 +182,7 @@ k_walk_count(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, uint64_
 }
 
 /* Marking kernel, thread t: speculative walk of chunk t from its first
- * plausible element start (chunk 0: from 0). sig: that start or NOPOS,
+ * plausible element start (chunk 0: from 0). sig: that start or SMPP_NOPOS,
  * ex: where the walk leaves the chunk, cnt: elements on the way. */
 HD static void
 k_mark_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t nchunks,
@@ -540,8 +197,8 @@ k_mark_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t
 		while (p < e && !k_plausible(c, in, p))
 			p++;
 	if (p >= e) {
-		sig[t] = NOPOS;
-		ex[t] = NOPOS;
+		sig[t] = SMPP_NOPOS;
+		ex[t] = SMPP_NOPOS;
 		cnt[t] = 0;
 		return;
 	}
@@ -565,7 +222,7 @@ HD static inline void
 k_res_load(uint32_t t, uint32_t nchunks, const uint64_t *sig, const uint64_t *ex,
 	   const uint32_t *cnt, uint64_t *m, uint64_t *s)
 {
-	*m = t < nchunks && sig[t] != NOPOS ? ex[t] : 0;
+	*m = t < nchunks && sig[t] != SMPP_NOPOS ? ex[t] : 0;
 	*s = t < nchunks ? cnt[t] : 0;
 }
 
@@ -599,7 +256,7 @@ k_res_check(const struct hpks_fcfg *c, uint32_t t, uint32_t nchunks, uint64_t cs
 	}
 	start[t] = sig[t];
 	base[t] = b;
-	return sig[t] != NOPOS ? q == sig[t] : q >= k_chunk_end(c, t, csz);
+	return sig[t] != SMPP_NOPOS ? q == sig[t] : q >= k_chunk_end(c, t, csz);
 }
 
 /* The chain followed chunk by chunk; a chunk whose speculative start is not
@@ -617,7 +274,7 @@ k_resolve_seq(const struct hpks_fcfg *c, const uint8_t *in, uint32_t nchunks, ui
 
 		base[t] = total;
 		if (p >= e) {
-			start[t] = NOPOS;
+			start[t] = SMPP_NOPOS;
 			continue;
 		}
 		start[t] = p;
@@ -639,9 +296,9 @@ k_emit_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t
 	      uint64_t csz, const uint64_t *start, const uint64_t *base, struct hpks_frame *fr)
 {
 	uint64_t p, e, i;
-	struct kfr f;
+	struct smpp_frame f;
 
-	if (t >= nchunks || start[t] == NOPOS)
+	if (t >= nchunks || start[t] == SMPP_NOPOS)
 		return;
 	p = start[t];
 	e = k_chunk_end(c, t, csz);
@@ -714,8 +371,11 @@ k_decode_thread(const struct hpks_dargs *a, const uint32_t *stage, int staged, u
 	struct hpks_frame f = a->fr[i];
 	struct smpp_pdu *o = &a->rec[i];
 	const uint8_t *b = staged ? (const uint8_t *)stage + (f.pdu_at - 4 * w0) : a->in + f.pdu_at;
+	struct smpp_dec_tab t = k_tab();
 
-	k_decode(b, f.len, a->flags, f.pdu_at, o);
+	/* the CPU's decoder, its C-strings measured byte by byte */
+	smpp_dec_pdu(b, f.len, a->flags, f.pdu_at, o, &t, NULL, NULL);
+	o->desc = (const struct smpp_pdu_desc *)(uintptr_t)(o->desc ? o->desc - t.pdu + 1 : 0);
 	o->pdu = (const uint8_t *)(uintptr_t)f.pdu_at;
 	o->off = f.off;
 	o->corr_off = f.off;
@@ -1055,7 +715,7 @@ copy_out(struct hpks *g, const uint8_t *in, struct smpp_batch *out, size_t p0, s
 
 		dst[i] = rec[i];
 		dst[i].pdu = in + at;
-		dst[i].desc = di ? h_desc[di - 1] : NULL;
+		dst[i].desc = di ? &smpp_pdu_tab[di - 1] : NULL;
 		nerr += dst[i].error != ESME_ROK;
 	}
 	return nerr;
@@ -1193,12 +853,8 @@ static void
 fcfg_of(const struct smpp_config *cfg, size_t len, struct hpks_fcfg *c)
 {
 	memset(c, 0, sizeof(*c));
+	c->cfg = *cfg;
 	c->len = len;
-	c->max_pdu_len = cfg->max_pdu_len;
-	c->element = cfg->framing == SMPP_FRAME_ELEMENT;
-	c->corr_len = cfg->corr_len;
-	c->marker_len = cfg->marker_len;
-	memcpy(c->marker, cfg->marker, SMPP_MARKER_MAX);
 }
 
 static int
@@ -1342,11 +998,41 @@ hpks_close(struct hpks *g)
 	free(g);
 }
 
+/* The tables into constant memory, the field lists into d_fld. */
+static int
+upload_tab(struct hpks *g)
+{
+	struct hpks_tab *img;
+	struct smpp_field_desc *fld;
+	void *at = NULL;
+	cudaError_t e;
+
+	CK(g, cudaGetSymbolAddress(&at, d_fld));
+	img = (struct hpks_tab *)malloc(sizeof(*img) + HPKS_NFLD * sizeof(*fld));
+	if (img == NULL) {
+		snprintf(g->err, sizeof(g->err), "out of memory");
+		return -ENOMEM;
+	}
+	fld = (struct smpp_field_desc *)(img + 1);
+	/* fits: tab_ready() said so */
+	build_tab(img, fld, (const struct smpp_field_desc *)at);
+	e = cudaMemcpyToSymbol(c_tab, img, sizeof(*img));
+	if (e == cudaSuccess)
+		e = cudaMemcpyToSymbol(d_fld, fld, HPKS_NFLD * sizeof(*fld));
+	free(img);
+	if (e != cudaSuccess) {
+		snprintf(g->err, sizeof(g->err), "cannot load the SMPP tables: %s",
+			 cudaGetErrorString(e));
+		return -EIO;
+	}
+	return 0;
+}
+
 static int
 open_gpu(struct hpks *g, char *info, size_t infolen)
 {
 	struct cudaDeviceProp pr;
-	int ndev = 0, drv = 0, rt = 0;
+	int ndev = 0, drv = 0, rt = 0, rc;
 
 	CK(g, cudaGetDeviceCount(&ndev));
 	if (ndev <= g->dev) {
@@ -1363,7 +1049,8 @@ open_gpu(struct hpks *g, char *info, size_t infolen)
 		 g->dev, pr.name, pr.major, pr.minor, pr.multiProcessorCount,
 		 (double)pr.totalGlobalMem / (1u << 30), pr.asyncEngineCount, drv / 1000,
 		 (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
-	CK(g, cudaMemcpyToSymbol(c_tab, &h_tab, sizeof(h_tab)));
+	if ((rc = upload_tab(g)) < 0)
+		return rc;
 	CK(g, cudaFuncSetAttribute(k_decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 				   STAGE_MAX));
 	for (unsigned i = 0; i < SMPP_GPU_MAX_STREAMS; i++) {
@@ -1526,6 +1213,7 @@ extern "C" int
 smpp_gpu_emul_decode_pdu(const uint8_t *pdu, uint32_t len, unsigned flags, uint64_t base,
 			 struct smpp_pdu *o)
 {
+	struct smpp_dec_tab t;
 	int rc;
 
 	pthread_mutex_lock(&g_lock);
@@ -1533,8 +1221,8 @@ smpp_gpu_emul_decode_pdu(const uint8_t *pdu, uint32_t len, unsigned flags, uint6
 	pthread_mutex_unlock(&g_lock);
 	if (rc < 0)
 		return rc;
-	rc = k_decode(pdu, len, flags, base, o);
-	o->pdu = pdu;
-	o->desc = o->desc ? h_desc[(uintptr_t)o->desc - 1] : NULL;
+	t = k_tab();
+	rc = smpp_dec_pdu(pdu, len, flags, base, o, &t, NULL, NULL);
+	o->desc = o->desc ? &smpp_pdu_tab[o->desc - t.pdu] : NULL;
 	return rc;
 }
