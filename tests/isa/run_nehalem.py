@@ -15,8 +15,8 @@ import shutil
 import subprocess
 import sys
 
-TESTS = ["nf_isa", "nf_cbc", "nf_md5", "nf_patterns", "ldpc_codec",
-         "ldpc_units"]
+TESTS = ["nf_isa", "nf_cbc", "nf_md5", "nf_patterns", "ldpc_codes",
+         "ldpc_codec", "ldpc_units"]
 
 
 def main():
