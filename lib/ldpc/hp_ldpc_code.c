@@ -331,7 +331,8 @@ add_rot(uint8_t *restrict acc, const uint8_t *restrict x, unsigned int s,
  * for every unit of the ran app. Its XOR runs are vectorised by the
  * compiler, so it is compiled for the baseline and for AVX2 (below): at
  * SSE width alone the units' rebuild took ~8 % longer than with the old
- * -march=native build on Zen 3 (bench/results/portable-2026-11-26.md). */
+ * -march=native build on Zen 3, with AVX2 1..3 % in paired runs
+ * (bench/results/portable-2026-11-26.md). */
 static inline __attribute__((always_inline)) int
 encode(const struct hp_ldpc_code *c, const uint8_t *info, uint8_t *cw)
 {

@@ -165,8 +165,9 @@ unit_write(const struct geom *g, const uint8_t *rx_bits, const uint8_t *cw,
  * and for AVX2 (32), and the decoder's ISA picks one. At the unit bench's
  * 0..15 flips the decoder stops after a few iterations and these loops
  * weigh: the baseline instance alone decoded ~8 % fewer units per CPU
- * second than the old -march=native build on a Zen 3 core, the AVX2 one
- * as many (bench/results/portable-2026-11-26.md). */
+ * second than the old -march=native build on a Zen 3 core in a paired
+ * run, the AVX2 one is within the runs' spread of it
+ * (bench/results/portable-2026-11-26.md). */
 static inline __attribute__((always_inline)) int
 units_decode(struct hp_ldpc_dec *d, uint8_t *const *bodies,
 	     const uint32_t *lens, unsigned int n, uint8_t *ok, void *scratch)

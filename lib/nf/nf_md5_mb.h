@@ -49,11 +49,11 @@ struct lane {
 /* Vector stores fill the tail buffer instead of memset and a memcpy of
  * the variable remainder: GCC expands those by -mtune (an 8-byte loop
  * with the portable build's generic tuning), which cost ~5 % of MD5 at
- * 64 B and IMIX against the old -march=native build on Zen 3; with the
- * stores the variant is as fast or faster (bench/results/
- * portable-2026-11-26.md). A message of 64 bytes and more has its last
- * 64 bytes copied so that they end at tailbuf + rem: the bytes before
- * the tail land in slack. */
+ * 64 B and IMIX against the old -march=native build on Zen 3. With the
+ * stores: +6..10 % at 64 and 243 B, within 2 % at 1458 B and IMIX
+ * (bench/isa/ab_native.sh, bench/results/portable-2026-11-26.md). A
+ * message of 64 bytes and more has its last 64 bytes copied so that they
+ * end at tailbuf + rem: the bytes before the tail land in slack. */
 static inline __attribute__((always_inline)) KT void
 lane_start(struct lane *l, const struct hp_nf_md5_job *j, int idx)
 {

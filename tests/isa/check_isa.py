@@ -141,7 +141,7 @@ def main():
             rel = os.path.relpath(o, build)
             print(f"check_isa: {rel}: {func}: {cls} instruction '{insn}' "
                   f"in a function without a run-time dispatch tag")
-            n_bad += 1
+        n_bad += len({func for func, _ in bad})
     print(f"check_isa: {n_seen} objects, {n_tagged} instructions above "
           f"x86-64-v2 in dispatched variants, {n_bad} functions with such "
           f"instructions outside one")
