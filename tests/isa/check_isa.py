@@ -7,8 +7,9 @@ PCLMUL, SHA, GFNI, BMI1/2, LZCNT, MOVBE, ADX) appears outside a function
 that is only reached after a run-time CPU check.
 
 Such a function says so in its name: one of its '_'/'.'-separated words is
-an ISA tag (avx2_run, md5_mb_avx512, aes_block_aesni, and the clones GCC
-makes of them: avx2_run.constprop.0, foo.avx2.0 from target_clones). A tag
+an ISA tag (avx2_run, md5_mb_avx512, scan_avx512bw, aes_block_aesni, and the
+clones GCC makes of them: avx2_run.constprop.0, foo.avx2.0 from
+target_clones). A tag
 allows only the instructions of its ISA, so an AVX-512 instruction in an
 "_avx2" function fails too. Third-party libraries (DPDK, intel-ipsec-mb,
 Hyperscan, OpenSSL) are shared objects that pick their code at run time
@@ -86,7 +87,8 @@ def classify(text):
 def allowed(func):
     ok = set()
     for w in re.split(r"[_.]", func):
-        ok |= TAGS.get(w, set())
+        # avx512bw, avx512vl, ...: AVX-512 subsets count as avx512
+        ok |= TAGS.get("avx512" if w.startswith("avx512") else w, set())
     return ok
 
 
