@@ -135,10 +135,10 @@ generic_nul64(const uint8_t *p)
 /* ---- AVX2 (x86-64-v3's BMI1/2 too: tzcnt, shifts without flags) -------- */
 
 #define KT __attribute__((target("avx2,bmi,bmi2,popcnt")))
-#define KN(x) avx2_##x
+#define KN(x) avx2_bmi2_##x
 
 static inline KT uint64_t
-avx2_nul64(const uint8_t *p)
+avx2_bmi2_nul64(const uint8_t *p)
 {
 	__m256i z = _mm256_setzero_si256();
 	uint64_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
@@ -149,7 +149,7 @@ avx2_nul64(const uint8_t *p)
 	return hi << 32 | lo;
 }
 
-#define avx2_nul_tail nul_tail_none
+#define avx2_bmi2_nul_tail nul_tail_none
 
 #include "smpp_dec_tmpl.h"
 #undef KT
@@ -158,17 +158,17 @@ avx2_nul64(const uint8_t *p)
 /* ---- AVX-512BW: one compare per 64 octets, masked near the PDU's end ---- */
 
 #define KT __attribute__((target("avx512f,avx512bw,avx2,bmi,bmi2,popcnt")))
-#define KN(x) avx512_##x
+#define KN(x) avx512bw_bmi2_##x
 
 static inline KT uint64_t
-avx512_nul64(const uint8_t *p)
+avx512bw_bmi2_nul64(const uint8_t *p)
 {
 	return _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p), _mm512_setzero_si512());
 }
 
 /* A masked load does not touch the octets it leaves out. */
 static inline KT int
-avx512_nul_tail(const uint8_t *p, uint32_t n, uint64_t *m)
+avx512bw_bmi2_nul_tail(const uint8_t *p, uint32_t n, uint64_t *m)
 {
 	__mmask64 k = (UINT64_C(1) << n) - 1;
 
@@ -186,8 +186,8 @@ avx512_nul_tail(const uint8_t *p, uint32_t n, uint64_t *m)
 /* Best first. */
 static const struct smpp_dec_isa isas[] = {
 #if SMPP_X86
-	{ "avx512", avx512_decode_pdu, avx512_decode_rec },
-	{ "avx2", avx2_decode_pdu, avx2_decode_rec },
+	{ "avx512", avx512bw_bmi2_decode_pdu, avx512bw_bmi2_decode_rec },
+	{ "avx2", avx2_bmi2_decode_pdu, avx2_bmi2_decode_rec },
 #endif
 	{ "generic", generic_decode_pdu, generic_decode_rec },
 };

@@ -4,7 +4,7 @@
 core at 64/243/486/1458 B and IMIX, each beside its peer measured in the
 same run: OpenSSL EVP loops, Hyperscan) and, with --record, writes the
 table to bench/results/nf-<date>.md. Usage:
-  python3 bench/tasks/run.py [--build build] [--seconds 1] [--record]"""
+  python3 bench/tasks/run.py [--build build] [--seconds 1] [--cpu-time] [--record]"""
 import argparse
 import datetime
 import os
@@ -19,11 +19,13 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--seconds", default="1")
     ap.add_argument("--record", action="store_true")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time slices by the thread's CPU time (a loaded machine)")
     a = ap.parse_args()
     tool = os.path.join(a.build, "lib", "nf", "nf-bench")
     if not os.path.exists(tool):
         sys.exit(f"bench/tasks: {tool} not built (lib/nf skipped?)")
-    cmd = [tool, "--seconds", a.seconds]
+    cmd = [tool, "--seconds", a.seconds] + (["--cpu-time"] if a.cpu_time else [])
     if a.record:
         cmd += ["--out", os.path.join(ROOT, "bench", "results",
                                       f"nf-{datetime.date.today().isoformat()}.md")]

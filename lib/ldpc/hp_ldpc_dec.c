@@ -123,6 +123,9 @@ hp_ldpc_dec_lanes(const struct hp_ldpc_dec *d) { return d->W; }
 const struct hp_ldpc_code *
 hp_ldpc_dec_code(const struct hp_ldpc_dec *d) { return d->c; }
 
+enum hp_ldpc_isa
+hp_ldpc_dec_isa_kind(const struct hp_ldpc_dec *d) { return d->isa; }
+
 const char *
 hp_ldpc_dec_isa(const struct hp_ldpc_dec *d)
 {

@@ -10,42 +10,45 @@
 typedef __m512i V;
 #define KW 64
 #define KT __attribute__((target("avx512f,avx512bw")))
+/* Vector helpers: always inlined, also at -O0, so no AVX code sits in a
+ * function without the ISA in its name (tests/isa/check_isa.py). */
+#define KH static inline __attribute__((always_inline)) KT
 #define KN(x) avx512_ ## x
 
-static inline KT V v_ld(const int8_t *p) { return _mm512_load_si512((const void *)p); }
-static inline KT void v_st(int8_t *p, V a) { _mm512_store_si512((void *)p, a); }
-static inline KT V v_set1(int8_t x) { return _mm512_set1_epi8(x); }
-static inline KT V v_subs(V a, V b) { return _mm512_subs_epi8(a, b); }
-static inline KT V v_adds(V a, V b) { return _mm512_adds_epi8(a, b); }
-static inline KT V v_max(V a, V b) { return _mm512_max_epi8(a, b); }
-static inline KT V v_min(V a, V b) { return _mm512_min_epi8(a, b); }
-static inline KT V v_abs(V a) { return _mm512_abs_epi8(a); }
-static inline KT V v_xor(V a, V b) { return _mm512_xor_si512(a, b); }
-static inline KT V v_or(V a, V b) { return _mm512_or_si512(a, b); }
-static inline KT V v_sel_eq(V a, V b, V x, V y)
+KH V v_ld(const int8_t *p) { return _mm512_load_si512((const void *)p); }
+KH void v_st(int8_t *p, V a) { _mm512_store_si512((void *)p, a); }
+KH V v_set1(int8_t x) { return _mm512_set1_epi8(x); }
+KH V v_subs(V a, V b) { return _mm512_subs_epi8(a, b); }
+KH V v_adds(V a, V b) { return _mm512_adds_epi8(a, b); }
+KH V v_max(V a, V b) { return _mm512_max_epi8(a, b); }
+KH V v_min(V a, V b) { return _mm512_min_epi8(a, b); }
+KH V v_abs(V a) { return _mm512_abs_epi8(a); }
+KH V v_xor(V a, V b) { return _mm512_xor_si512(a, b); }
+KH V v_or(V a, V b) { return _mm512_or_si512(a, b); }
+KH V v_sel_eq(V a, V b, V x, V y)
 {
 	return _mm512_mask_blend_epi8(_mm512_cmpeq_epi8_mask(a, b), y, x);
 }
 /* AVX-512 has no sign_epi8: negate under the sign-bit mask of s. */
-static inline KT V v_signof(V m, V s)
+KH V v_signof(V m, V s)
 {
 	return _mm512_mask_sub_epi8(m, _mm512_movepi8_mask(s), _mm512_setzero_si512(), m);
 }
 /* m * (1 - 2^-k), m/2^k rounded to nearest (see the AVX2 file). */
-static inline KT V v_nms(V m, unsigned int k)
+KH V v_nms(V m, unsigned int k)
 {
 	V r = _mm512_add_epi8(m, _mm512_set1_epi8((char)(1 << (k - 1))));
 	V sh = _mm512_srl_epi16(r, _mm_cvtsi32_si128((int)k));
 
 	return _mm512_sub_epi8(m, _mm512_and_si512(sh, _mm512_set1_epi8((char)(0xff >> k))));
 }
-static inline KT V v_oms(V m, V off) { return _mm512_subs_epu8(m, off); }
-static inline KT uint64_t v_negmask(V a) { return _mm512_movepi8_mask(a); }
+KH V v_oms(V m, V off) { return _mm512_subs_epu8(m, off); }
+KH uint64_t v_negmask(V a) { return _mm512_movepi8_mask(a); }
 
-static inline KT V v_setu(uint8_t x) { return _mm512_set1_epi8((char)x); }
-static inline KT V v_minu(V a, V b) { return _mm512_min_epu8(a, b); }
-static inline KT V v_maxu(V a, V b) { return _mm512_max_epu8(a, b); }
-static inline KT V v_keepinf(V x, V ref, V aref)
+KH V v_setu(uint8_t x) { return _mm512_set1_epi8((char)x); }
+KH V v_minu(V a, V b) { return _mm512_min_epu8(a, b); }
+KH V v_maxu(V a, V b) { return _mm512_max_epu8(a, b); }
+KH V v_keepinf(V x, V ref, V aref)
 {
 	return _mm512_mask_mov_epi8(x, _mm512_cmpge_epu8_mask(aref, _mm512_set1_epi8(127)), ref);
 }

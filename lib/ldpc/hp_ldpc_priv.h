@@ -54,6 +54,10 @@ struct hp_ldpc_batch {
 void hp_ldpc_extract(struct hp_ldpc_batch *b, unsigned int W, uint64_t mask,
 		     unsigned int iters, int ok);
 
+/* The kernel a decoder runs (never AUTO): the byte loops around it in
+ * hp_ldpc_units.c are compiled for the same ISA. */
+enum hp_ldpc_isa hp_ldpc_dec_isa_kind(const struct hp_ldpc_dec *d);
+
 int hp_ldpc_kern_scalar(struct hp_ldpc_batch *b);
 int hp_ldpc_kern_avx2(struct hp_ldpc_batch *b);
 int hp_ldpc_kern_avx512(struct hp_ldpc_batch *b);

@@ -13,6 +13,33 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* ==================================================================== ISA */
+
+/* The library is compiled for the x86-64-v2 baseline; its kernels that
+ * gain from newer instructions carry variants, and the widest one the CPU
+ * has is picked once at load: multi-buffer MD5 with AVX-512F (16 lanes) or
+ * AVX2 (8 lanes), else OpenSSL; hp_nf_aes_block() with AES-NI, else a
+ * table-driven AES; the DFA walks with AVX2 or the baseline. The CBC
+ * engine is intel-ipsec-mb, which picks its own code (hp_nf_cbc_arch()),
+ * or without AES-NI, where the distribution's ipsec-mb has no software
+ * AES, the same table-driven AES ("scalar"). Hyperscan's fat runtime
+ * picks its own code too. */
+#define HP_NF_ISA_AESNI  (1u << 0)
+#define HP_NF_ISA_AVX2   (1u << 1)
+#define HP_NF_ISA_AVX512 (1u << 2) /* AVX-512F */
+#define HP_NF_ISA_ALL    (~0u)
+
+/* HP_NF_ISA_* features the kernels use now. */
+unsigned int hp_nf_isa(void);
+/* HP_NF_ISA_* features of this CPU that some kernel can use. */
+unsigned int hp_nf_isa_cpu(void);
+/* Lets the kernels use only the features in mask (and the CPU's): for
+ * tests and side-by-side measurements. Returns the features now in use.
+ * Set it while no kernel runs; CBC engines created before keep theirs. */
+unsigned int hp_nf_isa_limit(unsigned int mask);
+/* "avx2+aesni", "x86-64-v2", ...: the name of a feature mask, for logs. */
+const char *hp_nf_isa_name(unsigned int isa);
+
 /* ================================================================ AES-CBC */
 
 #define HP_NF_AES_BLOCK 16
@@ -38,7 +65,8 @@ struct hp_nf_cbc;
 
 int hp_nf_cbc_create(struct hp_nf_cbc **out);
 void hp_nf_cbc_free(struct hp_nf_cbc *c);
-/* Name of the SIMD architecture ipsec-mb picked ("avx512", "avx2", ...). */
+/* Name of the SIMD architecture ipsec-mb picked ("avx512", "avx2", ...),
+ * or "scalar" for the own AES without AES-NI. */
 const char *hp_nf_cbc_arch(const struct hp_nf_cbc *c);
 void hp_nf_cbc_expand(struct hp_nf_cbc *c, const uint8_t key[16],
 		      struct hp_nf_aes_key *out);
@@ -62,8 +90,9 @@ void hp_nf_cbc_flow_block(const uint8_t sip[4], const uint8_t dip[4],
 			  uint8_t proto, uint8_t out[16]);
 /* Per-packet IV input block: "CBIV" | 8 zero bytes | seq (big endian). */
 void hp_nf_cbc_seq_block(uint32_t seq, uint8_t out[16]);
-/* One AES-128 block with expanded keys (AES-NI; used for the key and IV
- * derivation on the fast path). */
+/* One AES-128 block with expanded keys (used for the key and IV
+ * derivation on the fast path): AES-NI, or without it a table-driven AES
+ * that gives the same bytes at ~15x the time. */
 void hp_nf_aes_block(const struct hp_nf_aes_key *k, const uint8_t in[16],
 		     uint8_t out[16]);
 
@@ -86,8 +115,8 @@ struct hp_nf_md5_job {
 
 /* OpenSSL EVP MD5 of one buffer (reference and single-packet path). */
 int hp_nf_md5_ref(const uint8_t *data, size_t len, uint8_t digest[16]);
-/* Number of SIMD lanes of the multi-buffer MD5 (16 with AVX-512, 8 with
- * AVX2; 0 when built without either: hp_nf_md5_mb then loops OpenSSL). */
+/* Number of SIMD lanes of the multi-buffer MD5 (16 with AVX-512F, 8 with
+ * AVX2; 0 on a CPU with neither: hp_nf_md5_mb then loops OpenSSL). */
 unsigned int hp_nf_md5_mb_lanes(void);
 /* Own multi-buffer MD5: one message per 32-bit SIMD lane; a lane that
  * finishes takes the next message, so unequal lengths share the lanes. */

@@ -6,7 +6,8 @@
  * hp_nf.h). A full 256-column table for 10k Snort-like patterns is ~150k
  * states x 1 KiB = 146 MiB and walks at cache-miss speed; this form is
  * 11 MiB. On the CPU several packets are walked interleaved so the loads
- * of one hide the latency of the others.
+ * of one hide the latency of the others. The walks are compiled twice,
+ * for the baseline and for AVX2, and picked per call (nf_isa.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 
 #include <emmintrin.h>
 
-#include "hp_nf.h"
+#include "nf_priv.h"
 
 struct node {
 	uint32_t child;   /* first child, 0 = none (root is never a child) */
@@ -416,9 +417,15 @@ report(const struct hp_nf_ac *ac, uint32_t s, struct hp_nf_dpi_res *res)
 	res->count += ac->dfa_count[s];
 }
 
-void
-hp_nf_ac_scan(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
-	      struct hp_nf_dpi_res *res)
+/* The walks below are inlined into a baseline and an AVX2 instance: the
+ * same source, but with AVX2 the step takes fewer instructions (VEX
+ * three-operand forms, VPBROADCASTB for the key compare: the 8-lane walk
+ * is 6 % shorter), and the interleaved walk is nearly instruction bound.
+ * Paired runs on a shared Zen 3 put both instances within 3 % of the old
+ * -march=native build, inside their +-10 % spread. */
+static inline __attribute__((always_inline)) void
+scan_one(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
+	 struct hp_nf_dpi_res *res)
 {
 	uint32_t s = 0, a = 256;
 
@@ -437,10 +444,9 @@ hp_nf_ac_scan(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
 #define AC_LANES 8
 #define AC_CHUNK 64 /* packets sorted per call */
 
-void
-hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
-		    const uint32_t *len, unsigned int n,
-		    struct hp_nf_dpi_res *res)
+static inline __attribute__((always_inline)) void
+scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
+	   const uint32_t *len, unsigned int n, struct hp_nf_dpi_res *res)
 {
 	static const uint8_t idle_byte;
 	const uint8_t *p[AC_LANES];
@@ -532,6 +538,55 @@ hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
 			if (job[l] >= 0)
 				rem[l] -= m;
 	}
+}
+
+static void
+scan_one_base(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
+	      struct hp_nf_dpi_res *res)
+{
+	scan_one(ac, data, len, res);
+}
+
+static __attribute__((target("avx2"))) void
+scan_one_avx2(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
+	      struct hp_nf_dpi_res *res)
+{
+	scan_one(ac, data, len, res);
+}
+
+static void
+scan_batch_base(const struct hp_nf_ac *ac, const uint8_t *const *data,
+		const uint32_t *len, unsigned int n, struct hp_nf_dpi_res *res)
+{
+	scan_batch(ac, data, len, n, res);
+}
+
+static __attribute__((target("avx2"))) void
+scan_batch_avx2(const struct hp_nf_ac *ac, const uint8_t *const *data,
+		const uint32_t *len, unsigned int n, struct hp_nf_dpi_res *res)
+{
+	scan_batch(ac, data, len, n, res);
+}
+
+void
+hp_nf_ac_scan(const struct hp_nf_ac *ac, const uint8_t *data, uint32_t len,
+	      struct hp_nf_dpi_res *res)
+{
+	if (hp_nf_isa_on & HP_NF_ISA_AVX2)
+		scan_one_avx2(ac, data, len, res);
+	else
+		scan_one_base(ac, data, len, res);
+}
+
+void
+hp_nf_ac_scan_batch(const struct hp_nf_ac *ac, const uint8_t *const *data,
+		    const uint32_t *len, unsigned int n,
+		    struct hp_nf_dpi_res *res)
+{
+	if (hp_nf_isa_on & HP_NF_ISA_AVX2)
+		scan_batch_avx2(ac, data, len, n, res);
+	else
+		scan_batch_base(ac, data, len, n, res);
 }
 
 void

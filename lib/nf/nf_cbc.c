@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * AES-128-CBC for the vpn app: the multi-buffer path through
  * intel-ipsec-mb's cipher burst API, PKCS#7 padding, the per-flow key and
- * per-packet IV derivation, and the OpenSSL EVP reference path.
+ * per-packet IV derivation (AES-NI, or a table-driven AES on a CPU
+ * without it), and the OpenSSL EVP reference path.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,31 +12,57 @@
 #include <openssl/evp.h>
 #include <wmmintrin.h>
 
-#include "hp_nf.h"
+#include "nf_priv.h"
 
 #define CBC_MAX_BURST 64
 
+/* mgr is NULL on a CPU without AES-NI when ipsec-mb has no software AES:
+ * the engine then runs nf_aes_soft.c. */
 struct hp_nf_cbc {
 	IMB_MGR *mgr;
 	IMB_ARCH arch;
 	IMB_JOB jobs[CBC_MAX_BURST];
 };
 
+/* ipsec-mb's widest code within hp_nf_isa_limit() (its sse without AES-NI
+ * is its software AES, when built in). */
+static void
+cbc_init_limited(struct hp_nf_cbc *c)
+{
+	unsigned int on = hp_nf_isa_on;
+
+	if (on & HP_NF_ISA_AESNI && on & HP_NF_ISA_AVX512)
+		init_mb_mgr_avx512(c->mgr);
+	else if (on & HP_NF_ISA_AESNI && on & HP_NF_ISA_AVX2)
+		init_mb_mgr_avx2(c->mgr);
+	else
+		init_mb_mgr_sse(c->mgr);
+	c->arch = (IMB_ARCH)c->mgr->used_arch;
+}
+
 int
 hp_nf_cbc_create(struct hp_nf_cbc **out)
 {
+	int aesni = (hp_nf_isa_on & HP_NF_ISA_AESNI) != 0;
 	struct hp_nf_cbc *c;
 
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	c->mgr = alloc_mb_mgr(0);
+	c->mgr = alloc_mb_mgr(aesni ? 0 : IMB_FLAG_AESNI_OFF);
+	if (c->mgr == NULL && !aesni) {
+		*out = c; /* no AESNI_EMU in this ipsec-mb: our own AES */
+		return 0;
+	}
 	if (c->mgr == NULL) {
 		free(c);
 		return -ENOMEM;
 	}
-	/* Picks the widest implementation the CPU has (VAES/AVX-512 here). */
-	init_mb_mgr_auto(c->mgr, &c->arch);
+	/* Unlimited: the widest implementation the CPU has. */
+	if (hp_nf_isa_on == hp_nf_isa_cpu())
+		init_mb_mgr_auto(c->mgr, &c->arch);
+	else
+		cbc_init_limited(c);
 	if (imb_get_errno(c->mgr) != 0) {
 		free_mb_mgr(c->mgr);
 		free(c);
@@ -50,13 +77,16 @@ hp_nf_cbc_free(struct hp_nf_cbc *c)
 {
 	if (c == NULL)
 		return;
-	free_mb_mgr(c->mgr);
+	if (c->mgr != NULL)
+		free_mb_mgr(c->mgr);
 	free(c);
 }
 
 const char *
 hp_nf_cbc_arch(const struct hp_nf_cbc *c)
 {
+	if (c->mgr == NULL)
+		return "scalar";
 	switch (c->arch) {
 	case IMB_ARCH_NOAESNI: return "noaesni";
 	case IMB_ARCH_SSE: return "sse";
@@ -71,7 +101,10 @@ void
 hp_nf_cbc_expand(struct hp_nf_cbc *c, const uint8_t key[16],
 		 struct hp_nf_aes_key *out)
 {
-	IMB_AES_KEYEXP_128(c->mgr, key, out->enc, out->dec);
+	if (c->mgr != NULL)
+		IMB_AES_KEYEXP_128(c->mgr, key, out->enc, out->dec);
+	else
+		hp_nf_aes_soft_expand(key, out);
 }
 
 int
@@ -80,6 +113,14 @@ hp_nf_cbc_encrypt_burst(struct hp_nf_cbc *c, struct hp_nf_cbc_job *jobs,
 {
 	unsigned int i, k, done;
 
+	if (c->mgr == NULL) {
+		for (i = 0; i < n; i++)
+			if (jobs[i].len % HP_NF_AES_BLOCK != 0)
+				return -EINVAL;
+		for (i = 0; i < n; i++)
+			hp_nf_aes_soft_cbc(&jobs[i]);
+		return 0;
+	}
 	for (i = 0; i < n; i += k) {
 		k = n - i < CBC_MAX_BURST ? n - i : CBC_MAX_BURST;
 		uint8_t ord[CBC_MAX_BURST];
@@ -175,8 +216,8 @@ hp_nf_cbc_seq_block(uint32_t seq, uint8_t out[16])
 	out[15] = (uint8_t)seq;
 }
 
-void
-hp_nf_aes_block(const struct hp_nf_aes_key *k, const uint8_t in[16],
+static __attribute__((target("aes"))) void
+aes_block_aesni(const struct hp_nf_aes_key *k, const uint8_t in[16],
 		uint8_t out[16])
 {
 	/* ~10 ns: 10 dependent AESENC; two per packet (IV) or per new flow. */
@@ -187,6 +228,19 @@ hp_nf_aes_block(const struct hp_nf_aes_key *k, const uint8_t in[16],
 		s = _mm_aesenc_si128(s, rk[r]);
 	s = _mm_aesenclast_si128(s, rk[10]);
 	_mm_storeu_si128((__m128i *)out, s);
+}
+
+void
+hp_nf_aes_block(const struct hp_nf_aes_key *k, const uint8_t in[16],
+		uint8_t out[16])
+{
+	/* Neither variant is inlined (AES-NI: another target; the software
+	 * one: another file), so this is a load, a test and a jump on top of
+	 * the call. */
+	if (__builtin_expect(hp_nf_isa_on & HP_NF_ISA_AESNI, 1))
+		aes_block_aesni(k, in, out);
+	else
+		hp_nf_aes_soft_block(k, in, out);
 }
 
 static int

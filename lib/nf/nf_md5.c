@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * MD5 for the dedup app: the OpenSSL EVP reference and an own
  * multi-buffer MD5 that hashes one message per 32-bit SIMD lane (16 lanes
- * with AVX-512, 8 with AVX2). MD5 is a serial chain inside one message,
- * so, like CBC, it only gets faster by hashing several messages at once.
- * intel-ipsec-mb has multi-buffer MD5 only inside HMAC-MD5 (its inner
- * hash covers the ipad block, so it cannot produce a plain MD5).
+ * with AVX-512F, 8 with AVX2; nf_md5_mb.h, picked at run time). MD5 is a
+ * serial chain inside one message, so, like CBC, it only gets faster by
+ * hashing several messages at once. intel-ipsec-mb has multi-buffer MD5
+ * only inside HMAC-MD5 (its inner hash covers the ipad block, so it cannot
+ * produce a plain MD5).
  */
 #include <errno.h>
 #include <stdint.h>
-#include <string.h>
 
-#include <immintrin.h>
 #include <openssl/evp.h>
 
-#include "hp_nf.h"
+#include "nf_priv.h"
 
 int
 hp_nf_md5_ref(const uint8_t *data, size_t len, uint8_t digest[16])
@@ -25,261 +24,23 @@ hp_nf_md5_ref(const uint8_t *data, size_t len, uint8_t digest[16])
 	return 0;
 }
 
-#if defined(__AVX512F__) || defined(__AVX2__)
-
-static const uint32_t md5_k[64] = {
-	0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a,
-	0xa8304613, 0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be,
-	0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340,
-	0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-	0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8,
-	0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c,
-	0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
-	0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-	0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92,
-	0xffeff47d, 0x85845dd1, 0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1,
-	0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
-};
-
-#if defined(__AVX512F__)
-#define LANES 16
-typedef __m512i vec;
-#define VSET1(x) _mm512_set1_epi32((int)(x))
-#define VADD(a, b) _mm512_add_epi32(a, b)
-#define VROL(x, s) _mm512_rol_epi32(x, s)
-/* One VPTERNLOGD per round function (truth tables for b, c, d). */
-#define VF(b, c, d) _mm512_ternarylogic_epi32(b, c, d, 0xCA)
-#define VG(b, c, d) _mm512_ternarylogic_epi32(b, c, d, 0xE4)
-#define VH(b, c, d) _mm512_ternarylogic_epi32(b, c, d, 0x96)
-#define VI(b, c, d) _mm512_ternarylogic_epi32(b, c, d, 0x39)
-#define VLOAD(p) _mm512_load_si512((const void *)(p))
-#define VSTORE(p, v) _mm512_store_si512((void *)(p), v)
-#define VGATHER(idx, base) _mm512_i32gather_epi32(idx, (const void *)(base), 1)
-#define VLOADIDX(p) _mm512_loadu_si512((const void *)(p))
-#else
-#define LANES 8
-typedef __m256i vec;
-#define VSET1(x) _mm256_set1_epi32((int)(x))
-#define VADD(a, b) _mm256_add_epi32(a, b)
-#define VROL(x, s) _mm256_or_si256(_mm256_slli_epi32(x, s), \
-				   _mm256_srli_epi32(x, 32 - (s)))
-#define VXOR(a, b) _mm256_xor_si256(a, b)
-#define VAND(a, b) _mm256_and_si256(a, b)
-#define VF(b, c, d) VXOR(d, VAND(b, VXOR(c, d)))
-#define VG(b, c, d) VXOR(c, VAND(d, VXOR(b, c)))
-#define VH(b, c, d) VXOR(VXOR(b, c), d)
-#define VI(b, c, d) VXOR(c, _mm256_or_si256(b, VXOR(d, VSET1(0xffffffffu))))
-#define VLOAD(p) _mm256_load_si256((const __m256i *)(p))
-#define VSTORE(p, v) _mm256_store_si256((__m256i *)(p), v)
-#define VGATHER(idx, base) _mm256_i32gather_epi32((const int *)(base), idx, 1)
-#define VLOADIDX(p) _mm256_loadu_si256((const __m256i *)(p))
-#endif
-
-#define STEP(fn, a, b, c, d, i, g, s) do { \
-	a = VADD(a, VADD(fn(b, c, d), VADD(VSET1(md5_k[i]), m[g]))); \
-	a = VADD(VROL(a, s), b); \
-} while (0)
-
-/* Per lane: where the current message stands. */
-#define MB_CHUNK 64 /* messages sorted per call */
-
-struct lane {
-	const uint8_t *p;      /* next full block in the message */
-	uint32_t full;         /* full 64-byte blocks left */
-	uint32_t tail;         /* padded tail blocks left (1 or 2) */
-	uint32_t tail_i;       /* next tail block */
-	int job;               /* job index, -1 when idle */
-	uint8_t tailbuf[128];  /* last partial block + padding + length */
-};
-
-static void
-lane_start(struct lane *l, const struct hp_nf_md5_job *j, int idx)
-{
-	uint32_t rem = j->len % 64;
-	uint64_t bits = (uint64_t)j->len * 8;
-	uint32_t tb = rem < 56 ? 1 : 2;
-
-	l->p = j->data;
-	l->full = j->len / 64;
-	l->tail = tb;
-	l->tail_i = 0;
-	l->job = idx;
-	memset(l->tailbuf, 0, sizeof(l->tailbuf));
-	if (rem)
-		memcpy(l->tailbuf, j->data + (size_t)l->full * 64, rem);
-	l->tailbuf[rem] = 0x80;
-	for (int i = 0; i < 8; i++)
-		l->tailbuf[tb * 64 - 8 + i] = (uint8_t)(bits >> (8 * i));
-}
-
-static inline const uint8_t *
-lane_block(struct lane *l, const uint8_t *idle)
-{
-	if (l->job < 0)
-		return idle;
-	if (l->full > 0)
-		return l->p;
-	return l->tailbuf + 64 * l->tail_i;
-}
-
-/* Returns 1 when the lane's message is complete after this block. */
-static inline int
-lane_advance(struct lane *l)
-{
-	if (l->full > 0) {
-		l->full--;
-		l->p += 64;
-		return 0;
-	}
-	l->tail_i++;
-	return l->tail_i == l->tail;
-}
-
 unsigned int
 hp_nf_md5_mb_lanes(void)
 {
-	return LANES;
+	return hp_nf_isa_on & HP_NF_ISA_AVX512 ? 16 :
+	       hp_nf_isa_on & HP_NF_ISA_AVX2 ? 8 : 0;
 }
 
 void
 hp_nf_md5_mb(struct hp_nf_md5_job *jobs, unsigned int n)
 {
-	static const uint8_t idle[64] __attribute__((aligned(64)));
-	static const uint32_t iv[4] = { 0x67452301, 0xefcdab89, 0x98badcfe,
-					0x10325476 };
-	uint32_t st[4][LANES] __attribute__((aligned(64)));
-	uint8_t stage[LANES][64] __attribute__((aligned(64)));
-	int32_t off[LANES] __attribute__((aligned(64)));
-	struct lane ln[LANES];
-	unsigned int next = 0, active = 0;
-	uint8_t ord[MB_CHUNK];
-
-	if (n > MB_CHUNK) {
-		for (unsigned int i = 0; i < n; i += MB_CHUNK)
-			hp_nf_md5_mb(jobs + i, n - i < MB_CHUNK ? n - i : MB_CHUNK);
-		return;
-	}
-	/* Longest first, so the lanes drain together at the end instead of
-	 * one long message hashing alone (bench/tasks, IMIX: 27 -> 39 Gbit/s). */
-	for (unsigned int j = 0; j < n; j++) {
-		unsigned int q = j;
-
-		while (q > 0 && jobs[ord[q - 1]].len < jobs[j].len) {
-			ord[q] = ord[q - 1];
-			q--;
-		}
-		ord[q] = (uint8_t)j;
-	}
-	for (int l = 0; l < LANES; l++) {
-		ln[l].job = -1;
-		if (next < n) {
-			lane_start(&ln[l], &jobs[ord[next]], ord[next]);
-			next++;
-			active++;
-		}
-		for (int w = 0; w < 4; w++)
-			st[w][l] = iv[w];
-		off[l] = l * 64;
-	}
-
-	while (active > 0) {
-		vec m[16], a, b, c, d, a0, b0, c0, d0, idx;
-
-		/* The 16 words of every lane's block are gathered from a
-		 * staging copy: messages, tail buffers (stack) and the idle
-		 * block lie too far apart for 32-bit gather offsets. The copy
-		 * is 1 KiB per round, small next to the 64 steps. */
-		for (int l = 0; l < LANES; l++)
-			memcpy(stage[l], lane_block(&ln[l], idle), 64);
-		idx = VLOADIDX(off);
-		for (int w = 0; w < 16; w++)
-			m[w] = VGATHER(VADD(idx, VSET1(4 * w)), stage);
-
-		a = a0 = VLOAD(st[0]);
-		b = b0 = VLOAD(st[1]);
-		c = c0 = VLOAD(st[2]);
-		d = d0 = VLOAD(st[3]);
-		/* 64 steps of ~6 instructions (AVX-512) for 16 blocks at
-		 * once; bench/tasks measures ~44 Gbit/s per core at 1458 B in
-		 * batches of 32, 10x OpenSSL's scalar MD5. */
-		STEP(VF, a, b, c, d, 0, 0, 7);   STEP(VF, d, a, b, c, 1, 1, 12);
-		STEP(VF, c, d, a, b, 2, 2, 17);  STEP(VF, b, c, d, a, 3, 3, 22);
-		STEP(VF, a, b, c, d, 4, 4, 7);   STEP(VF, d, a, b, c, 5, 5, 12);
-		STEP(VF, c, d, a, b, 6, 6, 17);  STEP(VF, b, c, d, a, 7, 7, 22);
-		STEP(VF, a, b, c, d, 8, 8, 7);   STEP(VF, d, a, b, c, 9, 9, 12);
-		STEP(VF, c, d, a, b, 10, 10, 17); STEP(VF, b, c, d, a, 11, 11, 22);
-		STEP(VF, a, b, c, d, 12, 12, 7); STEP(VF, d, a, b, c, 13, 13, 12);
-		STEP(VF, c, d, a, b, 14, 14, 17); STEP(VF, b, c, d, a, 15, 15, 22);
-
-		STEP(VG, a, b, c, d, 16, 1, 5);  STEP(VG, d, a, b, c, 17, 6, 9);
-		STEP(VG, c, d, a, b, 18, 11, 14); STEP(VG, b, c, d, a, 19, 0, 20);
-		STEP(VG, a, b, c, d, 20, 5, 5);  STEP(VG, d, a, b, c, 21, 10, 9);
-		STEP(VG, c, d, a, b, 22, 15, 14); STEP(VG, b, c, d, a, 23, 4, 20);
-		STEP(VG, a, b, c, d, 24, 9, 5);  STEP(VG, d, a, b, c, 25, 14, 9);
-		STEP(VG, c, d, a, b, 26, 3, 14); STEP(VG, b, c, d, a, 27, 8, 20);
-		STEP(VG, a, b, c, d, 28, 13, 5); STEP(VG, d, a, b, c, 29, 2, 9);
-		STEP(VG, c, d, a, b, 30, 7, 14); STEP(VG, b, c, d, a, 31, 12, 20);
-
-		STEP(VH, a, b, c, d, 32, 5, 4);  STEP(VH, d, a, b, c, 33, 8, 11);
-		STEP(VH, c, d, a, b, 34, 11, 16); STEP(VH, b, c, d, a, 35, 14, 23);
-		STEP(VH, a, b, c, d, 36, 1, 4);  STEP(VH, d, a, b, c, 37, 4, 11);
-		STEP(VH, c, d, a, b, 38, 7, 16); STEP(VH, b, c, d, a, 39, 10, 23);
-		STEP(VH, a, b, c, d, 40, 13, 4); STEP(VH, d, a, b, c, 41, 0, 11);
-		STEP(VH, c, d, a, b, 42, 3, 16); STEP(VH, b, c, d, a, 43, 6, 23);
-		STEP(VH, a, b, c, d, 44, 9, 4);  STEP(VH, d, a, b, c, 45, 12, 11);
-		STEP(VH, c, d, a, b, 46, 15, 16); STEP(VH, b, c, d, a, 47, 2, 23);
-
-		STEP(VI, a, b, c, d, 48, 0, 6);  STEP(VI, d, a, b, c, 49, 7, 10);
-		STEP(VI, c, d, a, b, 50, 14, 15); STEP(VI, b, c, d, a, 51, 5, 21);
-		STEP(VI, a, b, c, d, 52, 12, 6); STEP(VI, d, a, b, c, 53, 3, 10);
-		STEP(VI, c, d, a, b, 54, 10, 15); STEP(VI, b, c, d, a, 55, 1, 21);
-		STEP(VI, a, b, c, d, 56, 8, 6);  STEP(VI, d, a, b, c, 57, 15, 10);
-		STEP(VI, c, d, a, b, 58, 6, 15); STEP(VI, b, c, d, a, 59, 13, 21);
-		STEP(VI, a, b, c, d, 60, 4, 6);  STEP(VI, d, a, b, c, 61, 11, 10);
-		STEP(VI, c, d, a, b, 62, 2, 15); STEP(VI, b, c, d, a, 63, 9, 21);
-
-		VSTORE(st[0], VADD(a, a0));
-		VSTORE(st[1], VADD(b, b0));
-		VSTORE(st[2], VADD(c, c0));
-		VSTORE(st[3], VADD(d, d0));
-
-		for (int l = 0; l < LANES; l++) {
-			if (ln[l].job < 0 || !lane_advance(&ln[l]))
-				continue;
-			for (int w = 0; w < 4; w++) {
-				uint32_t x = st[w][l];
-				uint8_t *o = jobs[ln[l].job].digest + 4 * w;
-
-				o[0] = (uint8_t)x;
-				o[1] = (uint8_t)(x >> 8);
-				o[2] = (uint8_t)(x >> 16);
-				o[3] = (uint8_t)(x >> 24);
-				st[w][l] = iv[w];
-			}
-			ln[l].job = -1;
-			active--;
-			if (next < n) {
-				lane_start(&ln[l], &jobs[ord[next]], ord[next]);
-				next++;
-				active++;
-			}
-		}
+	if (hp_nf_isa_on & HP_NF_ISA_AVX512) {
+		hp_nf_md5_mb_avx512(jobs, n);
+	} else if (hp_nf_isa_on & HP_NF_ISA_AVX2) {
+		hp_nf_md5_mb_avx2(jobs, n);
+	} else {
+		/* No SIMD lanes: the reference per message. */
+		for (unsigned int i = 0; i < n; i++)
+			hp_nf_md5_ref(jobs[i].data, jobs[i].len, jobs[i].digest);
 	}
 }
-
-#else /* no AVX2: the multi-buffer entry point falls back to OpenSSL */
-
-unsigned int
-hp_nf_md5_mb_lanes(void)
-{
-	return 0;
-}
-
-void
-hp_nf_md5_mb(struct hp_nf_md5_job *jobs, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		hp_nf_md5_ref(jobs[i].data, jobs[i].len, jobs[i].digest);
-}
-
-#endif
