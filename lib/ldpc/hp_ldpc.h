@@ -4,7 +4,7 @@
  * a systematic encoder and a layered min-sum decoder on int8 LLRs that
  * decodes several codewords at once with AVX-512BW, AVX2 or scalar code
  * chosen at run time. Independent of DPDK: the pipeline task lives in
- * hp_ldpc_task.c.
+ * lib/task/ldpc/.
  *
  * Conventions: bits are one per byte (0 or 1); an LLR is log(P(0)/P(1)),
  * so a positive LLR means bit 0. Functions return 0 (or a count) on
@@ -189,18 +189,6 @@ int hp_ldpc_units_decode(struct hp_ldpc_dec *d, uint8_t *const *bodies,
  * 0, or -EBADMSG when a unit is malformed. */
 int hp_ldpc_units_restore(const struct hp_ldpc_code *c, uint8_t *body,
 			  uint32_t len);
-
-/* What an accelerator needs to decode units exactly as the ldpc task
- * does on the CPU (task offload, hp_task.h HP_OFFLOAD_LDPC): the code,
- * the decoder settings, the unit geometry, and the LLR magnitude a hard
- * decision gets. */
-struct hp_ldpc_offload {
-	const struct hp_ldpc_code *code;
-	struct hp_ldpc_dec_cfg cfg;
-	unsigned int ulen;      /* unit bytes */
-	unsigned int maxflip;   /* most flips a decoded unit lists */
-	int llr;                /* HP_LDPC_UNIT_LLR */
-};
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
  * per packet), and the reference path that rebuilds received units from
  * decoded ones. Any code whose decoded unit has room for a flip list
  * works; the thesis unit is wifi:1944:1/2 (243 bytes). Pure functions
- * over byte buffers; the DPDK glue is in hp_ldpc_task.c.
+ * over byte buffers; the DPDK glue is in lib/task/ldpc.
  */
 #include <errno.h>
 #include <stdlib.h>

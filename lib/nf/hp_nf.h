@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * heteroplane network-function kernels (library hp_nf): AES-128-CBC,
  * MD5 and multi-pattern DPI as batch functions over plain byte buffers.
- * Nothing here needs DPDK or its EAL: the task glue (hp_nf_tasks.c), the
+ * Nothing here needs DPDK or its EAL: the task glue (lib/task/aes_cbc, md5, dpi), the
  * hp-nf tool, the unit tests and the benchmarks all call these functions,
  * and a GPU device can reuse them as its verification reference.
  * See docs/nf.md for formats and the key/IV/padding definition.
