@@ -81,7 +81,7 @@ def parity_check(spec):
 
 def tool_path():
     build = os.environ.get('BUILD_DIR', os.path.join(ROOT, 'build'))
-    return os.path.join(build, 'lib', 'ldpc', 'hp-ldpc')
+    return os.path.join(build, 'bench', 'ldpc', 'hp-ldpc')
 
 
 def run_tool(*args, check=True):

@@ -352,7 +352,7 @@ def main():
     apps = a.app or ["ran"]
     rt = not a.no_rt
     hplane = os.path.join(a.build, "apps/hplane/hplane")
-    synth = os.path.join(a.build, "lib/load/load-synth")
+    synth = os.path.join(a.build, "bench/load/load-synth")
     work = a.keep or tempfile.mkdtemp(prefix="bench-load-")
     os.makedirs(work, exist_ok=True)
     la = [loadavg()]

@@ -78,7 +78,7 @@ def main():
     for item in a.builds.split(","):
         label, _, path = item.rpartition("=")
         builds.append((label or os.path.basename(path.rstrip("/")),
-                       os.path.join(path, "smpp", "bench_smpp")))
+                       os.path.join(path, "bench", "smpp", "bench_smpp")))
     for _, exe in builds:
         if not os.access(exe, os.X_OK):
             sys.exit("run_ab: %s not built" % exe)

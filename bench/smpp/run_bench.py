@@ -73,7 +73,7 @@ def main():
         load = " ".join(open("/proc/loadavg").read().split()[:3])
     except OSError:
         load = "?"
-    bench = os.path.join(a.build, "smpp", "bench_smpp")
+    bench = os.path.join(a.build, "bench", "smpp", "bench_smpp")
     if not os.access(bench, os.X_OK):
         sys.exit("run_bench: %s not built" % bench)
     cmd = [bench, "-b", a.sizes, "-t", str(a.threads), "-s", a.secs]

@@ -103,7 +103,7 @@ def main():
     a = ap.parse_args()
     load0 = loadavg()
     build = os.path.abspath(a.build)
-    bench = os.path.join(build, "smpp", "bench_smpp")
+    bench = os.path.join(build, "bench", "smpp", "bench_smpp")
     lib = os.path.join(build, "smpp", "java", "libhpsmppjni.so")
     for f in (bench, lib):
         if not os.path.exists(f):

@@ -22,7 +22,7 @@ def main():
     ap.add_argument("--cpu-time", action="store_true",
                     help="time slices by the thread's CPU time (a loaded machine)")
     a = ap.parse_args()
-    tool = os.path.join(a.build, "lib", "nf", "nf-bench")
+    tool = os.path.join(a.build, "bench", "tasks", "nf-bench")
     if not os.path.exists(tool):
         sys.exit(f"bench/tasks: {tool} not built (lib/nf skipped?)")
     cmd = [tool, "--seconds", a.seconds] + (["--cpu-time"] if a.cpu_time else [])

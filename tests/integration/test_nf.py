@@ -24,7 +24,7 @@ IMIX = [243, 486, 1458]
 
 @pytest.fixture(scope="module")
 def tool():
-    t = BUILD / "lib" / "nf" / "hp-nf"
+    t = BUILD / "lib" / "nf" / "tools" / "hp-nf"
     assert t.exists(), f"{t} not built (set BUILD_DIR to the meson build dir)"
     return str(t)
 

@@ -102,7 +102,7 @@ def test_ids_on_traffic_with_planted_patterns(tmp_path):
     (the set the dpi task builds by default: --gen 10000 --seed 1); both
     engines run in hplane and the sink checks each packet's match count
     and first id against the other engine."""
-    tool = str(BUILD / "lib" / "nf" / "hp-nf")
+    tool = str(BUILD / "lib" / "nf" / "tools" / "hp-nf")
     src, planted = tmp_path / "in.pcap", tmp_path / "planted.pcap"
     hplane(["gen", "--pcap", str(src), "--count", "1500", "--seed", "8"])
     p = subprocess.run([tool, "plant-pcap", "--in", str(src), "--out", str(planted),

@@ -15,7 +15,7 @@ from conftest import BUILD, ROOT
 
 DUMP = BUILD / "smpp/tools/hp-smppdump"
 TUNE = BUILD / "smpp/tools/hp-smpptune"
-BENCH = BUILD / "smpp/bench_smpp"
+BENCH = BUILD / "bench/smpp/bench_smpp"
 CORPUS = ROOT / "smpp/fuzz/corpus"
 MARKER = bytes.fromhex("feedface")
 EMUL = dict(os.environ, HP_SMPP_GPU_EMUL="1")

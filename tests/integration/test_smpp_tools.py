@@ -42,7 +42,7 @@ def test_tuner_sweep_generator(tmp_path):
 
 def test_tuner_input_file_and_refusals(tmp_path):
     pdus = tmp_path / "pdus.bin"
-    subprocess.run([prog("bench_smpp"), "-w", str(pdus), "-n", "300"], check=True, timeout=60)
+    subprocess.run([os.path.join(BUILD, "bench", "smpp", "bench_smpp"), "-w", str(pdus), "-n", "300"], check=True, timeout=60)
     r, rows = tune("input = %s\nbatch_sizes = 1000\nthreads = 2\nrepeats = 2\n" % pdus, tmp_path)
     assert r.returncode == 0, r.stderr
     assert len(rows) == 1 and rows[0]["errors"] == "0"
