@@ -32,7 +32,7 @@
 #include "hp_common.h"
 #include "hp_gen.h"
 #include "hp_pipeline.h"
-#include "hp_model.h"
+#include "hp_device.h"
 #include "hp_sched.h"
 #include "hp_svc_balance.h"
 #include "profile.h"
@@ -554,34 +554,23 @@ validate_sched(struct cli *c)
 {
 	struct hp_run_cfg *cfg = &c->cfg;
 	char err[512], spec[600];
-	static struct hp_model m;
 
 	if (c->profile != NULL && !c->sched_checked) {
 		if (hp_sched_profile_load(&c->sched_prof, c->profile, err, sizeof(err)) < 0)
 			return fail(EXIT_USAGE, "--profile: %s", err);
 		cfg->profile = &c->sched_prof;
 	}
-	if (cfg->cpu_model != NULL) {
-		const char *comma = strchr(cfg->cpu_model, ',');
-		int nl = comma ? (int)(comma - cfg->cpu_model) : (int)strlen(cfg->cpu_model);
-
-		snprintf(spec, sizeof(spec), "%.*s%s", nl, cfg->cpu_model,
-			 memchr(cfg->cpu_model, '@', (size_t)nl) ? "" : "@cpu");
-		if (hp_model_load(&m, spec, err, sizeof(err)) < 0)
-			return fail(EXIT_USAGE, "--cpu-model: %s", err);
-	}
+	if (cfg->cpu_model != NULL &&
+	    (hp_device_cpu_model_spec(spec, sizeof(spec), cfg->cpu_model, cfg->burst, NULL) < 0 ||
+	     hp_device_check(spec, err, sizeof(err)) < 0))
+		return fail(EXIT_USAGE, "--cpu-model: %s", err);
 	if (!c->sched_checked && hp_run_sched_check(cfg, err, sizeof(err)) < 0)
 		return fail(EXIT_USAGE, "%s", err);
 	c->sched_checked = true;
-	if (cfg->gpu != NULL && !strncmp(cfg->gpu, "model:", 6)) {
-		/* the modeled device's profile, before EAL starts */
-		const char *comma = strchr(cfg->gpu + 6, ',');
-		int nl = comma ? (int)(comma - cfg->gpu - 6) : (int)strlen(cfg->gpu + 6);
-
-		snprintf(spec, sizeof(spec), "%.*s", nl, cfg->gpu + 6);
-		if (hp_model_load(&m, spec, err, sizeof(err)) < 0)
-			return fail(EXIT_USAGE, "device %s: %s", cfg->gpu, err);
-	}
+	/* the device's own check (a modeled device reads its profile here,
+	 * once, for the run) */
+	if (cfg->gpu != NULL && hp_device_check(cfg->gpu, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "device %s: %s", cfg->gpu, err);
 	return 0;
 }
 

@@ -31,6 +31,51 @@ struct model_priv {
 
 /* ---- the accelerator backend ---- */
 
+/* Profiles read by model_check before EAL, handed to the model_open of
+ * the same argument so that each file is read once (a run has at most a
+ * CPU model and a GPU model; several workers share the CPU's). */
+#define HANDOFF 4
+static struct {
+	char arg[256];
+	struct hp_model m;
+} handoff[HANDOFF];
+static unsigned int n_handoff;
+
+static int
+model_check(const char *arg, char *err, size_t errlen)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n_handoff; i++)
+		if (strcmp(handoff[i].arg, arg != NULL ? arg : "") == 0)
+			return 0;
+	if (n_handoff == HANDOFF || arg == NULL || strlen(arg) >= sizeof(handoff[0].arg)) {
+		static struct hp_model m;	/* checked only: open reads it again */
+
+		return hp_model_load(&m, arg, err, errlen);
+	}
+	ret = hp_model_load(&handoff[n_handoff].m, arg, err, errlen);
+	if (ret < 0)
+		return ret;
+	snprintf(handoff[n_handoff].arg, sizeof(handoff[0].arg), "%s", arg);
+	n_handoff++;
+	return 0;
+}
+
+static int
+model_get(struct hp_model *m, const char *arg, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; arg != NULL && i < n_handoff; i++)
+		if (strcmp(handoff[i].arg, arg) == 0) {
+			*m = handoff[i].m;
+			return 0;
+		}
+	return hp_model_load(m, arg, err, errlen);
+}
+
 static int
 model_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 {
@@ -40,7 +85,7 @@ model_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 
 	if (p == NULL)
 		return -ENOMEM;
-	ret = hp_model_load(&p->m, arg, err, errlen);
+	ret = model_get(&p->m, arg, err, errlen);
 	if (ret < 0)
 		goto fail;
 	for (k = 0; k < dev->n_tasks; k++) {
@@ -170,6 +215,7 @@ static const struct hp_accel_ops accel_model_ops = {
 	.name = "model",
 	.usage = "model:PROFILE",
 	.desc = "modeled accelerator: profile timings, CPU results (reports say modeled)",
+	.check = model_check,
 	.open = model_open,
 	.close = model_close,
 	.submit = model_submit,

@@ -561,8 +561,17 @@ batch_time_batch(struct hp_device *dev, unsigned int task, struct rte_mbuf **pkt
 	return ret;
 }
 
+static int
+batch_check(const struct hp_device_kind *k, const char *arg, char *err, size_t errlen)
+{
+	const struct hp_accel_ops *a = k->data;
+
+	return a->check != NULL ? a->check(arg, err, errlen) : 0;
+}
+
 static const struct hp_device_ops dev_batch_ops = {
 	.desc = "batch device (GPU worker): aggregation, accelerator backend, CPU fallback",
+	.check = batch_check,
 	.init = batch_init,
 	.fini = batch_fini,
 	.start = batch_start,

@@ -33,6 +33,9 @@ struct hp_accel_ops {
 	 * kernel is registered under t's offload name); open refuses a chain
 	 * with a task it does not support. NULL: any task. */
 	bool (*supports)(const struct hp_task_ops *t);
+	/* Optional, before EAL starts: checks the spec's argument and may
+	 * keep what it read for the open that follows (hp_device_check). */
+	int (*check)(const char *arg, char *err, size_t errlen);
 	/* Opens the backend for dev's chain; checks every task of the chain
 	 * has an implementation here and says which one does not. Fills
 	 * dev->caps (batch limits, copy engines, memory kind). */

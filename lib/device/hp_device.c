@@ -244,33 +244,65 @@ kind_of(const char *word, char *err, size_t errlen)
 	return k;
 }
 
+/* Splits "kind[:arg][,opt=v,...]" in buf (a copy of spec) and parses the
+ * options into o. */
+static int
+spec_split(char *buf, size_t len, const char *spec, char **arg, struct hp_dev_opts *o,
+	   char *err, size_t errlen)
+{
+	char *opts;
+
+	if (strlen(spec) >= len) {
+		snprintf(err, errlen, "device spec too long");
+		return -EINVAL;
+	}
+	snprintf(buf, len, "%s", spec);
+	opts = strchr(buf, ',');
+	if (opts != NULL)
+		*opts++ = '\0';
+	*arg = strchr(buf, ':');
+	if (*arg != NULL)
+		*(*arg)++ = '\0';
+	opts_default(o);
+	return opts != NULL ? parse_opts(o, opts, err, errlen) : 0;
+}
+
+int
+hp_device_check(const char *spec, char *err, size_t errlen)
+{
+	const struct hp_device_kind *k;
+	struct hp_dev_opts o;
+	char buf[512], list[256], *arg;
+	int ret;
+
+	ret = spec_split(buf, sizeof(buf), spec, &arg, &o, err, errlen);
+	if (ret < 0)
+		return ret;
+	k = kind_slot(buf);
+	if (k == NULL) {
+		kinds_list(list, sizeof(list));
+		snprintf(err, errlen, "unknown device '%s' (%s)", buf, list);
+		return -ENODEV;
+	}
+	return k->ops != NULL && k->ops->check != NULL ? k->ops->check(k, arg, err, errlen) : 0;
+}
+
 int
 hp_device_create(struct hp_device *dev, const char *spec,
 		 const struct hp_dev_env *env, unsigned int idx, char *err,
 		 size_t errlen)
 {
-	char buf[512], *opts, *arg;
 	const struct hp_device_kind *kind;
 	struct hp_dev_opts o;
+	char buf[512], *arg;
 	unsigned int k;
 	int ret;
 
 	memset(dev, 0, sizeof(*dev));
 	dev->env = env;
 	dev->idx = idx;
-	if (strlen(spec) >= sizeof(buf)) {
-		snprintf(err, errlen, "device spec too long");
-		return -EINVAL;
-	}
-	snprintf(buf, sizeof(buf), "%s", spec);
-	opts = strchr(buf, ',');
-	if (opts != NULL)
-		*opts++ = '\0';
-	arg = strchr(buf, ':');
-	if (arg != NULL)
-		*arg++ = '\0';
-	opts_default(&o);
-	if (opts != NULL && (ret = parse_opts(&o, opts, err, errlen)) < 0)
+	ret = spec_split(buf, sizeof(buf), spec, &arg, &o, err, errlen);
+	if (ret < 0)
 		return ret;
 	kind = kind_of(buf, err, errlen);
 	if (kind == NULL)

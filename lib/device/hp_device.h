@@ -93,8 +93,15 @@ struct hp_dev_info {
 
 struct hp_device;
 
+struct hp_device_kind;
+
 struct hp_device_ops {
 	const char *desc;
+	/* Optional, before EAL starts: checks the spec's argument of kind k
+	 * and may read what it names (a profile), keeping it for the init
+	 * that follows, so a file is read once. 0 or -errno with err set. */
+	int (*check)(const struct hp_device_kind *k, const char *arg, char *err,
+		     size_t errlen);
 	/* Sets the device up from the spec's argument (after "kind:", NULL
 	 * without) and options. 0 or -errno with err set. */
 	int (*init)(struct hp_device *dev, const char *arg,
@@ -189,6 +196,10 @@ void hp_device_destroy(struct hp_device *dev);
  * "PROFILE[@section][,opt=v...]" (section cpu by default), served in
  * bursts of up to burst packets one after another with no minimum; extra
  * (may be NULL) adds options before the model's own. */
+/* Checks a device spec before EAL starts: its kind (a kind in a plugin not
+ * loaded yet is checked when it loads), its options and, where the kind
+ * has a check, its argument. 0 or -errno with a one-line reason. */
+int hp_device_check(const char *spec, char *err, size_t errlen);
 int hp_device_cpu_model_spec(char *buf, size_t len, const char *model,
 			     unsigned int burst, const char *extra);
 

@@ -7,6 +7,7 @@
 #ifndef HP_MODEL_H
 #define HP_MODEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define HP_MODEL_TASKS 16
@@ -45,6 +46,12 @@ const char *hp_profile_dir(void);
  * device defaults to "gpu". 0 or -EINVAL with a one-line reason. */
 int hp_model_load(struct hp_model *m, const char *spec, char *err,
 		  size_t errlen);
+/* Loads the device sections devs[0..n-1] of profile NAME or FILE.json,
+ * reading the file once, into m[0..n-1]; found[i] says whether it has
+ * devs[i] (with n == 1 a missing one is an error, -ENOENT). 0 or -EINVAL
+ * with a one-line reason. */
+int hp_model_load_devices(struct hp_model *m, const char *name, const char *const *devs,
+			  unsigned int n, bool *found, char *err, size_t errlen);
 /* Predicted microseconds for n packets of bytes total; -1 if the
  * profile has no model of the task. */
 double hp_model_predict_us(const struct hp_model *m, const char *task,

@@ -100,32 +100,28 @@ hp_sched_profile_load(struct hp_sched_profile *p, const char *name, char *err,
 		      size_t errlen)
 {
 	static const char *const section[2] = { "cpu", "gpu" };
-	char spec[512], q[160];
+	bool found[2] = { false, false };
+	char q[160];
 	unsigned int i;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	for (i = 0; i < 2; i++) {
-		p->role[i] = calloc(1, sizeof(*p->role[i]));
-		if (p->role[i] == NULL) {
-			snprintf(err, errlen, "out of memory");
-			ret = -ENOMEM;
-			goto fail;
-		}
-		snprintf(spec, sizeof(spec), "%s@%s", name, section[i]);
-		ret = hp_model_load(p->role[i], spec, err, errlen);
-		if (ret == 0)
-			continue;
-		/* a missing section is fine: that role has its own model */
-		if (strstr(err, "no device") == NULL)
-			goto fail;
-		free(p->role[i]);
-		p->role[i] = NULL;
+	p->models = calloc(2, sizeof(*p->models));
+	if (p->models == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
+	/* a missing section is fine: that role has its own model */
+	ret = hp_model_load_devices(p->models, name, section, 2, found, err, errlen);
+	if (ret < 0)
+		goto fail;
+	for (i = 0; i < 2; i++)
+		p->role[i] = found[i] ? &p->models[i] : NULL;
 	if (p->role[0] == NULL && p->role[1] == NULL) {
 		snprintf(err, errlen, "profile %s has neither a cpu nor a gpu device section",
 			 hp_quote(q, sizeof(q), name, 120));
-		return -EINVAL;
+		ret = -EINVAL;
+		goto fail;
 	}
 	return 0;
 fail:
@@ -136,8 +132,8 @@ fail:
 void
 hp_sched_profile_free(struct hp_sched_profile *p)
 {
-	free(p->role[0]);
-	free(p->role[1]);
+	free(p->models);
+	p->models = NULL;
 	p->role[0] = p->role[1] = NULL;
 }
 

@@ -155,6 +155,7 @@ const char *hp_sched_param(const struct hp_sched_env *env, const char *key);
 struct hp_model;
 struct hp_sched_profile {
 	struct hp_model *role[2];    /* by enum hp_sched_role; NULL: none */
+	struct hp_model *models;     /* both sections, read at once */
 };
 
 /* Loads NAME (profiles/NAME.json) or FILE.json: 0, or -errno with a
