@@ -9,9 +9,11 @@
  * the chain stage by stage (a stage per task, all on the batch's stream):
  * the task's offload_prep writes each packet's kernel input into the
  * stream's pinned staging and gives key and IV; the plugin expands keys
- * once per distinct key for keyed kernels and launches H2D + kernel +
- * D2H (hpk_stream.cu); the device lcore polls
- * the stream's event without blocking; when a stage completes, the task's
+ * once per distinct key for keyed kernels and launches one H2D of the
+ * packed per-packet arrays and keys, one of the payload, the kernel and
+ * D2H (hpk_stream.cu; the device lcore binds itself to the GPU on its
+ * first launch, and nothing is allocated per batch); the device lcore
+ * polls the stream without blocking; when a stage completes, the task's
  * offload_done puts the result into each packet, whose step moves past
  * that task, and the next stage starts. prep never changes a packet, so
  * when the GPU fails the CPU chain redoes each packet from its step:
@@ -263,6 +265,18 @@ stage_finish(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	}
 }
 
+/* The driver calls so far into the device's counters (the summary's
+ * driver_calls and driver_polls: calls per batch). */
+static void
+calls_to_stats(struct hp_device *dev, const struct cuda_priv *p)
+{
+	struct hpk_calls c;
+
+	hpk_calls(p->k, &c);
+	dev->st.driver_calls = c.launch;
+	dev->st.driver_polls = c.poll;
+}
+
 /* Lays out and launches task k for the job's packets that have not run
  * it yet (step <= k). 1: some went to the GPU; 0: none needed it;
  * -errno: a CUDA error. */
@@ -272,7 +286,7 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 {
 	struct hp_task_ctx *tc = &dev->ctx[k];
 	const struct hpk_kernel *kn = p->kern[k];
-	struct hpk_batch *b = hpk_host(p->k, s);
+	struct hpk_batch *b = hpk_begin(p->k, s, job->n);
 	struct hp_offload *o = p->o[s];
 	int8_t *st = p->state[s];
 	uint32_t i, off = 0, count = 0, on_gpu = 0;
@@ -309,12 +323,12 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 		off += bytes;
 	}
 	b->blk[job->n] = count;
-	b->n = job->n;
 	b->data_bytes = off;
 	p->stage[s] = k;
 	if (on_gpu == 0)
 		return 0;
 	ret = hpk_launch(p->k, s, kn, err, sizeof(err));
+	calls_to_stats(dev, p);
 	if (ret < 0) {
 		HP_LOG(ERR, "cuda: %s", err);
 		return ret;
@@ -376,6 +390,7 @@ cuda_poll(struct hp_device *dev, int *errp)
 	s = (unsigned int)job->slot;
 	if (p->stage[s] < dev->n_tasks) {
 		r = hpk_query(p->k, s, err, sizeof(err));
+		calls_to_stats(dev, p);
 		if (r < 0) {
 			HP_LOG(ERR, "cuda: %s", err);
 			*errp = r;
@@ -450,7 +465,7 @@ cuda_describe(const struct hp_device *dev, char *buf, size_t len)
 
 static const struct hp_accel_ops accel_cuda_ops = {
 	.name = "cuda",
-	.desc = "CUDA GPU: pinned staging, streams, event polling (plugin); cuda:emul runs the kernels' code on the CPU",
+	.desc = "CUDA GPU: pinned staging, one packed upload per batch, streams, polled completion (plugin); cuda:emul runs the kernels' code on the CPU",
 	.supports = cuda_supports,
 	.open = cuda_open,
 	.close = cuda_close,

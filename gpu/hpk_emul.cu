@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The host emulation of heteroplane's CUDA code (`cuda:emul`, the
  * emulation tests): contexts with plain host buffers in place of pinned
- * and device ones, whose launch runs the kernel's per-thread code on the
- * calling CPU through its descriptor's emulate hook, over the very batch
- * layout and table blob the GPU kernel reads. Also the host batch helpers
+ * and device ones, laid out as on the GPU, whose launch (hpk_launch,
+ * counting the driver calls a GPU would get) runs the kernel's
+ * per-thread code on the calling CPU through its descriptor's emulate
+ * hook, over the very batch layout and table blob the GPU kernel reads. Also the host batch helpers
  * the tests use.
  */
 #include <errno.h>
@@ -62,11 +63,23 @@ hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
 		free(c);
 		return -ENOMEM;
 	}
-	for (unsigned int i = 0; i < c->n; i++)
-		if (hpk_host_alloc(&c->s[i].h, cap_pkts, cap_bytes) < 0) {
+	for (unsigned int i = 0; i < c->n; i++) {
+		struct hpk_stream *s = &c->s[i];
+		struct hpk_batch *h = &s->h;
+		size_t ctl = hpk_pack(h, NULL, cap_pkts);
+
+		/* the GPU path's buffers, in plain host memory: the per-packet
+		 * arrays packed in one (hpk_pack), the payload, the outputs */
+		s->ctl_h = (uint8_t *)aligned_alloc(64, (ctl + 63) / 64 * 64);
+		h->data = (uint8_t *)aligned_alloc(64, (cap_bytes + 16 + 63) / 64 * 64);
+		h->aux = (uint8_t *)aligned_alloc(64, (cap_bytes + 16 + 63) / 64 * 64);
+		h->digest = (uint8_t *)calloc(cap_pkts, 16);
+		if (s->ctl_h == NULL || h->data == NULL || h->aux == NULL || h->digest == NULL) {
 			hpk_close(c);
 			return -ENOMEM;
 		}
+		hpk_pack(h, s->ctl_h, cap_pkts);
+	}
 	if (hpk_slots_open(c, err, sizeof(err)) < 0) {
 		hpk_close(c);
 		return -ENOMEM;
@@ -79,8 +92,12 @@ hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
 void
 hpk_emul_close(struct hpk_ctx *c)
 {
-	for (unsigned int i = 0; c->s != NULL && i < c->n; i++)
-		hpk_host_free(&c->s[i].h);
+	for (unsigned int i = 0; c->s != NULL && i < c->n; i++) {
+		free(c->s[i].ctl_h);
+		free(c->s[i].h.data);
+		free(c->s[i].h.aux);
+		free(c->s[i].h.digest);
+	}
 	hpk_slots_close(c);
 	free(c->s);
 	free(c);

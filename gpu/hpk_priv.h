@@ -10,9 +10,9 @@
 
 struct hpk_stream {
 	cudaStream_t st;
-	cudaEvent_t ev;
 	struct hpk_batch h;      /* pinned host (plain host memory: emulation) */
 	struct hpk_batch d;      /* device mirrors */
+	uint8_t *ctl_h, *ctl_d;  /* the per-packet arrays' buffers (hpk_pack) */
 	struct hpk_scratch scr;  /* a kernel's extra device memory */
 };
 
@@ -25,7 +25,16 @@ struct hpk_ctx {
 	int emul;                /* host emulation, no GPU */
 	unsigned int n_slots;
 	struct hpk_kslot *slots; /* one per registered kernel */
+	struct hpk_calls calls;
 };
+
+/* Points b's per-packet arrays into base for n packets, packed in upload
+ * order (off, len, blk, match, ctr, key_idx, rk; each 16-byte aligned);
+ * returns the bytes they take (base NULL: only that). */
+size_t hpk_pack(struct hpk_batch *b, uint8_t *base, uint32_t n);
+/* The bytes of b's buffer from base that a launch of kernel flags must
+ * upload: up to blk, match (zeroed), or the batch's keys. */
+size_t hpk_upload_bytes(const struct hpk_batch *b, const uint8_t *base, unsigned int flags);
 
 /* The batch arrays of b for packets [p0, p0 + np). */
 struct kargs hpk_args(struct hpk_batch *b, uint32_t p0, uint32_t np);
@@ -34,7 +43,7 @@ int hpk_slots_open(struct hpk_ctx *c, char *err, size_t errlen);
 /* Closes them (close hooks); frees the device copies of the tables. */
 void hpk_slots_close(struct hpk_ctx *c);
 struct hpk_kslot *hpk_slot(const struct hpk_ctx *c, const struct hpk_kernel *k);
-/* hpk_launch in an emulation context: the kernel's threads on the CPU. */
+/* hpk_launch's kernel in an emulation context: its threads on the CPU. */
 int hpk_emul_launch(struct hpk_ctx *c, unsigned int s, const struct hpk_kernel *k,
 		    char *err, size_t errlen);
 /* hpk_close of an emulation context. */

@@ -144,3 +144,64 @@ hpk_args(struct hpk_batch *b, uint32_t p0, uint32_t np)
 	a.np = np;
 	return a;
 }
+
+static inline size_t
+al16(size_t x)
+{
+	return (x + 15) & ~(size_t)15;
+}
+
+size_t
+hpk_pack(struct hpk_batch *b, uint8_t *base, uint32_t n)
+{
+	size_t o = 0;
+
+#define PLACE(field, type, bytes) do { \
+		if (base != NULL) \
+			b->field = (type *)(base + o); \
+		o += al16(bytes); \
+	} while (0)
+	PLACE(off, uint32_t, 4ull * n);
+	PLACE(len, uint32_t, 4ull * n);
+	PLACE(blk, uint32_t, 4ull * (n + 1));
+	PLACE(match, uint32_t, 8ull * n);
+	PLACE(ctr, uint32_t, 16ull * n);
+	PLACE(key_idx, uint32_t, 4ull * n);
+	PLACE(rk, uint32_t, 4ull * HPK_KEY_WORDS * n);
+#undef PLACE
+	return o;
+}
+
+size_t
+hpk_upload_bytes(const struct hpk_batch *b, const uint8_t *base, unsigned int flags)
+{
+	const uint8_t *end = (const uint8_t *)(b->blk + b->n + 1);
+
+	if (flags & HPK_ZERO_MATCH)
+		end = (const uint8_t *)(b->match + 2ull * b->n);
+	if (flags & HPK_KEYED)
+		end = b->n_keys ? (const uint8_t *)(b->rk + HPK_KEY_WORDS * b->n_keys) :
+				  (const uint8_t *)(b->key_idx + b->n);
+	return (size_t)(end - base);
+}
+
+extern "C" struct hpk_batch *
+hpk_begin(struct hpk_ctx *c, unsigned int si, uint32_t n)
+{
+	struct hpk_stream *s = &c->s[si];
+
+	if (n > c->cap_pkts)
+		return NULL;
+	hpk_pack(&s->h, s->ctl_h, n);
+	if (s->ctl_d != NULL)
+		hpk_pack(&s->d, s->ctl_d, n);
+	s->h.n = n;
+	s->h.n_keys = 0;
+	return &s->h;
+}
+
+extern "C" void
+hpk_calls(const struct hpk_ctx *c, struct hpk_calls *out)
+{
+	*out = c->calls;
+}

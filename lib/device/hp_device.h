@@ -69,6 +69,9 @@ struct hp_dev_stats {
 	uint64_t flush[HP_FLUSH_REASONS];
 	uint64_t fallback_pkts;    /* done on the CPU path after a failure */
 	uint64_t model_cycles;     /* modeled service time, summed over batches */
+	/* a backend's driver calls: on the submit path, and completion
+	 * queries (0 when it makes none) */
+	uint64_t driver_calls, driver_polls;
 };
 
 /* A spec's ",key=value" options, parsed the same for every kind; a kind

@@ -161,6 +161,14 @@ def test_cuda_plugin_emulated(hplane, tmp_path, app):
     g = dev(s, "cuda-emul")
     assert g["packets"] > 100 and g["batches"] > 0
     assert s["unverified"] == 0
+    # A few driver calls a batch per task of the chain (the emulation
+    # counts the calls a GPU would get): the packed upload of the
+    # per-packet arrays, the payload, the kernel and at most two copies
+    # back; before, a keyed kernel took ten (seven copies up, the kernel,
+    # one back, an event).
+    tasks = 2 if app == "ran" else 1
+    assert 0 < g["driver_calls"] <= 5 * tasks * g["batches"], g
+    assert g["driver_polls"] > 0
 
 
 @pytest.mark.parametrize("app", ["vpn", "crypto", "ran"])
