@@ -26,24 +26,33 @@ extern "C" {
 #define HPK_KEY_WORDS 44
 
 /* A batch as laid out in (pinned) host memory and mirrored on the GPU.
- * The per-packet arrays (off, len, blk, match, ctr, key_idx, then rk) lie
- * in this order in one buffer, so they go up in one copy (hpk_begin packs
- * them for the batch's packet count). Packet i's data starts at data + off[i] (16-byte aligned) and has len[i]
- * bytes; blk[i] is the prefix sum of the work items (threads or thread
- * blocks) the kernel spreads over: 16-byte blocks unless the kernel says
- * otherwise (blk[n] = total). A kernel reads and writes the arrays it
- * needs: a keyed kernel ctr (its IV, 4 big-endian words per packet),
- * key_idx and rk (HPK_KEY_WORDS words per key); results go in place into
- * data, or into digest (16 bytes per packet), match (2 words per packet)
- * or aux (same offsets as data). */
+ * The per-packet arrays (off, len, blk, src, match, ctr, key_idx, then
+ * rk) lie in this order in one buffer, so they go up in one copy
+ * (hpk_begin packs them for the batch's packet count). Packet i's data
+ * starts at data + off[i] (16-byte aligned) and has len[i] bytes; blk[i]
+ * is the prefix sum of the work items (threads or thread blocks) the
+ * kernel spreads over: 16-byte blocks unless the kernel says otherwise
+ * (blk[n] = total). A packet gets there in one of two ways: staged (the
+ * host wrote it into data, which goes up in one copy; n_staged such
+ * packets) or gathered (src[i] != 0: the device-visible address of its
+ * len[i] bytes in registered host memory, an mbuf's data region, which a
+ * gather kernel reads over PCIe into the device's data + off[i]; n_src
+ * such). A kernel reads and writes the arrays it needs: a keyed kernel
+ * ctr (its IV, 4 big-endian words per packet), key_idx and rk
+ * (HPK_KEY_WORDS words per key); results go in place into data, or into
+ * digest (16 bytes per packet), match (2 words per packet) or aux (same
+ * offsets as data). */
 struct hpk_batch {
 	uint32_t n;
 	uint32_t n_keys;
 	uint32_t data_bytes;
+	uint32_t n_staged;   /* packets written into data by the host */
+	uint32_t n_src;      /* packets the gather reads in place (src) */
 	uint8_t *data;       /* cap_bytes */
 	uint32_t *off;       /* cap_pkts */
 	uint32_t *len;       /* cap_pkts */
 	uint32_t *blk;       /* cap_pkts + 1 */
+	uint64_t *src;       /* cap_pkts; 0: staged */
 	uint32_t *ctr;       /* 4 words (big endian values) per packet */
 	uint32_t *key_idx;   /* cap_pkts */
 	uint32_t *rk;        /* HPK_KEY_WORDS words per key, cap_pkts keys */
@@ -91,6 +100,15 @@ struct hpk_batch *hpk_host(struct hpk_ctx *ctx, unsigned int s);
  * then covers only them) and returns the batch to fill, with n set; NULL
  * when n exceeds the capacity. The arrays' contents are undefined. */
 struct hpk_batch *hpk_begin(struct hpk_ctx *ctx, unsigned int s, uint32_t n);
+/* Registers host memory that batches' src point into (an mbuf pool's
+ * memory chunk), once: pinned and mapped for the GPU (cudaHostRegister;
+ * memory someone registered already is taken as it is). The emulation
+ * records the range, so that a gather outside registered memory fails
+ * there as it would fault on a GPU. 0 or -errno with err set. */
+int hpk_mem_register(struct hpk_ctx *ctx, void *addr, size_t len, char *err, size_t errlen);
+/* Whether [p, p + len) lies in registered memory: 1 with *dev_addr the
+ * address the GPU reads it at (src), else 0. */
+int hpk_mem_find(struct hpk_ctx *ctx, const void *p, size_t len, uint64_t *dev_addr);
 /* Uploads kernel k's table once: a flat blob whose format k and its task
  * share (lib/task/<name>/). The caller keeps blob alive until hpk_close
  * (the emulation reads it in place). 0 or -errno with err set. */
@@ -101,8 +119,9 @@ int hpk_table(struct hpk_ctx *ctx, const struct hpk_kernel *k, const void *blob,
 void hpk_span(const struct hpk_ctx *ctx, const struct hpk_kernel *k, uint32_t len,
 	      uint32_t *items, uint32_t *bytes);
 /* Issues stream s's batch through kernel k: one H2D of the per-packet
- * arrays (and the keys), one of the payload, the kernel, D2H of what it
- * changed; returns at once. Binds the calling thread to the context's GPU
+ * arrays (and the keys), one of the staged payload (when some packet is
+ * staged), the gather (when some packet has src), the kernel, D2H of
+ * what it changed; returns at once. Binds the calling thread to the context's GPU
  * first (cudaSetDevice, once per thread). No allocation on this path. 0
  * or -errno (a CUDA error: the caller falls back). */
 int hpk_launch(struct hpk_ctx *ctx, unsigned int s, const struct hpk_kernel *k,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hpk_move.cuh"
 #include "hpk_priv.h"
 
 extern "C" int
@@ -99,8 +100,38 @@ hpk_emul_close(struct hpk_ctx *c)
 		free(c->s[i].h.digest);
 	}
 	hpk_slots_close(c);
+	free(c->mem);
 	free(c->s);
 	free(c);
+}
+
+int
+hpk_emul_gather(struct hpk_ctx *c, unsigned int si, char *err, size_t errlen)
+{
+	const struct hpk_batch *h = &c->s[si].h;
+
+	for (uint32_t p = 0; p < h->n; p++) {
+		const uint64_t a = h->src[p];
+		const uint32_t l = h->len[p], nw = hpk_gather_words(a, l);
+		uint4 *out = (uint4 *)(h->data + h->off[p]);
+		uint64_t dev;
+
+		if (a == 0)
+			continue;
+		/* a GPU faults on an address it has no mapping for */
+		if (!hpk_mem_find(c, (const void *)(uintptr_t)a, l, &dev)) {
+			snprintf(err, errlen,
+				 "gather: packet %u's %u bytes at %#llx lie outside registered memory",
+				 p, l, (unsigned long long)a);
+			return -EFAULT;
+		}
+		/* the kernel's lanes in turn; word j + 1 is what the next
+		 * lane's shuffle would hand over */
+		for (uint32_t j = 0; j < hpk_gather_chunks(l); j++)
+			out[j] = hpk_gather_chunk(a, l, j, hpk_gather_load(a, nw, j),
+						  hpk_gather_load(a, nw, j + 1));
+	}
+	return 0;
 }
 
 int
@@ -171,6 +202,8 @@ hpk_layout(struct hpk_batch *b, const uint32_t *lens, uint32_t n, uint32_t cap_p
 	}
 	b->blk[n] = blocks;
 	b->n = n;
+	b->n_staged = n;
+	b->n_src = 0;
 	b->data_bytes = o;
 	return 0;
 }

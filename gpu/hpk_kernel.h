@@ -25,6 +25,7 @@ struct kargs {
 	const uint32_t *off;
 	const uint32_t *len;
 	const uint32_t *blk;
+	const uint64_t *src;
 	const uint32_t *ctr;
 	const uint32_t *key_idx;
 	const uint32_t *rk;

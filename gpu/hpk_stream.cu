@@ -18,6 +18,9 @@
 
 #include <cuda_runtime.h>
 
+#include <unistd.h>
+
+#include "hpk_move.cuh"
 #include "hpk_priv.h"
 
 #define MINU(a, b) ((a) < (b) ? (a) : (b))
@@ -100,6 +103,10 @@ hpk_close(struct hpk_ctx *c)
 			cudaStreamDestroy(c->s[i].st);
 	}
 	hpk_slots_close(c);
+	for (unsigned int i = 0; i < c->n_mem; i++)
+		if (c->mem[i].owned)
+			cudaHostUnregister((void *)c->mem[i].lo);
+	free(c->mem);
 	free(c->s);
 	free(c);
 }
@@ -232,6 +239,86 @@ hpk_table(struct hpk_ctx *c, const struct hpk_kernel *k, const void *blob, size_
 	return 0;
 }
 
+extern "C" int
+hpk_mem_register(struct hpk_ctx *c, void *addr, size_t len, char *err, size_t errlen)
+{
+	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uint8_t *lo, *hi;
+	void *dp = NULL;
+	cudaError_t e;
+	int owned = 1;
+
+	if (c->emul) {
+		lo = (uint8_t *)addr;
+		if (hpk_mem_add(c, lo, lo + len, 0, 0) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	/* whole pages: the GPU maps pages, and the gather reads aligned
+	 * words that may reach past a chunk's ends within its pages */
+	lo = (uint8_t *)((uintptr_t)addr & ~(pg - 1));
+	hi = (uint8_t *)(((uintptr_t)addr + len + pg - 1) & ~(pg - 1));
+	CK(bind(c));
+	e = cudaHostRegister(lo, (size_t)(hi - lo), cudaHostRegisterMapped | cudaHostRegisterPortable);
+	if (e == cudaErrorHostMemoryAlreadyRegistered) {
+		cudaGetLastError();
+		owned = 0;
+	} else if (e != cudaSuccess) {
+		cudaGetLastError();
+		snprintf(err, errlen, "cudaHostRegister(%zu bytes): %s", (size_t)(hi - lo),
+			 cudaGetErrorString(e));
+		return -EIO;
+	}
+	e = cudaHostGetDevicePointer(&dp, lo, 0);
+	if (e != cudaSuccess || hpk_mem_add(c, lo, hi, (int64_t)((uintptr_t)dp - (uintptr_t)lo),
+					    owned) < 0) {
+		snprintf(err, errlen, "cudaHostGetDevicePointer: %s", cudaGetErrorString(e));
+		if (owned)
+			cudaHostUnregister(lo);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The gather: a warp per packet whose src is set, lane l of a pass
+ * writing output chunk base + l (hpk_move.cuh). Each host word crosses
+ * PCIe once: a lane takes word j + 1 from the next lane, the last lane
+ * loads it itself. src == 0 (staged) and p >= n are warp-uniform, so the
+ * shuffles see the whole warp. Cost not measured on a GPU yet. */
+__global__ void
+k_gather(const uint64_t *src, const uint32_t *off, const uint32_t *len, uint8_t *data,
+	 uint32_t n)
+{
+	const uint32_t p = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	const uint32_t lane = threadIdx.x & 31;
+	uint64_t a;
+	uint32_t l, nw, nc;
+	uint4 *out;
+
+	if (p >= n || src[p] == 0)
+		return;
+	a = src[p];
+	l = len[p];
+	nw = hpk_gather_words(a, l);
+	nc = hpk_gather_chunks(l);
+	out = (uint4 *)(data + off[p]);
+	for (uint32_t base = 0; base < nc; base += 32) {
+		const uint32_t j = base + lane;
+		uint4 w = hpk_gather_load(a, nw, j), w1;
+
+		w1.x = __shfl_down_sync(0xffffffffu, w.x, 1);
+		w1.y = __shfl_down_sync(0xffffffffu, w.y, 1);
+		w1.z = __shfl_down_sync(0xffffffffu, w.z, 1);
+		w1.w = __shfl_down_sync(0xffffffffu, w.w, 1);
+		if (lane == 31)
+			w1 = hpk_gather_load(a, nw, j + 1);
+		if (j < nc)
+			out[j] = hpk_gather_chunk(a, l, j, w, w1);
+	}
+}
+
 /* Bytes [lo, hi) of the staging that packets [p0, p0+np) occupy. */
 static void
 span(const struct hpk_batch *h, uint32_t p0, uint32_t np, uint32_t *lo, uint32_t *hi)
@@ -344,7 +431,23 @@ hpk_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char 
 	OP(cudaMemcpyAsync(s->ctl_d, s->ctl_h, hpk_upload_bytes(h, s->ctl_h, k->flags),
 			   cudaMemcpyHostToDevice, s->st));
 	span(h, 0, h->n, &lo, &hi);
-	OP(cudaMemcpyAsync(d->data + lo, h->data + lo, hi - lo, cudaMemcpyHostToDevice, s->st));
+	if (h->n_staged)
+		OP(cudaMemcpyAsync(d->data + lo, h->data + lo, hi - lo, cudaMemcpyHostToDevice,
+				   s->st));
+	/* after the staged copy: it also covers the gathered packets' slots */
+	if (h->n_src) {
+		c->calls.launch++;
+		if (c->emul) {
+			int ret = hpk_emul_gather(c, si, err, errlen);
+
+			if (ret < 0)
+				return ret;
+		} else {
+			k_gather<<<(h->n + 3) / 4, 128, 0, s->st>>>(d->src, d->off, d->len, d->data,
+								      h->n);
+			CK(cudaGetLastError());
+		}
+	}
 	c->calls.launch++;
 	if (c->emul) {
 		int ret = hpk_emul_launch(c, si, k, err, errlen);
