@@ -304,7 +304,8 @@ stage_finish(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 }
 
 /* The driver calls so far into the device's counters (the summary's
- * driver_calls and driver_polls: calls per batch). */
+ * driver_calls and driver_polls: calls per batch; gathered_packets: read
+ * in place from the mbufs). */
 static void
 calls_to_stats(struct hp_device *dev, const struct cuda_priv *p)
 {
@@ -313,6 +314,7 @@ calls_to_stats(struct hp_device *dev, const struct cuda_priv *p)
 	hpk_calls(p->k, &c);
 	dev->st.driver_calls = c.launch;
 	dev->st.driver_polls = c.poll;
+	dev->st.gathered_pkts = c.gathered;
 }
 
 /* Lays out and launches task k for the job's packets that have not run

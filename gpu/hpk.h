@@ -138,6 +138,7 @@ struct hpk_calls {
 	uint64_t batches;
 	uint64_t launch;
 	uint64_t poll;
+	uint64_t gathered;   /* packets the GPU read in place (src) */
 };
 void hpk_calls(const struct hpk_ctx *ctx, struct hpk_calls *c);
 /* After completion: where kernel k's output for packet i of stream s's

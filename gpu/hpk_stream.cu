@@ -437,6 +437,7 @@ hpk_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char 
 	/* after the staged copy: it also covers the gathered packets' slots */
 	if (h->n_src) {
 		c->calls.launch++;
+		c->calls.gathered += h->n_src;
 		if (c->emul) {
 			int ret = hpk_emul_gather(c, si, err, errlen);
 

@@ -72,6 +72,7 @@ struct hp_dev_stats {
 	/* a backend's driver calls: on the submit path, and completion
 	 * queries (0 when it makes none) */
 	uint64_t driver_calls, driver_polls;
+	uint64_t gathered_pkts;    /* a GPU backend's: read in place from mbufs */
 };
 
 /* A spec's ",key=value" options, parsed the same for every kind; a kind
