@@ -912,12 +912,33 @@ embed_png(FILE *f, const char *path, const char *caption)
 	fputs("</figcaption></figure>\n", f);
 }
 
+/* A step without a settled row measured nothing (ramp writes zeros), and
+ * the kernel's view is -1 where it was not read: both are gaps. */
+static unsigned int
+ramp_gaps(struct csv *r)
+{
+	const double *rows = csv_get(r, "rows");
+	unsigned int i, k, unsettled = 0;
+
+	for (k = 0; k < r->nrow; k++) {
+		bool none = rows != NULL && rows[k] == 0;
+
+		unsettled += none;
+		for (i = 0; i < r->ncol; i++)
+			if ((none && strcmp(r->name[i], "step") && strcmp(r->name[i], "target")) ||
+			    ((ends_with(r->name[i], "_os_cpu") || ends_with(r->name[i], "_os_wait")) &&
+			     r->col[i][k] < 0))
+				r->col[i][k] = NAN;
+	}
+	return unsettled;
+}
+
 static void
-ramp_section(FILE *f, const char *dir, const struct csv *r)
+ramp_section(FILE *f, const char *dir, struct csv *r)
 {
 	struct series s[MAX_SERIES];
 	char path[4200];
-	unsigned int n, i, j;
+	unsigned int n, i, j, unsettled = ramp_gaps(r);
 
 	fputs("<h2>Ramp (ramp.csv, one row a step)</h2>\n", f);
 	if (r->comment[0]) {
@@ -925,6 +946,9 @@ ramp_section(FILE *f, const char *dir, const struct csv *r)
 		esc(f, r->comment);
 		fputs("</p>\n", f);
 	}
+	if (unsettled)
+		fprintf(f, "<p class=\"missing\">%u of %u steps had no settled row (hold longer): left out of the plots.</p>\n",
+			unsettled, r->nrow);
 	fputs("<div class=\"plots\">\n", f);
 	n = 0;
 	n += series_col(r, "offered_pps", "delivered_pps", "delivered", 1, &s[n]);
@@ -1166,7 +1190,7 @@ static const char css[] =
 	"table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:1px 6px}"
 	"td{text-align:right}td:first-child{text-align:left}div.kv{columns:2}table.kv{width:100%}"
 	"table.kv td:last-child{word-break:break-word}pre{font-size:11px;background:#f6f6f6;padding:6px;overflow:auto}"
-	"figure{margin:8px 0}img{max-width:100%}";
+	"pre{white-space:pre-wrap}figure{margin:8px 0}img{max-width:100%}";
 
 static void
 page_head(FILE *f, const char *dir, json_t *sum)
