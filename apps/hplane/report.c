@@ -49,24 +49,41 @@ csv_free(struct csv *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Splits line at commas in place; at most max fields. Returns the count. */
+/* Splits line into fields in place (RFC 4180: a field in double quotes
+ * may hold commas, "" is a quote); at most max stored. Returns the count,
+ * or 0 for an unterminated quote. */
 static unsigned int
 split(char *line, char **f, unsigned int max)
 {
 	unsigned int n = 0;
-	char *p = line;
+	char *p = line, *w;
 
 	line[strcspn(line, "\r\n")] = '\0';
 	for (;;) {
-		char *c = strchr(p, ',');
-
 		if (n < max)
 			f[n] = p;
 		n++;
-		if (c == NULL)
+		if (*p == '"') {
+			/* unquote in place: w trails p */
+			for (w = p++;; p++) {
+				if (*p == '\0')
+					return 0;
+				if (*p == '"' && p[1] == '"')
+					p++;
+				else if (*p == '"')
+					break;
+				*w++ = *p;
+			}
+			*w = '\0';
+			p++;
+			if (*p != ',' && *p != '\0')
+				return 0;
+		} else {
+			p += strcspn(p, ",");
+		}
+		if (*p == '\0')
 			break;
-		*c = '\0';
-		p = c + 1;
+		*p++ = '\0';
 	}
 	return n;
 }
@@ -97,6 +114,7 @@ csv_load(struct csv *c, const char *path, char *err, size_t errlen)
 		if (line[strspn(line, " \t\r\n")] == '\0')
 			continue;
 		if (c->name == NULL) {
+			/* at most one field a comma and one more */
 			for (n = 1, i = 0; line[i]; i++)
 				n += line[i] == ',';
 			f = calloc(n, sizeof(*f));
@@ -104,8 +122,11 @@ csv_load(struct csv *c, const char *path, char *err, size_t errlen)
 			c->col = calloc(n, sizeof(*c->col));
 			if (f == NULL || c->name == NULL || c->col == NULL)
 				goto nomem;
-			c->ncol = n;
-			split(line, f, n);
+			c->ncol = n = split(line, f, n);
+			if (n == 0) {
+				snprintf(err, errlen, "%s:%u: a quote is not closed", path, lineno);
+				goto out;
+			}
 			for (i = 0; i < n; i++) {
 				c->name[i] = strdup(f[i]);
 				if (c->name[i] == NULL)
@@ -120,8 +141,11 @@ csv_load(struct csv *c, const char *path, char *err, size_t errlen)
 		}
 		n = split(line, f, c->ncol);
 		if (n != c->ncol) {
-			snprintf(err, errlen, "%s:%u: %u fields, the header has %u", path, lineno,
-				 n, c->ncol);
+			if (n == 0)
+				snprintf(err, errlen, "%s:%u: a quote is not closed", path, lineno);
+			else
+				snprintf(err, errlen, "%s:%u: %u fields, the header has %u", path,
+					 lineno, n, c->ncol);
 			goto out;
 		}
 		if (c->nrow == rows_cap) {
@@ -137,6 +161,11 @@ csv_load(struct csv *c, const char *path, char *err, size_t errlen)
 		for (i = 0; i < c->ncol; i++) {
 			char *end;
 
+			/* an empty field: no value that second (a share of nothing) */
+			if (f[i][0] == '\0') {
+				c->col[i][c->nrow] = NAN;
+				continue;
+			}
 			errno = 0;
 			c->col[i][c->nrow] = strtod(f[i], &end);
 			if (end == f[i] || *end != '\0' || errno == ERANGE) {
@@ -204,6 +233,20 @@ esc(FILE *f, const char *s)
 			fputc((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' ? '?' : *s, f);
 		}
 	}
+}
+
+/* At most max bytes of s, "..." where it was cut. */
+static void
+esc_n(FILE *f, const char *s, size_t max)
+{
+	char buf[128];
+
+	if (strlen(s) <= max || max + 4 > sizeof(buf)) {
+		esc(f, s);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.*s...", (int)max, s);
+	esc(f, buf);
 }
 
 static const char *
@@ -402,11 +445,13 @@ plot_lines(FILE *f, const char *title, const char *xlab, const char *ylab,
 struct bar {
 	char label[96];
 	double v;
+	char note[48];   /* after the value, e.g. the energy beside the power */
 };
 
-/* Horizontal bars, one a row, the value at the end. */
+/* Horizontal bars, one a row, the value at the end. The notes are
+ * cleared once drawn, so the next chart from the same array has none. */
 static void
-plot_bars(FILE *f, const char *title, const char *unit, const struct bar *b,
+plot_bars(FILE *f, const char *title, const char *unit, struct bar *b,
 	  unsigned int n, const char *zero_note)
 {
 	const int lw = 200, vw = 110, rh = 20;
@@ -423,6 +468,8 @@ plot_bars(FILE *f, const char *title, const char *unit, const struct bar *b,
 		fputs("</b>: ", f);
 		esc(f, zero_note);
 		fputs("</p>\n", f);
+		for (i = 0; i < n; i++)
+			b[i].note[0] = '\0';
 		return;
 	}
 	fprintf(f, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
@@ -434,14 +481,20 @@ plot_bars(FILE *f, const char *title, const char *unit, const struct bar *b,
 		int y = 28 + (int)i * rh;
 		double w = b[i].v / vmax * (PW - lw - vw);
 
-		fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", lw - 6,
+		/* a label longer than its column is cut (whole in the tooltip) */
+		fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"end\"><title>", lw - 6,
 			y + 13);
 		esc(f, b[i].label);
+		fputs("</title>", f);
+		esc_n(f, b[i].label, 30);
 		fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
 			lw, y + 2, b[i].v > 0 ? fmax(w, 1) : 0, rh - 6,
 			palette[i % DIM(palette)]);
-		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\">%s %s</text>\n",
-			lw + fmax(w, 0) + 4, y + 13, num(buf, sizeof(buf), b[i].v), unit);
+		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\">%s %s", lw + fmax(w, 0) + 4,
+			y + 13, num(buf, sizeof(buf), b[i].v), unit);
+		esc(f, b[i].note);
+		b[i].note[0] = '\0';
+		fputs("</text>\n", f);
 	}
 	fputs("</svg>\n", f);
 }
@@ -799,10 +852,55 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 	fputs("</div>\n", f);
 }
 
+/* Per packet type and per app, where the summary has them ("types" and
+ * "apps": arrays of objects). */
+static void
+per_type_app(FILE *f, json_t *sum, struct bar *b, unsigned int max)
+{
+	json_t *v;
+	unsigned int n = 0;
+	size_t i;
+
+	json_array_foreach(jget(sum, "types"), i, v)
+		if (n < max) {
+			json_t *lo = json_object_get(v, "min_len"), *hi = json_object_get(v, "max_len");
+
+			if (json_is_integer(lo) && json_is_integer(hi))
+				snprintf(b[n].label, sizeof(b[n].label), "type %lld (%lld..%lld B)",
+					 (long long)json_integer_value(json_object_get(v, "type")),
+					 (long long)json_integer_value(lo),
+					 (long long)json_integer_value(hi));
+			else
+				snprintf(b[n].label, sizeof(b[n].label), "type %lld (no row)",
+					 (long long)json_integer_value(json_object_get(v, "type")));
+			b[n++].v = jnum(v, "packets_delivered");
+		}
+	if (n > 0)
+		plot_bars(f, "Delivered per packet type", "packets", b, n, "no packet was delivered");
+	n = 0;
+	json_array_foreach(jget(sum, "types"), i, v)
+		if (n < max && isfinite(jnum(v, "deadline_success_pct")) &&
+		    jnum(v, "deadline_packets") > 0) {
+			snprintf(b[n].label, sizeof(b[n].label), "type %lld",
+				 (long long)json_integer_value(json_object_get(v, "type")));
+			b[n++].v = jnum(v, "deadline_success_pct");
+		}
+	if (n > 0)
+		plot_bars(f, "Deadlines met per packet type", "%", b, n, "no deadline was met");
+	n = 0;
+	json_array_foreach(jget(sum, "apps"), i, v)
+		if (n < max) {
+			snprintf(b[n].label, sizeof(b[n].label), "%s", jstr(v, "name", "?"));
+			b[n++].v = jnum(v, "packets_delivered");
+		}
+	if (n > 0)
+		plot_bars(f, "Delivered per app", "packets", b, n, "no packet was delivered");
+}
+
 static void
 summary_plots(FILE *f, json_t *sum)
 {
-	struct bar b[64];
+	struct bar b[64] = { 0 };
 	json_t *inv = jget(sum, "dropped_invalid"), *devs = jget(sum, "devices"), *v, *d;
 	const char *k;
 	unsigned int n = 0;
@@ -832,9 +930,12 @@ summary_plots(FILE *f, json_t *sum)
 	n = 0;
 	json_array_foreach(jget(sum, "power.sources"), i, v)
 		if (n < DIM(b)) {
-			snprintf(b[n].label, sizeof(b[n].label), "%s%s (%.3g J)",
-				 jstr(v, "name", "?"), json_is_true(json_object_get(v, "modeled")) ?
-				 ", modeled" : "", jnum(v, "joules"));
+			const char *nm = jstr(v, "name", "?");
+
+			snprintf(b[n].label, sizeof(b[n].label), "%s%s", nm,
+				 json_is_true(json_object_get(v, "modeled")) &&
+				 strstr(nm, "modeled") == NULL ? " (modeled)" : "");
+			snprintf(b[n].note, sizeof(b[n].note), ", %.4g J", jnum(v, "joules"));
 			b[n++].v = jnum(v, "mean_w");
 		}
 	/* with no source, the plot over time already said why */
@@ -871,6 +972,7 @@ summary_plots(FILE *f, json_t *sum)
 		missing(f, "Device share", "no devices in summary.json");
 	else
 		plot_bars(f, "Device share over the run", "%", b, n, "no packet was delivered");
+	per_type_app(f, sum, b, DIM(b));
 	fputs("</div>\n", f);
 }
 

@@ -129,7 +129,10 @@ def check_page(html, tmp, shot=None, height=2000):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, hplane):
     d = tmp_path_factory.mktemp("report")
-    run_hplane(["run", "--duration", "5", "--quiet", "--out", str(d / "std")], timeout=180)
+    # the standard scenario with a modeled accelerator beside the CPU
+    # worker: batches, flush reasons and (modeled) power are recorded
+    run_hplane(["run", "--duration", "8", "--quiet", "--gpu", "model:jetson-thesis", "--idle",
+                "sleep", "--out", str(d / "std")], timeout=180)
     run_hplane(["ramp", "--from", "0.3", "--to", "0.6", "--step", "0.3", "--hold", "3", "--quiet",
                 "--out", str(d / "ramp")], timeout=180)
     run_hplane(["compare", "--quick", "--scenarios", "low", "--scheds", "rr,static",
@@ -161,16 +164,13 @@ def test_standard_run_report(runs, tmp_path):
     text = html.read_text()
     # the plots over time and of the totals, by their titles
     for title in ("Offered vs delivered rate", "Latency per second", "Deadline and order success",
-                  "Device share (completions)", "Per-lcore load estimate", "Drops by reason",
-                  "Power per device"):
-        assert title in text, title
-    assert len(dom.svgs) >= 7, len(dom.svgs)
-    # a series the run did not record is said so, with the reason: no
-    # device batches without --gpu
-    assert any(m.startswith("Batch sizes and flush reasons") and "not recorded by this run" in m
-               for m in dom.missing), dom.missing
-    if not s["power"]["sources"]:
-        assert any(m.startswith("Power per device") for m in dom.missing), dom.missing
+                  "Device share (completions)", "Per-lcore load estimate", "Busy share",
+                  "Power per device over time", "Drops by reason", "Power per device (mean)",
+                  "model:jetson-thesis: ", "Device share over the run"):
+        assert f">{title}" in text, title
+    assert re.search(r">model:jetson-thesis: \d+ batches, mean [\d.]+ packets; flush reasons<", text)
+    assert len(dom.svgs) >= 10, len(dom.svgs)  # 11 when a packet was dropped
+    assert dom.missing == [], dom.missing
     # the summary's numbers, as the run wrote them
     assert f"<td>packets_delivered</td><td>{s['packets_delivered']}</td>" in text
     assert f"<td>dropped_port</td><td>{s['dropped_port']}</td>" in text
@@ -194,6 +194,13 @@ def test_ramp_report(runs, tmp_path):
     dom = check_page(html, tmp_path)
     text = html.read_text()
     assert "Ramp (ramp.csv" in text and "Delivered vs offered, per step" in text
+    # what this run did not record is said so, with the reason: no device
+    # batches without --gpu, and power without a RAPL or NVML source
+    assert any(m.startswith("Batch sizes and flush reasons") and "not recorded by this run" in m
+               and "--gpu" in m for m in dom.missing), dom.missing
+    if not summary(runs / "ramp")["power"]["sources"]:
+        assert any(m.startswith("Power per device over time") and "unavailable" in m
+                   for m in dom.missing), dom.missing
     # a plot per step: markers at every settled step
     assert any(s["marks"] >= 1 for s in dom.svgs)
     if (runs / "ramp" / "ramp.png").exists():
@@ -213,6 +220,35 @@ def test_compare_report(runs, tmp_path):
     assert "<h2>report.md</h2>" in text
     pngs = sorted(out.glob("*.png"))
     assert len([s for s in dom.srcs if s.startswith("data:image/png")]) == len(pngs)
+
+
+def test_later_summary_and_trace_formats(runs, tmp_path):
+    """What issue 20 adds (per-type and per-app counters, null percentages,
+    empty CSV fields for a share of nothing, a quoted column name) is drawn
+    or shown, not refused."""
+    d = tmp_path / "later"
+    d.mkdir()
+    s = summary(runs / "std")
+    s["deadline"]["success_pct"] = None
+    s["types"] = [{"type": 0, "min_len": None, "max_len": None, "packets_delivered": 0,
+                   "deadline_packets": 0, "deadline_success_pct": None},
+                  {"type": 1, "min_len": 0, "max_len": 255, "packets_delivered": 700,
+                   "deadline_packets": 700, "deadline_success_pct": 97.5}]
+    s["apps"] = [{"name": "crypto", "tasks": ["aes_ctr"], "packets_delivered": 700}]
+    (d / "summary.json").write_text(json.dumps(s))
+    rows = (runs / "std" / "trace.csv").read_text().splitlines()
+    out = [rows[0] + ',"dev,""x""_share_pct"']
+    out += [r.replace(",100.000,", ",,", 1) + ("," if i % 2 else ",50") for i, r in enumerate(rows[1:])]
+    (d / "trace.csv").write_text("\n".join(out) + "\n")
+    p = run_hplane(["report", str(d)])
+    text = (d / "report.html").read_text()
+    for title in (">Delivered per packet type", ">Deadlines met per packet type", ">Delivered per app",
+                  'dev,&quot;x&quot;</text>', "<h3>types</h3>", "<h3>apps</h3>"):
+        assert title in text, (title, p.stdout)
+    dom = Plots()
+    dom.feed(text)
+    share = [s for s in dom.svgs if len(s["lines"]) >= 2]
+    assert share
 
 
 def test_no_report(hplane, tmp_path):
