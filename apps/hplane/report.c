@@ -790,8 +790,10 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 
 	fputs("<h2>Over time (trace.csv, one row a second)</h2>\n<div class=\"plots\">\n", f);
 	if (t == NULL || c->nrow == 0) {
-		missing(f, "every plot over time", t == NULL ? "trace.csv has no t_s column" :
-			"trace.csv has no rows: the run was shorter than a second");
+		/* no row, no column storage: check the rows first */
+		missing(f, "every plot over time", c->nrow == 0 ?
+			"trace.csv has no rows: the run was shorter than a second" :
+			"trace.csv has no t_s column");
 		fputs("</div>\n", f);
 		return;
 	}

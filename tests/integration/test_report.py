@@ -251,6 +251,18 @@ def test_later_summary_and_trace_formats(runs, tmp_path):
     assert share
 
 
+def test_run_shorter_than_a_second(hplane, tmp_path):
+    """No trace row: the plots over time are one line saying why."""
+    out = tmp_path / "short"
+    run_hplane(["run", "--duration", "0.5", "--quiet", "--out", str(out)])
+    assert len((out / "trace.csv").read_text().splitlines()) == 1
+    dom = Plots()
+    dom.feed((out / "report.html").read_text())
+    assert any(m.startswith("every plot over time") and "shorter than a second" in m
+               for m in dom.missing), dom.missing
+    assert ">Drops by reason" in (out / "report.html").read_text()
+
+
 def test_no_report(hplane, tmp_path):
     run_hplane(["run", "--duration", "1", "--quiet", "--no-report", "--out", str(tmp_path / "o")])
     assert (tmp_path / "o" / "summary.json").exists()
