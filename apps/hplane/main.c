@@ -10,13 +10,14 @@
  *                                         device (writes a profile JSON)
  *   hplane compare [options]              schedulers x scenarios x granularities
  *                                         (tools/sched_compare.py)
+ *   hplane report OUT                     (re)build OUT/report.html from a
+ *                                         finished run's folder (report.c)
  * Bad input gets one line on stderr and exit status 2; a run whose summary
  * breaks an invariant (internal drop, verify failure, mbuf leak) exits 3.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <net/if.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include "hp_svc_balance.h"
 #include "profile.h"
 #include "ramp.h"
+#include "report.h"
 
 #define EXIT_USAGE 2
 #define EXIT_INVARIANT 3
@@ -54,6 +56,7 @@ usage(FILE *o)
 "       hplane train --qtable FILE [run options]     (qlearn: random actions, writes FILE)\n"
 "       hplane profile --out FILE [--batches LIST] [--reps N] [run options]\n"
 "       hplane compare [--help for its options]      (docs/scheduling.md)\n"
+"       hplane report OUT       (re)build OUT/report.html from a run's folder\n"
 "\n"
 "run options:\n"
 "  --app NAME            app (chain of tasks) to run: see `hplane list` [crypto]\n"
@@ -77,9 +80,17 @@ usage(FILE *o)
 "                        low 0.1x, medium 0.5x, stress 2x, standard 0.2..1.2x\n"
 "  --trace FILE          rate profile, lines '<seconds> <rate>' (rate in pps,\n"
 "                        10k, 1.5M, or 0.5x of capacity); replaces --scenario\n"
+"                        (--scenario, --trace, --calib and --flows shape generated\n"
+"                        traffic: refused with a pcap or af_packet source)\n"
 "  --source SRC          gen (in-process generator) | pcap:FILE | af_packet:IFACE [gen]\n"
 "  --tx DST              output for pcap (a pcap file) [OUT/out.pcap] or af_packet\n"
 "                        (an interface) [the source interface]\n"
+"  --pcap-speed X        pcap: replay at the capture's timestamps, X times as fast\n"
+"                        (0.001..1000); paced, a full port queue drops, like a\n"
+"                        NIC's; 0 or max: as fast as the pipeline takes it, the\n"
+"                        file counted whole [1]\n"
+"  --pcap-loop N         pcap: play the file N times, 0: until --duration or\n"
+"                        --packets [1]\n"
 "  --workers N           CPU worker lcores [1]\n"
 "  --gpu DEV             add an accelerator device beside the CPU workers:\n"
 "                        model:PROFILE (timings from profiles/PROFILE.json, results\n"
@@ -91,7 +102,9 @@ usage(FILE *o)
 "  --packets N           stop after N packets received [no limit]\n"
 "  --capacity PPS        capacity the scenario is scaled to [measured at start]\n"
 "  --calib S             seconds of capacity measurement [1.0]\n"
-"  --out DIR             write summary.json and trace.csv into DIR [out/run]\n"
+"  --out DIR             write summary.json, trace.csv and report.html (plots of\n"
+"                        both, one self-contained page) into DIR [out/run]\n"
+"  --no-report           no report.html (hplane report DIR builds it later)\n"
 "  --imix-sizes LIST     frame sizes in bytes [243,486,1458]\n"
 "  --imix-shares LIST    relative shares [2,1,2]\n"
 "  --types FILE          packet-type table, lines 'min,max,reorder,latency,deadline_us'\n"
@@ -260,7 +273,8 @@ enum {
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
-	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE,
+	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_PSPEED, O_PLOOP,
+	O_NOREPORT,
 };
 
 static const struct option longopts[] = {
@@ -315,6 +329,9 @@ static const struct option longopts[] = {
 	{ "svc-balance", required_argument, NULL, O_SVCBAL },
 	{ "svc-scale-down", no_argument, NULL, O_SVCSD },
 	{ "gen-recycle", no_argument, NULL, O_RECYCLE },
+	{ "pcap-speed", required_argument, NULL, O_PSPEED },
+	{ "pcap-loop", required_argument, NULL, O_PLOOP },
+	{ "no-report", no_argument, NULL, O_NOREPORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -331,6 +348,9 @@ struct cli {
 	struct hp_ramp ramp;
 	bool scen_set;              /* --scenario or --trace given */
 	bool svc_bal_set;           /* --svc-balance given */
+	bool no_report;             /* --no-report: no OUT/report.html */
+	const char *gen_flag;       /* a generator's flag given (name) */
+	const char *pcap_flag;      /* a pcap replay's flag given */
 	struct hp_profile_opts prof; /* hplane profile */
 };
 
@@ -481,6 +501,22 @@ parse_opts(struct cli *c, int argc, char **argv)
 			c->svc_bal_set = true;
 			break;
 		case O_SVCSD: cfg->svc_scale_down = true; break;
+		case O_NOREPORT: c->no_report = true; break;
+		case O_PSPEED:
+			c->pcap_flag = "--pcap-speed";
+			if (!strcmp(a, "max"))
+				cfg->pcap_speed = 0;
+			else
+				bad = parse_double(a, &cfg->pcap_speed) ||
+				      (cfg->pcap_speed != 0 &&
+				       (cfg->pcap_speed < 0.001 || cfg->pcap_speed > 1000));
+			break;
+		case O_PLOOP:
+			c->pcap_flag = "--pcap-loop";
+			bad = parse_uint(a, &cfg->pcap_loops, 0, 1000000);
+			if (cfg->pcap_loops == 0)
+				cfg->pcap_loops = HP_PCAP_FOREVER;
+			break;
 		case 'h': usage(stdout); exit(0);
 		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
 		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -488,10 +524,21 @@ parse_opts(struct cli *c, int argc, char **argv)
 		if (bad)
 			return fail(EXIT_USAGE, "bad value '%s' for --%s (see --help)", a,
 				    longopts[opt - O_APP].name);
+		if (opt == O_SCEN || opt == O_TRACE || opt == O_CALIB || opt == O_FLOWS)
+			c->gen_flag = longopts[opt - O_APP].name;
 	}
 	if (optind < argc)
 		return fail(EXIT_USAGE, "unexpected argument '%s' (EAL arguments go after --)",
 			    argv[optind]);
+	/* a flag that cannot apply to the source is refused, not ignored */
+	if (cfg->src != HP_SRC_GEN && c->gen_flag)
+		return fail(EXIT_USAGE, "--%s applies to generated traffic (--source gen) only: %s",
+			    c->gen_flag, cfg->src == HP_SRC_PCAP ?
+			    "a pcap is replayed at its own timestamps (see --pcap-speed)" :
+			    "an interface brings its own traffic");
+	if (cfg->src != HP_SRC_PCAP && c->pcap_flag)
+		return fail(EXIT_USAGE, "%s applies to a pcap source (--source pcap:FILE) only",
+			    c->pcap_flag);
 	if (cfg->stages_as_services && cfg->n_service_cores == 0)
 		return fail(EXIT_USAGE, "--stages-as-services needs --service-cores LIST");
 	if (!cfg->stages_as_services && (cfg->n_service_cores || c->svc_bal_set))
@@ -523,6 +570,8 @@ defaults(struct cli *c)
 	cfg->sched = "rr";
 	cfg->scenario = "standard";
 	cfg->src = HP_SRC_GEN;
+	cfg->pcap_speed = 1;
+	cfg->pcap_loops = 1;
 	cfg->out_dir = "out/run";
 	cfg->workers = 1;
 	cfg->duration_s = 8;
@@ -618,20 +667,10 @@ validate(struct cli *c)
 		return fail(EXIT_USAGE, "unknown scenario '%s' (low, medium, stress, standard, random)",
 			    cfg->scenario);
 	}
-	if (cfg->src == HP_SRC_PCAP) {
-		char ebuf[PCAP_ERRBUF_SIZE];
-		pcap_t *p = pcap_open_offline(cfg->src_arg, ebuf);
-
-		if (p == NULL)
-			return fail(EXIT_USAGE, "cannot read pcap %s: %s", cfg->src_arg, ebuf);
-		pcap_close(p);
-	}
-	if (cfg->src == HP_SRC_AF_PACKET) {
-		if (if_nametoindex(cfg->src_arg) == 0)
-			return fail(EXIT_USAGE, "interface %s does not exist", cfg->src_arg);
-		if (cfg->tx_arg && if_nametoindex(cfg->tx_arg) == 0)
-			return fail(EXIT_USAGE, "interface %s does not exist", cfg->tx_arg);
-	}
+	/* the source file, its link type, an output that is not the source
+	 * (checked before anything opens the output) and interfaces */
+	if (hp_run_source_check(cfg, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
 	if (cfg->src == HP_SRC_GEN && cfg->tx_arg)
 		return fail(EXIT_USAGE, "--tx applies to pcap and af_packet sources only");
 	if (cfg->src == HP_SRC_PCAP && cfg->tx_arg) {
@@ -919,12 +958,39 @@ exec_run(struct cli *c, int (*report)(struct cli *, struct hp_run_result *, char
 		       c->cfg.out_dir);
 	if (rc == 0 && report != NULL && report(c, &res, err, errlen) < 0)
 		rc = fail(1, "%s", err);
+	/* the page is built from the files just written (and ramp's), as
+	 * `hplane report` would */
+	if (rc == 0 && !c->no_report) {
+		char html[4200];
+
+		if (hp_report_build(c->cfg.out_dir, html, sizeof(html), err, errlen) < 0)
+			rc = fail(1, "report: %s", err);
+		else
+			printf("  %-26s %s\n", "report", html);
+	}
 	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked))
 		rc = fail(EXIT_INVARIANT, "invariant broken: dropped_internal=%" PRIu64
 			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
 			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
 	free(res.rows);
 	return rc;
+}
+
+/* report OUT: the page of a finished run's (or compare's) folder. */
+static int
+verb_report(int argc, char **argv)
+{
+	char html[4200], err[1024];
+	int ret;
+
+	if (argc != 2 || argv[1][0] == '-')
+		return fail(EXIT_USAGE, "usage: hplane report OUT (a run's --out folder)");
+	ret = hp_report_build(argv[1], html, sizeof(html), err, sizeof(err));
+	if (ret < 0)
+		return fail(ret == -ENOENT || ret == -ENOTDIR || ret == -EINVAL ? EXIT_USAGE : 1,
+			    "report: %s", err);
+	printf("report: %s\n", html);
+	return 0;
 }
 
 /* A verb: either whole (its own argument handling) or a pipeline verb,
@@ -946,6 +1012,7 @@ static const struct verb verbs[] = {
 	{ .name = "profile", .prepare = prep_profile, .own_exec = true },
 	{ .name = "compare", .whole = hp_cmd_compare },
 	{ .name = "list", .whole = verb_list },
+	{ .name = "report", .whole = verb_report },
 };
 
 static const struct verb *
@@ -1052,7 +1119,7 @@ main(int argc, char **argv)
 	}
 	v = verb_find(argv[1]);
 	if (v == NULL)
-		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, list; see --help)",
+		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, report, list; see --help)",
 			    argv[1]);
 	if (v->whole != NULL)
 		return v->whole(argc - 1, argv + 1);
