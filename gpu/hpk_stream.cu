@@ -38,13 +38,14 @@
 static __thread int cur_dev = -1;
 
 static cudaError_t
-bind(struct hpk_ctx *c)
+bind(struct hpk_ctx *c, uint64_t *count)
 {
 	cudaError_t e;
 
 	if (cur_dev == c->dev)
 		return cudaSuccess;
-	c->calls.launch++;
+	if (count != NULL)
+		(*count)++;
 	e = cudaSetDevice(c->dev);
 	if (e == cudaSuccess)
 		cur_dev = c->dev;
@@ -93,7 +94,7 @@ hpk_close(struct hpk_ctx *c)
 		hpk_emul_close(c);
 		return;
 	}
-	bind(c);
+	bind(c, NULL);
 	for (unsigned int i = 0; c->s != NULL && i < c->n; i++) {
 		if (c->s[i].st != NULL)
 			cudaStreamSynchronize(c->s[i].st);
@@ -122,7 +123,7 @@ open_inner(struct hpk_ctx *c, char *info, size_t infolen, char *err, size_t errl
 		snprintf(err, errlen, "GPU %d requested, %d present", c->dev, ndev);
 		return -ENODEV;
 	}
-	CK(bind(c));
+	CK(bind(c, NULL));
 	CK(cudaGetDeviceProperties(&pr, c->dev));
 	CK(cudaDriverGetVersion(&drv));
 	CK(cudaRuntimeGetVersion(&rt));
@@ -219,7 +220,7 @@ hpk_table(struct hpk_ctx *c, const struct hpk_kernel *k, const void *blob, size_
 		return -EINVAL;
 	}
 	if (!c->emul) {
-		CK(bind(c));
+		CK(bind(c, NULL));
 		CK(cudaMalloc(&ks->d_tab, len));
 		CK(cudaMemcpy(ks->d_tab, blob, len, cudaMemcpyHostToDevice));
 	}
@@ -260,11 +261,26 @@ hpk_mem_register(struct hpk_ctx *c, void *addr, size_t len, char *err, size_t er
 	 * words that may reach past a chunk's ends within its pages */
 	lo = (uint8_t *)((uintptr_t)addr & ~(pg - 1));
 	hi = (uint8_t *)(((uintptr_t)addr + len + pg - 1) & ~(pg - 1));
-	CK(bind(c));
+	/* a page the previous chunk's range took already (chunks need not
+	 * end on page boundaries): start after it */
+	for (unsigned int i = 0; i < c->n_mem; i++)
+		if (lo >= c->mem[i].lo && lo < c->mem[i].hi)
+			lo = (uint8_t *)c->mem[i].hi;
+	if (lo >= hi)
+		return 0;
+	CK(bind(c, NULL));
 	e = cudaHostRegister(lo, (size_t)(hi - lo), cudaHostRegisterMapped | cudaHostRegisterPortable);
 	if (e == cudaErrorHostMemoryAlreadyRegistered) {
+		/* by someone else in this process: usable only if it covers
+		 * the whole range, which the device pointers of both ends
+		 * show */
 		cudaGetLastError();
 		owned = 0;
+		if (cudaHostGetDevicePointer(&dp, hi - 1, 0) != cudaSuccess) {
+			cudaGetLastError();
+			snprintf(err, errlen, "memory partly registered elsewhere");
+			return -EBUSY;
+		}
 	} else if (e != cudaSuccess) {
 		cudaGetLastError();
 		snprintf(err, errlen, "cudaHostRegister(%zu bytes): %s", (size_t)(hi - lo),
@@ -422,7 +438,7 @@ hpk_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char 
 	if (h->n == 0)
 		return 0;
 	if (!c->emul)
-		CK(bind(c));
+		CK(bind(c, &c->calls.launch));
 	c->calls.batches++;
 	/* zeroed here, so the upload carries it: no memset call */
 	if (k->flags & HPK_ZERO_MATCH)
@@ -481,7 +497,7 @@ hpk_query(struct hpk_ctx *c, unsigned int si, char *err, size_t errlen)
 	c->calls.poll++;
 	if (c->emul)
 		return 1;
-	e = bind(c);
+	e = bind(c, &c->calls.poll);
 	if (e == cudaSuccess)
 		e = cudaStreamQuery(c->s[si].st);
 	if (e == cudaSuccess)
