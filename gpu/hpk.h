@@ -101,8 +101,9 @@ struct hpk_batch *hpk_host(struct hpk_ctx *ctx, unsigned int s);
  * when n exceeds the capacity. The arrays' contents are undefined. */
 struct hpk_batch *hpk_begin(struct hpk_ctx *ctx, unsigned int s, uint32_t n);
 /* Registers host memory that batches' src point into (an mbuf pool's
- * memory chunk), once: pinned and mapped for the GPU (cudaHostRegister;
- * memory someone registered already is taken as it is). The emulation
+ * memory chunk), once: pinned and mapped for the GPU (cudaHostRegister,
+ * whole pages; memory registered elsewhere in the process is used when
+ * it covers the range). The emulation
  * records the range, so that a gather outside registered memory fails
  * there as it would fault on a GPU. 0 or -errno with err set. */
 int hpk_mem_register(struct hpk_ctx *ctx, void *addr, size_t len, char *err, size_t errlen);
@@ -121,9 +122,9 @@ void hpk_span(const struct hpk_ctx *ctx, const struct hpk_kernel *k, uint32_t le
 /* Issues stream s's batch through kernel k: one H2D of the per-packet
  * arrays (and the keys), one of the staged payload (when some packet is
  * staged), the gather (when some packet has src), the kernel, D2H of
- * what it changed; returns at once. Binds the calling thread to the context's GPU
- * first (cudaSetDevice, once per thread). No allocation on this path. 0
- * or -errno (a CUDA error: the caller falls back). */
+ * what it changed; returns at once. Binds the calling thread to the
+ * context's GPU first (cudaSetDevice, once per thread). No allocation on
+ * this path. 0 or -errno (a CUDA error: the caller falls back). */
 int hpk_launch(struct hpk_ctx *ctx, unsigned int s, const struct hpk_kernel *k,
 	       char *err, size_t errlen);
 /* 1 when stream s's batch is done, 0 when not yet, -errno on error

@@ -39,8 +39,7 @@ struct hpk_ctx {
 
 /* Points b's per-packet arrays into base for n packets, packed in upload
  * order (off, len, blk, src, match, ctr, key_idx, rk; each 16-byte
- * aligned);
- * returns the bytes they take (base NULL: only that). */
+ * aligned); returns the bytes they take (base NULL: only that). */
 size_t hpk_pack(struct hpk_batch *b, uint8_t *base, uint32_t n);
 /* The bytes of b's buffer from base that a launch of kernel flags must
  * upload: up to blk, src (gathered packets), match (zeroed), or the
