@@ -66,6 +66,7 @@ struct cuda_priv {
 	struct keyent *keys;
 	uint32_t stamp;
 	unsigned int mem_chunks;          /* mbuf memory registered for the gather */
+	bool staged;                      /* cuda:...:staged: never gather */
 	/* service model learned online (cycles) */
 	double fixed_cyc, per_byte_cyc;
 };
@@ -151,6 +152,8 @@ cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 {
 	struct cuda_priv *p;
 	unsigned int s, k;
+	char which[16];
+	const char *c;
 	int gpu = 0, ret;
 
 	for (k = 0; k < dev->n_tasks; k++) {
@@ -174,13 +177,27 @@ cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 		return -ENOMEM;
 	for (k = 0; k < dev->n_tasks; k++)
 		p->kern[k] = hpk_kernel_find(dev->ctx[k].ops->offload);
+	/* ":staged" after the GPU: every packet through the staging (the
+	 * fallback path, to measure against the gather) */
+	if (arg != NULL && (c = strchr(arg, ':')) != NULL) {
+		if (strcmp(c, ":staged") != 0 || c == arg || (size_t)(c - arg) >= sizeof(which)) {
+			snprintf(err, errlen, "cuda:%s: expected cuda[:N|:emul][:staged]", arg);
+			free(p);
+			return -EINVAL;
+		}
+		p->staged = true;
+		snprintf(which, sizeof(which), "%.*s", (int)(c - arg), arg);
+		arg = which;
+	}
 	if (arg != NULL && strcmp(arg, "emul") == 0) {
 		p->emul = 1;
 		ret = hpk_open_emul(&p->k, NSTREAMS, CAP_PKTS, CAP_BYTES, p->info, sizeof(p->info));
 		if (ret < 0)
 			snprintf(err, errlen, "device cuda:emul: out of memory");
 	} else {
-		if (arg != NULL && (sscanf(arg, "%d", &gpu) != 1 || gpu < 0)) {
+		char tail;
+
+		if (arg != NULL && (sscanf(arg, "%d%c", &gpu, &tail) != 1 || gpu < 0)) {
 			snprintf(err, errlen, "cuda:%s: expected a GPU index or 'emul'", arg);
 			free(p);
 			return -EINVAL;
@@ -215,7 +232,8 @@ cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 	/* The pools that exist now (the pipeline's mbufs are made before
 	 * its devices): a task that can be read in place is then gathered
 	 * by the GPU from the mbuf, not copied into the staging. */
-	rte_mempool_walk(reg_pool, &(struct reg_walk){ .p = p });
+	if (!p->staged)
+		rte_mempool_walk(reg_pool, &(struct reg_walk){ .p = p });
 	/* Until measured: 30 us per batch, 0.01 ns/byte (PCIe-class). */
 	p->fixed_cyc = 30e-6 * (double)dev->env->hz;
 	p->per_byte_cyc = 0.01e-9 * (double)dev->env->hz;
@@ -330,6 +348,7 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	struct hp_offload *o = p->o[s];
 	int8_t *st = p->state[s];
 	uint32_t i, off = 0, count = 0, on_gpu = 0;
+	uint64_t t0 = rte_rdtsc();
 	char err[256];
 	int ret;
 
@@ -375,6 +394,9 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	}
 	b->blk[job->n] = count;
 	b->data_bytes = off;
+	/* the lcore's own per-packet work: prep, descriptors or copies */
+	dev->st.prep_cycles += rte_rdtsc() - t0;
+	dev->st.prep_pkts += job->n;
 	p->stage[s] = k;
 	if (on_gpu == 0)
 		return 0;
@@ -518,6 +540,7 @@ cuda_describe(const struct hp_device *dev, char *buf, size_t len)
 
 static const struct hp_accel_ops accel_cuda_ops = {
 	.name = "cuda",
+	.usage = "cuda[:N|:emul][:staged]",
 	.desc = "CUDA GPU: pinned staging, one packed upload per batch, streams, polled completion (plugin); cuda:emul runs the kernels' code on the CPU",
 	.supports = cuda_supports,
 	.open = cuda_open,

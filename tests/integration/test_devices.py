@@ -182,6 +182,27 @@ def test_cuda_plugin_emulated(hplane, tmp_path, app):
         assert (g["gathered_packets"] > 0) == (app == "ran"), g
 
 
+def test_cuda_plugin_staged_switch(hplane, tmp_path):
+    # cuda:emul:staged: the fallback path alone (every packet copied into
+    # the staging, nothing registered or gathered), same bytes; a word
+    # other than "staged" is a usage error.
+    if not _plugin_built():
+        pytest.skip("CUDA plugin not built (no nvcc)")
+    out = tmp_path / "st"
+    run_hplane(["run", "--app", "crypto", "--gpu", "cuda:emul:staged", "--scenario", "medium",
+                "--duration", "2", "--capacity", "20000", "--out", str(out), "--quiet"])
+    s = summary(out)
+    assert_invariants(s)
+    g = dev(s, "cuda-emul")
+    assert g["packets"] > 100 and s["unverified"] == 0
+    assert g["gathered_packets"] == 0 and g["prep_cycles_per_pkt"] > 0
+    assert 0 < g["driver_calls"] <= 4 * g["batches"], g
+    p = run_hplane(["run", "--app", "crypto", "--gpu", "cuda:emul:gather", "--duration", "1",
+                    "--out", str(tmp_path / "bad")], check=False)
+    assert p.returncode == 2
+    assert "expected cuda[:N|:emul][:staged]" in p.stderr
+
+
 @pytest.mark.parametrize("app", ["vpn", "crypto", "ran"])
 def test_cuda_plugin_failure_redoes_on_cpu(hplane, tmp_path, app):
     # A failure with batches in flight: they are redone by the CPU task
