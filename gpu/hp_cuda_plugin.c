@@ -361,9 +361,15 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 		bool zc = tc->ops->offload_in_place &&
 			  hpk_mem_find(p->k, m->buf_addr, m->buf_len, &at);
 
+		o[i].src = NULL;
 		ret = hp_meta(m)->step > k ? 1 :
 		      tc->ops->offload_prep(tc, m, &o[i], zc ? NULL : b->data + off,
 					    CAP_BYTES - off);
+		if (ret == 0 && zc && o[i].src == NULL) {
+			HP_LOG(ERR, "cuda: task %s's prep gave no source for in-place reading",
+			       tc->ops->name);
+			return -EINVAL;
+		}
 		st[i] = (int8_t)(ret > 0 ? 1 : ret < 0 ? -1 : 0);
 		b->src[i] = 0;
 		if (ret == 0) {
