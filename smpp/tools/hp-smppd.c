@@ -34,6 +34,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 #include "smpp.h"
@@ -1825,10 +1826,11 @@ stats_query(const char *path)
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		/* no server behind PATH: the argument is wrong, as for a bad file */
 		fprintf(stderr, P ": -q %s: %s\n", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return 1;
+		return 2;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		fwrite(buf, 1, (size_t)n, stdout);
@@ -1926,16 +1928,13 @@ ssl_err(void)
 static int
 tls_setup(struct server *sv, const char *cert, const char *key)
 {
+	EVP_PKEY *pkey;
 	FILE *f;
+	int rc;
 
 	/* readable at all: a plain errno says more than OpenSSL's PEM error */
 	if ((f = fopen(cert, "r")) == NULL) {
 		fprintf(stderr, P ": -C %s: %s\n", cert, strerror(errno));
-		return -1;
-	}
-	fclose(f);
-	if ((f = fopen(key, "r")) == NULL) {
-		fprintf(stderr, P ": -K %s: %s\n", key, strerror(errno));
 		return -1;
 	}
 	fclose(f);
@@ -1952,13 +1951,25 @@ tls_setup(struct server *sv, const char *cert, const char *key)
 		fprintf(stderr, P ": -C %s: not a PEM certificate chain (%s)\n", cert, ssl_err());
 		return -1;
 	}
+	/* Read apart from the use: OpenSSL 3's SSL_CTX_use_PrivateKey_file
+	 * also compares the key with the certificate, so one error would say
+	 * both "not a key" and "not this certificate's key". */
 	ERR_clear_error();
-	if (SSL_CTX_use_PrivateKey_file(sv->tls, key, SSL_FILETYPE_PEM) != 1) {
+	if ((f = fopen(key, "r")) == NULL) {
+		fprintf(stderr, P ": -K %s: %s\n", key, strerror(errno));
+		return -1;
+	}
+	pkey = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+	fclose(f);
+	if (pkey == NULL) {
 		fprintf(stderr, P ": -K %s: not a PEM private key (%s)\n", key, ssl_err());
 		return -1;
 	}
 	ERR_clear_error();
-	if (SSL_CTX_check_private_key(sv->tls) != 1) {
+	rc = SSL_CTX_use_PrivateKey(sv->tls, pkey) == 1 &&
+	     SSL_CTX_check_private_key(sv->tls) == 1;
+	EVP_PKEY_free(pkey);
+	if (!rc) {
 		fprintf(stderr, P ": -K %s: does not match the certificate of -C %s (%s)\n",
 			key, cert, ssl_err());
 		return -1;
