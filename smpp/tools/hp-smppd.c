@@ -1443,6 +1443,23 @@ tls_handshake(struct server *sv, struct session *s)
 	return -EIO;
 }
 
+/* The peer has sent all it will (FIN, or TLS close_notify): what it sent
+ * is answered before the close, submits still in the batch too, since a
+ * client may half-close after its last PDU and still read (a half PDU left
+ * over is dropped). */
+static void
+sess_eof(struct server *sv, struct session *s)
+{
+	if (s->inflight > 0)
+		flush_batch(sv);
+	if (s->fd < 0)
+		return;
+	s->closing = 1;
+	s->t_close = sv->now + 1.0;
+	mark_dirty(sv, s);
+	sess_events(sv, s);
+}
+
 /* Read at most read_budget octets and handle what is complete; when the
  * budget ran out the session goes on the ready list and is served again
  * after the others, so a flooding session costs the rest one budget per
@@ -1464,7 +1481,11 @@ sess_read(struct server *sv, struct session *s)
 		r = io_read(s, s->rx + s->rx_len, room);
 		if (r == -EAGAIN)
 			break;
-		if (r <= 0) {
+		if (r == 0) {
+			sess_eof(sv, s);
+			return;
+		}
+		if (r < 0) {
 			sess_close(sv, s);
 			return;
 		}
