@@ -7,6 +7,7 @@
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
@@ -89,7 +90,7 @@ int
 pl_ports_setup(struct pl_run *r, char *err, size_t errlen)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
-	char args[2200], tx[1024];
+	char args[8800];
 	int ret;
 
 	switch (cfg->src) {
@@ -121,10 +122,16 @@ pl_ports_setup(struct pl_run *r, char *err, size_t errlen)
 		if (ret < 0)
 			return ret;
 		if (cfg->tx_arg != NULL)
-			snprintf(tx, sizeof(tx), "%s", cfg->tx_arg);
+			snprintf(r->tx_pcap, sizeof(r->tx_pcap), "%s", cfg->tx_arg);
 		else
-			snprintf(tx, sizeof(tx), "%s/out.pcap", cfg->out_dir);
-		snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", cfg->src_arg, tx);
+			snprintf(r->tx_pcap, sizeof(r->tx_pcap), "%s/out.pcap", cfg->out_dir);
+		/* written under a temporary name, renamed once the port is
+		 * closed (hp_run): an interrupted or failed run leaves no
+		 * half-written output under the real name */
+		snprintf(r->tx_pcap_tmp, sizeof(r->tx_pcap_tmp), "%s.%d.tmp", r->tx_pcap,
+			 (int)getpid());
+		snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", cfg->src_arg,
+			 r->tx_pcap_tmp);
 		ret = vdev_port("net_pcap_hp", args, &r->rx_port, err, errlen);
 		if (ret < 0)
 			return ret;

@@ -214,6 +214,15 @@ dpi_free(struct hp_task_ctx *ctx)
 	dpi_shared_put();
 }
 
+static void
+dpi_reset(struct hp_task_ctx *ctx)
+{
+	struct dpi_priv *p = ctx->priv;
+
+	if (p != NULL)
+		p->v_gen = p->v_planted = p->v_found = p->v_match = 0;
+}
+
 static int
 dpi_init_engine(struct hp_task_ctx *ctx, int force_ac)
 {
@@ -416,6 +425,7 @@ dpi_offload_data(struct hp_task_ctx *ctx, size_t *len)
 	.offload_prep = hp_task_offload_copy_in,		\
 	.offload_done = dpi_offload_done,			\
 	.offload_data = dpi_offload_data,			\
+	.ctx_reset = dpi_reset,					\
 }
 
 static const struct hp_task_ops task_dpi = DPI_TASK_OPS("dpi",

@@ -167,6 +167,15 @@ ldpc_free(struct hp_task_ctx *ctx)
 	ctx->priv = NULL;
 }
 
+static void
+ldpc_reset(struct hp_task_ctx *ctx)
+{
+	struct ldpc_priv *p = ctx->priv;
+
+	if (p != NULL)
+		p->v_pkts = p->v_units = 0;
+}
+
 static int
 ldpc_init(struct hp_task_ctx *ctx)
 {
@@ -435,5 +444,6 @@ static const struct hp_task_ops task_ldpc = {
 	.offload_prep = ldpc_offload_prep,
 	.offload_done = ldpc_offload_done,
 	.offload_data = ldpc_offload_data,
+	.ctx_reset = ldpc_reset,
 };
 HP_TASK_REGISTER(task_ldpc)
