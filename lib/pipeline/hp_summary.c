@@ -190,6 +190,14 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	printf("  %-26s %" PRIu64 " (%" PRIu64 " bytes)\n", "packets delivered", r->delivered,
 	       r->bytes_delivered);
 	printf("  %-26s %" PRIu64 "\n", "dropped at port", r->dropped_port);
+	if (cfg->src == HP_SRC_AF_PACKET)
+		printf("  %-26s MTU %u, frames up to %u B whole; %" PRIu64 " of the drops in the kernel's ring; %" PRIu64 " datagrams reassembled by the kernel from %" PRIu64 " fragments, %" PRIu64 " failed\n",
+		       "port (af_packet)", r->port.mtu, r->port.frame_max, r->port.kernel_drops,
+		       r->port.reasm_datagrams, r->port.reasm_fragments, r->port.reasm_failed);
+	else if (cfg->src == HP_SRC_PCAP)
+		printf("  %-26s %" PRIu64 " records a pass%s; frames up to %u B in one mbuf\n",
+		       "port (pcap)", r->port.pcap_records,
+		       r->port.pcap_cut ? ", then the file is cut" : "", r->port.frame_max);
 	printf("  %-26s %" PRIu64 "\n", "dropped internally", r->dropped_internal);
 	print_drops(r);
 	printf("  %-26s %" PRIu64 " verified, %" PRIu64 " failed, %" PRIu64 " not checkable\n",
@@ -447,6 +455,26 @@ types_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 	return ok ? 0 : -ENOMEM;
 }
 
+/* What the port saw (af_packet, pcap; zeros for the generator). */
+static json_t *
+port_json(const struct hp_run_result *r)
+{
+	const struct hp_port_report *p = &r->port;
+	json_t *o = json_object(), *re = json_object();
+	int ok = o != NULL && re != NULL;
+
+	SET(o, "mtu", json_integer(p->mtu));
+	SET(o, "frame_max", json_integer(p->frame_max));
+	SET(o, "kernel_drops", ju64(p->kernel_drops));
+	SET(re, "datagrams", ju64(p->reasm_datagrams));
+	SET(re, "fragments", ju64(p->reasm_fragments));
+	SET(re, "failed", ju64(p->reasm_failed));
+	SET(o, "reassembled", re);
+	SET(o, "pcap_records", ju64(p->pcap_records));
+	SET(o, "pcap_cut", json_boolean(p->pcap_cut));
+	return ok ? o : (json_decref(o), NULL);
+}
+
 static json_t *
 summary_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 {
@@ -470,6 +498,7 @@ summary_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	SET(o, "packets_delivered", ju64(r->delivered));
 	SET(o, "dropped_port", ju64(r->dropped_port));
 	SET(o, "dropped_internal", ju64(r->dropped_internal));
+	SET(o, "port", port_json(r));
 	for (i = 1; i < HP_DROP_REASONS && inv != NULL; i++)
 		ok &= json_object_set_new(inv, hp_drop_reason_names[i],
 					  ju64(r->dropped_invalid[i])) == 0;

@@ -118,17 +118,20 @@ def assert_one_line(p, what):
 
 
 def assert_every_flag_refused(run, help_text, head, tail, values=HOSTILE, numbers=False,
-                              repeats=False, repeatable=()):
-    """Every `  --flag [ARG]` of help_text, with each hostile value, between
-    head and tail (tail is an argument the program refuses, so no run
-    starts): run(args) must exit 2 with one line on stderr and no raw
-    control character in it. numbers: a flag whose ARG is a number
+                              repeats=False, repeatable=(), only=None):
+    """Every `  --flag [ARG]` of help_text (or those of it named in only),
+    with each hostile value, between head and tail (tail is an argument
+    the program refuses, so no run starts): run(args) must exit 2 with one
+    line on stderr and no raw control character in it. numbers: a flag whose ARG is a number
     (NUMBER_ARGS) refuses each of NOT_NUMBERS in a line naming it.
     repeats: a flag with a value, given twice (with its default from the
     help, or a value its parser takes), is refused in a line that says so,
     but those in repeatable. Returns the number of runs."""
     flags = help_flags(help_text)
     assert len(flags) > 15, flags
+    if only is not None:
+        flags = [f for f in flags if f[0] in only]
+        assert {f[0] for f in flags} == set(only), (flags, only)
     n = 0
     for flag, arg, text in flags:
         if flag == "--help":
