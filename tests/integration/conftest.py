@@ -98,7 +98,7 @@ HOSTILE = ["", "x", "-1", "0", "1e99", "99999999999999999999", "nan", "inf", "1e
 # value is a number must refuse each itself (its name in the line).
 NOT_NUMBERS = ["", "x", "-1", "nan", "inf", "-inf", "1e400", " 1", "1 ", "0x10", "1y",
                "99999999999999999999"]
-NUMBER_ARGS = {"N", "S", "PPS", "US", "T", "A", "HEX"}
+NUMBER_ARGS = {"N", "S", "PPS", "US", "T", "A", "X", "HEX"}
 
 
 def help_flags(help_text):

@@ -17,7 +17,8 @@ import uuid
 import pytest
 from scapy.all import IP, TCP, UDP, CookedLinux, Ether, Raw, fragment, rdpcap, wrpcap
 
-from conftest import HPLANE, assert_every_flag_refused, assert_invariants, run_hplane, summary
+from conftest import (HOSTILE, HPLANE, NOT_NUMBERS, assert_every_flag_refused,
+                      assert_invariants, run_hplane, summary)
 
 MACS = dict(dst="02:00:00:00:00:02", src="02:00:00:00:00:01")
 
@@ -299,5 +300,7 @@ def test_new_flags_hostile_values(hplane, tmp_path):
     h = run_hplane(["run", "--help"], check=False, timeout=30)
     n = assert_every_flag_refused(lambda a: run_hplane(a, check=False, timeout=30),
                                   h.stdout + h.stderr, ["run", "--source", f"pcap:{cap}"],
-                                  ["--workers", "0"], only={"--pcap-speed", "--pcap-loop"})
-    assert n == 20
+                                  ["--workers", "0"], only={"--pcap-speed", "--pcap-loop"},
+                                  numbers=True, repeats=True)
+    # each hostile value, each non-number (naming the flag) and a repeat
+    assert n == 2 * (len(HOSTILE) + len(NOT_NUMBERS) + 1)
