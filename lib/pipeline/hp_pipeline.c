@@ -311,7 +311,7 @@ calibrate(struct pl_run *r, struct hp_run_result *res)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
 	double half = cfg->calib_s / 2;
-	uint64_t a, b;
+	uint64_t a, b, ta, tb;
 
 	res->capacity_pps = cfg->capacity_pps;
 	if (cfg->src != HP_SRC_GEN || cfg->capacity_pps > 0)
@@ -320,12 +320,15 @@ calibrate(struct pl_run *r, struct hp_run_result *res)
 	pl_gen_set(r, true);
 	nap(r, half);
 	a = LOAD(r->tr->sink);
+	ta = rte_rdtsc();
 	nap(r, half);
 	b = LOAD(r->tr->sink);
+	tb = rte_rdtsc();
 	pl_gen_set(r, false);
 	pl_wait_drained(r);
 	STORE(r->calibrating, 0);
-	res->capacity_pps = (double)(b - a) / half;
+	/* over the time the window took: a signal cuts it short */
+	res->capacity_pps = tb > ta ? (double)(b - a) * (double)r->hz / (double)(tb - ta) : 0;
 	if (res->capacity_pps < 1000)
 		res->capacity_pps = 1000;
 	if (!cfg->quiet)
