@@ -652,7 +652,7 @@ write_trace(FILE *f, const struct hp_run_result *r)
 	for (i = 0; i < r->n_rows; i++) {
 		const struct hp_trace_row *row = &r->rows[i];
 
-		fprintf(f, "%.3f,%.1f,%.1f,%.6f,%.3f,%.3f", row->t, row->offered_pps,
+		fprintf(f, "%.6f,%.1f,%.1f,%.6f,%.3f,%.3f", row->t, row->offered_pps,
 			row->delivered_pps, row->gbps, row->p50_us, row->p99_us);
 		csv_num(f, ",%.3f", row->deadline_pct);
 		csv_num(f, ",%.3f", row->reorder_pct);

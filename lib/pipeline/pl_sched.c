@@ -674,9 +674,11 @@ sched_finish(void *arg)
 	if (sc->alone)
 		sc->cpu_ns = hp_thread_cpu_ns() - sc->cpu_ns0;
 	/* the last, partial second (a 4 s run had 3 rows), up to the end of
-	 * the drain; not when the last row came on time, only the drain
-	 * after it: a few ms of tail would be a row of rates made of noise */
-	if (LOAD(r->t0) != 0 && sc->row.next != 0 && now - sc->row.last >= r->hz / 20)
+	 * the drain, so that the rows add up to the run; a tail of a few ms
+	 * with nothing delivered in it would be a row of rates made of noise
+	 * (a late scheduler may deliver thousands in those ms: they count) */
+	if (LOAD(r->t0) != 0 && sc->row.next != 0 &&
+	    (now - sc->row.last >= r->hz / 20 || sc->tx != sc->row.tx))
 		sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
 }
 

@@ -183,20 +183,23 @@ def test_every_delivered_packet_verified_or_counted(hplane, tmp_path):
 
 
 def test_trace_last_partial_second(hplane, tmp_path):
-    """A 2.5 s run has rows at 1, 2 and 2.5 s (the last partial second was
-    lost: a 4 s stress run gave 3 rows), and the rows add up to what was
-    delivered."""
+    """A 2.5 s run's trace reaches its end: a row for the last, partial
+    second (it was lost: a 4 s stress run gave 3 rows), unless the row
+    before came less than 50 ms from the end with nothing delivered after
+    it; the rows add up to what was delivered (a late scheduler may
+    deliver thousands in those 50 ms)."""
     out = tmp_path / "o"
     run_hplane(["run", "--duration", "2.5", "--scenario", "medium", "--out", str(out)] + FAST)
     s = summary(out)
     rows = [r.split(",") for r in (out / "trace.csv").read_text().splitlines()]
     head, rows = rows[0], rows[1:]
     t = [float(r[0]) for r in rows]
-    assert len(rows) == 3 and t[-1] > 2.4, t
+    assert len(rows) >= 2 and t[-1] >= s["duration_s"] - 0.05, (t, s["duration_s"])
     pps = head.index("delivered_pps")
     dts = [b - a for a, b in zip([0.0] + t, t)]
     got = sum(float(r[pps]) * dt for r, dt in zip(rows, dts))
-    assert abs(got - s["packets_delivered"]) <= 0.01 * s["packets_delivered"] + 5
+    n = s["packets_delivered"]
+    assert abs(got - n) <= 0.001 * n + 5, (got, n, t)
     assert "l1_gbps" in head
 
 
