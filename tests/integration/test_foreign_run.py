@@ -370,6 +370,17 @@ def test_bad_numbers_in_files(hplane, tmp_path, kind, text, needle):
      "dev given twice"),
     (["--sched", "qlearn", "--qtable", "q.json", "--sched-param", "qtable=r.json"],
      "qtable given twice"),
+    # the options of policies, tasks and devices: whole decimals too
+    (["--sched", "pin", "--sched-param", "dev=+0"], "dev=+0: expected"),
+    (["--sched", "static", "--gpu", "model:jetson-thesis", "--sched-param", "util=nan"],
+     "util=nan: expected"),
+    (["--app", "ran", "--param", "iters=0x10"], "bad iters '0x10'"),
+    (["--app", "ran", "--param", "code=wifi:4294967944:1/2"], "bad code"),  # %u wrapped
+    (["--app", "ran", "--param", "code=wifi: 648:1/2"], "bad code"),
+    (["--app", "ids", "--param", "gen= 5"], "bad gen"),
+    (["--app", "ids", "--param", "plant=inf"], "bad plant"),
+    (["--gpu", "model:jetson-thesis,scale=1e400"], "scale=1e400: expected"),
+    (["--gpu", "model:jetson-thesis,inflight=0x2"], "inflight=0x2: expected"),
 ])
 def test_bad_flags(hplane, tmp_path, args, needle):
     out = [] if "--out" in args else ["--out", str(tmp_path / "o")]

@@ -56,16 +56,11 @@ struct ldpc_priv {
 	size_t blob_len;
 };
 
+/* A whole decimal (hp_parse_u64: no blank, sign or base prefix). */
 static int
 parse_u64(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (*s == '\0' || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || *end ? -EINVAL : 0;
+	return hp_parse_u64(s, 0, UINT64_MAX, v);
 }
 
 /* Parses and checks the options; on error a one-line reason in err. */
