@@ -91,7 +91,7 @@ def test_signal_mid_pcap_replay(hplane, tmp_path):
     assert s["verified"] == s["packets_delivered"]
     frames = list(dpkt.pcap.Reader(open(out / "out.pcap", "rb")))
     assert len(frames) == s["packets_delivered"]
-    assert sorted(os.listdir(out)) == ["out.pcap", "summary.json", "trace.csv"]
+    assert sorted(os.listdir(out)) == ["out.pcap", "report.html", "summary.json", "trace.csv"]
     assert not runtime_dirs_left([(p.pid, t0, time.time())])
 
 
