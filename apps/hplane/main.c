@@ -772,12 +772,14 @@ cmd_gen(struct cli *c)
 {
 	struct hp_task_ctx gctx;
 	struct hp_gen g;
-	char err[256];
+	char err[256], tmp[4200];
 	pcap_t *p;
 	pcap_dumper_t *d;
 	uint8_t buf[HP_GEN_MAX_FRAME];
 	uint64_t i;
-	int ret, body;
+	int ret, body, fd, werr;
+	mode_t um;
+	FILE *f;
 
 	if (c->pcap_out == NULL)
 		return fail(EXIT_USAGE, "gen needs --pcap FILE");
@@ -800,12 +802,29 @@ cmd_gen(struct cli *c)
 		hp_gen_free(&g);
 		return EXIT_USAGE;
 	}
-	p = pcap_open_dead(DLT_EN10MB, 65535);
-	d = p ? pcap_dump_open(p, c->pcap_out) : NULL;
+	/* written beside its name and renamed: a failed write (a full disk;
+	 * pcap_dump reports nothing) leaves no short file under the name */
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", c->pcap_out) >= (int)sizeof(tmp)) {
+		ret = fail(EXIT_USAGE, "cannot write %s: %s", c->pcap_out, strerror(ENAMETOOLONG));
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	um = umask(0);
+	umask(um);
+	f = fd >= 0 && fchmod(fd, 0666 & ~um) == 0 ? fdopen(fd, "w") : NULL;
+	p = f != NULL ? pcap_open_dead(DLT_EN10MB, 65535) : NULL;
+	d = p != NULL ? pcap_dump_fopen(p, f) : NULL;
 	if (d == NULL) {
-		ret = fail(1, "cannot write %s: %s", c->pcap_out, p ? pcap_geterr(p) : "pcap");
-		if (p)
+		ret = fail(1, "cannot write %s: %s", c->pcap_out,
+			   fd < 0 || f == NULL || p == NULL ? strerror(errno) : pcap_geterr(p));
+		if (p != NULL)
 			pcap_close(p);
+		if (f != NULL)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+		if (fd >= 0)
+			unlink(tmp);
 		goto out;
 	}
 	for (i = 0; i < c->count; i++) {
@@ -821,8 +840,18 @@ cmd_gen(struct cli *c)
 		h.caplen = h.len = size;
 		pcap_dump((u_char *)d, &h, buf);
 	}
+	errno = 0;
+	werr = pcap_dump_flush(d) < 0 || ferror(f) ? (errno ? errno : EIO) :
+	       fsync(fd) < 0 && errno != EINVAL ? errno : 0;
 	pcap_dump_close(d);
 	pcap_close(p);
+	if (werr == 0 && rename(tmp, c->pcap_out) < 0)
+		werr = errno;
+	if (werr != 0) {
+		unlink(tmp);
+		ret = fail(1, "cannot write %s: %s", c->pcap_out, strerror(werr));
+		goto out;
+	}
 	printf("wrote %" PRIu64 " packets to %s\n", c->count, c->pcap_out);
 	ret = 0;
 out:

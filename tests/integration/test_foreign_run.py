@@ -333,6 +333,26 @@ def test_write_error_one_line(hplane, tmp_path):
     assert not [f for f in os.listdir(out) if "tmp" in f], os.listdir(out)
 
 
+def test_gen_write_error_one_line(hplane, tmp_path):
+    """hplane gen's capture cut short by a full disk: one line, exit 1, no
+    short file under its name (pcap_dump reports nothing: it exited 0)."""
+    out = tmp_path / "g.pcap"
+    p = run_hplane(["gen", "--pcap", str(out), "--count", "5000"], check=False,
+                   preexec_fn=small_files(100000))
+    lines = [l for l in p.stderr.splitlines() if l.startswith("hplane:")]
+    assert p.returncode == 1 and len(lines) == 1 and "g.pcap" in lines[0], p.stderr
+    assert os.listdir(tmp_path) == []
+    run_hplane(["gen", "--pcap", str(out), "--count", "50"])
+    assert len(list(dpkt.pcap.Reader(open(out, "rb")))) == 50
+    assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~current_umask())
+
+
+def current_umask():
+    u = os.umask(0)
+    os.umask(u)
+    return u
+
+
 @pytest.mark.parametrize("kind,text,needle", [
     ("types", "0,4294967551,yes,yes,100\n", ":1: bad value"),   # %u wrapped to 255
     ("types", "0,100,yes,yes,nan\n", ":1: bad value"),
