@@ -37,7 +37,7 @@ struct pl_flow {
 /* The scheduler's counters at the last trace row: read and written once a
  * second, kept apart from the pass's state. */
 struct pl_sched_row {
-	uint64_t tx, bytes, dl, dlmet, ro, roin, off, portdrop;
+	uint64_t tx, bytes, l1pad, dl, dlmet, ro, roin, off, portdrop;
 	uint64_t held;             /* packets the reorder stage held */
 	uint64_t roooo;            /* reorder.st.arrived_ooo */
 	uint64_t busy, total, in;
@@ -68,6 +68,12 @@ struct pl_sched {
 	struct hp_type_index tix; /* cfg->types by frame length */
 	/* counters (scheduler-owned; others read them relaxed) */
 	uint64_t rx, tx, bytes_tx, invalid[HP_DROP_REASONS];
+	uint64_t bytes_rx;        /* L2, every frame received */
+	uint64_t l1_pad;          /* delivered runts' padding to 60 B */
+	struct hp_type_count tcnt[HP_MAX_TYPES + 1]; /* per packet type */
+	/* the port stamped each frame's arrival in t_rx (the generator, at
+	 * its enqueue); else the rx burst's time is the arrival */
+	bool port_stamps;
 	uint64_t freed;           /* frames it freed (invalid), never reset */
 	uint64_t dl_pkts, dl_met, task_err;
 	uint64_t oh1, proc, oh3; /* cycle sums over tx'ed packets */
@@ -176,6 +182,9 @@ struct pl_run {
 	unsigned int shown;        /* rows printed as progress lines */
 	uint64_t pcap_count;       /* records a pcap source offers, all passes */
 	struct pl_ports *ports;    /* pl_ports.c's own state */
+	/* the pcap output: written under a temporary name, renamed once the
+	 * port is closed (pl_ports.c's pcap_setup sets both) */
+	char tx_pcap[4200], tx_pcap_tmp[4220];
 	unsigned int n_stages;
 	struct hp_stage stage[HP_MAX_DEVICES + 2];
 	struct hp_launch launch;

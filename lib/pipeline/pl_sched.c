@@ -58,6 +58,7 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	uint16_t off, len, slot;
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	bool reorder, latency;
+	uint64_t arrival;
 	int type;
 
 	if (m->nb_segs != 1)
@@ -75,6 +76,9 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	RTE_BUILD_BUG_ON(offsetof(struct hp_meta, flow_id) != RTE_CACHE_LINE_SIZE);
 	RTE_BUILD_BUG_ON(HP_MAX_DEVICES > HP_SCHED_MAX_DEV);
 	RTE_BUILD_BUG_ON(sizeof(struct hp_meta) > 2 * RTE_CACHE_LINE_SIZE);
+	/* latency counts from the port's arrival: the generator's stamp
+	 * (its time in the port's queue included), else this rx burst's */
+	arrival = sc->port_stamps ? md->t_rx : now;
 	memset(md, 0, HP_META_SCHED_CLEAR);
 	memset(&md->flow_id, 0, HP_META_DEV_CLEAR);
 	md->flow_id = hp_flow_hash(&key);
@@ -82,15 +86,16 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	latency = key.dscp == HP_DSCP_EF;
 	type = hp_type_index_lookup(&sc->tix, rte_pktmbuf_pkt_len(m), reorder, latency);
 	md->type = (uint8_t)type;
+	sc->tcnt[type].rx++;
 	if (type > 0) {
 		/* The table decides: a type row may override the header hints. */
 		reorder = cfg->types.t[type - 1].reorder;
 		latency = cfg->types.t[type - 1].latency;
 	}
-	md->t_rx = now;
+	md->t_rx = arrival;
 	if (latency && type > 0) {
 		md->flags |= HP_MF_LATENCY;
-		md->t_deadline = now + sc->dl_cycles[type];
+		md->t_deadline = arrival + sc->dl_cycles[type];
 	}
 	slot = flow_slot(sc, md->flow_id);
 	md->flow_slot = slot;
@@ -124,10 +129,17 @@ static inline void
 account_tx(struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
 {
 	struct hp_meta *md = hp_meta(m);
+	struct hp_type_count *tc = &sc->tcnt[md->type];
 	uint64_t lat = now - md->t_rx;
 	uint64_t ns = (lat * sc->cyc2ns_mult) >> 32;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
 
-	sc->bytes_tx += rte_pktmbuf_pkt_len(m);
+	sc->bytes_tx += len;
+	/* per type and L1 (a runt is padded on the wire): a few adds and a
+	 * conditional move on lines this function reads anyway */
+	sc->l1_pad += len < HP_ETH_MIN_NOFCS ? HP_ETH_MIN_NOFCS - len : 0;
+	tc->tx++;
+	tc->bytes += len;
 	/* one add per packet (~23 instructions, callgrind): the second's,
 	 * the run's and the device's histograms are sums of these, formed
 	 * once a row by pl_lat_fold() */
@@ -137,8 +149,11 @@ account_tx(struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
 	sc->oh3 += now - md->t_done;
 	if (md->flags & HP_MF_LATENCY) {
 		sc->dl_pkts++;
-		if (now <= md->t_deadline)
+		tc->dl_pkts++;
+		if (now <= md->t_deadline) {
 			sc->dl_met++;
+			tc->dl_met++;
+		}
 	}
 	if (md->status != HP_ST_OK)
 		sc->task_err++;
@@ -152,7 +167,8 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	struct pl_sched_row *row = &sc->row;
 
 	memset(sc->invalid, 0, sizeof(sc->invalid));
-	sc->rx = sc->tx = sc->bytes_tx = 0;
+	memset(sc->tcnt, 0, sizeof(sc->tcnt));
+	sc->rx = sc->tx = sc->bytes_tx = sc->bytes_rx = sc->l1_pad = 0;
 	sc->dl_pkts = sc->dl_met = sc->task_err = 0;
 	sc->oh1 = sc->proc = sc->oh3 = 0;
 	sc->busy_cycles = sc->total_cycles = sc->in_cycles = 0;
@@ -180,6 +196,8 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	row->next = 0;
 }
 
+/* a / b in percent; none where b is nothing (NAN: null in the outputs,
+ * not "100 % of 0") */
 static double
 pct_of(uint64_t a, uint64_t b, double none)
 {
@@ -207,11 +225,13 @@ sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	row->offered_pps = (double)(off - p->off) / dt;
 	row->delivered_pps = (double)(sc->tx - p->tx) / dt;
 	row->gbps = (double)(sc->bytes_tx - p->bytes) * 8 / dt / 1e9;
+	row->l1_gbps = row->gbps + (double)((sc->tx - p->tx) * HP_L1_OVERHEAD +
+					    sc->l1_pad - p->l1pad) * 8 / dt / 1e9;
 	row->p50_us = (double)hp_hist_quantile(&sc->ilat, 0.5) / 1e3;
 	row->p99_us = (double)hp_hist_quantile(&sc->ilat, 0.99) / 1e3;
-	row->deadline_pct = pct_of(sc->dl_met - p->dlmet, sc->dl_pkts - p->dl, 100.0);
-	row->reorder_pct = sent > 0 ? 100.0 * (double)(roin - p->roin) / (double)sent : 100.0;
-	row->arrived_pct = 100.0 - pct_of(sc->ro.st.arrived_ooo - p->roooo, ro - p->ro, 0.0);
+	row->deadline_pct = pct_of(sc->dl_met - p->dlmet, sc->dl_pkts - p->dl, NAN);
+	row->reorder_pct = sent > 0 ? 100.0 * (double)(roin - p->roin) / (double)sent : NAN;
+	row->arrived_pct = 100.0 - pct_of(sc->ro.st.arrived_ooo - p->roooo, ro - p->ro, NAN);
 	row->dropped_port = pd - p->portdrop;
 	row->sched_busy_pct = pct_of(sc->busy_cycles - p->busy, sc->total_cycles - p->total, 0);
 	row->sched_in_pct = pct_of(sc->in_cycles - p->in, sc->busy_cycles - p->busy, 0);
@@ -227,13 +247,14 @@ sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	for (i = 0; i < r->n_dev; i++)
 		all += sc->back_w[i] - p->back[i];
 	for (i = 0; i < r->n_dev; i++) {
-		row->dev_share_pct[i] = pct_of(sc->back_w[i] - p->back[i], all, 0);
+		row->dev_share_pct[i] = pct_of(sc->back_w[i] - p->back[i], all, NAN);
 		p->back[i] = sc->back_w[i];
 	}
 	for (i = 0; i < HP_POWER_MAX; i++)
 		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
 	p->tx = sc->tx;
 	p->bytes = sc->bytes_tx;
+	p->l1pad = sc->l1_pad;
 	p->dl = sc->dl_pkts;
 	p->dlmet = sc->dl_met;
 	p->ro = ro;
@@ -346,6 +367,15 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 			sc->rx_closed = true;
 		return 0;
 	}
+	/* --packets N from a foreign port: exactly N (the generator stops
+	 * itself at N); what comes later stays in the port */
+	if (cfg->max_packets && cfg->src != HP_SRC_GEN) {
+		if (sc->rx >= cfg->max_packets) {
+			sc->rx_closed = LOAD(r->sched_quit) != 0;
+			return 0;
+		}
+		burst = (unsigned int)RTE_MIN((uint64_t)burst, cfg->max_packets - sc->rx);
+	}
 	/* Read before the poll: a frame enqueued before the stop was asked
 	 * for is in the ring when the poll runs, so an empty poll after it
 	 * means nothing more comes. Read after, a preemption between the two
@@ -371,6 +401,7 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 			rte_prefetch0(buf[i + 2 * PF_AHEAD]);
 		if (i + PF_AHEAD < n)
 			prefetch_in(buf[i + PF_AHEAD]);
+		sc->bytes_rx += rte_pktmbuf_pkt_len(buf[i]);
 		if (classify(r, sc, buf[i], now) == 0)
 			sc->pend[sc->pend_n++] = buf[i];
 	}
@@ -545,7 +576,7 @@ sched_rows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
  * they hold, a part per pass so tx staging never overflows. Out of line:
  * it runs a few times a run. */
 static __rte_noinline int
-sched_drain_windows(struct pl_sched *sc, uint64_t now)
+sched_drain_windows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 {
 	struct rte_mbuf *emit[HP_STAGING_MAX];
 	unsigned int i, k, e;
@@ -556,6 +587,9 @@ sched_drain_windows(struct pl_sched *sc, uint64_t now)
 		e = hp_reorder_flush(&sc->ro, i, emit);
 		for (k = 0; k < e; k++) {
 			account_tx(sc, emit[k], now);
+			/* foreign ports: checked here as at sched_collect's tx */
+			if (r->cfg->src != HP_SRC_GEN)
+				pl_verify_every(&r->tr->ver, r->cfg->verify_every, emit[k]);
 			hp_staging_put(&sc->txs, emit[k]);
 		}
 		if (sc->txs.len > sc->txs.cap / 2)
@@ -602,7 +636,7 @@ sched_pass(void *arg)
 	sched_rows(r, sc, now);
 	if (LOAD(r->sched_quit) && sc->rx_closed && inflight == sc->ro.held &&
 	    sc->txs.len == 0)
-		return sched_drain_windows(sc, now);
+		return sched_drain_windows(r, sc, now);
 	return work ? (int)work : -EAGAIN;
 }
 
@@ -633,10 +667,19 @@ sched_stop(void *arg)
 static void
 sched_finish(void *arg)
 {
-	struct pl_sched *sc = ((struct pl_run *)arg)->sc;
+	struct pl_run *r = arg;
+	struct pl_sched *sc = r->sc;
+	uint64_t now = rte_rdtsc();
 
 	if (sc->alone)
 		sc->cpu_ns = hp_thread_cpu_ns() - sc->cpu_ns0;
+	/* the last, partial second (a 4 s run had 3 rows), up to the end of
+	 * the drain, so that the rows add up to the run; a tail of a few ms
+	 * with nothing delivered in it would be a row of rates made of noise
+	 * (a late scheduler may deliver thousands in those ms: they count) */
+	if (LOAD(r->t0) != 0 && sc->row.next != 0 &&
+	    (now - sc->row.last >= r->hz / 20 || sc->tx != sc->row.tx))
+		sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
 }
 
 const struct hp_stage_ops pl_sched_stage = {
@@ -742,6 +785,7 @@ pl_sched_setup(struct pl_run *r, const struct hp_sched_ops *sops, char *err,
 		return ret;
 	}
 	sc->cyc2ns_mult = (uint64_t)((1e9 * 4294967296.0) / (double)r->hz);
+	sc->port_stamps = cfg->src == HP_SRC_GEN;
 	for (i = 0; i < cfg->types.n; i++)
 		sc->dl_cycles[i + 1] = hp_us_to_tsc(cfg->types.t[i].deadline_us);
 	hp_type_index_build(&sc->tix, &cfg->types);

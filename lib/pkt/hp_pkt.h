@@ -187,6 +187,9 @@ struct hp_type_table {
 	struct hp_type t[HP_MAX_TYPES];
 };
 
+/* The largest deadline a type may have: an hour, the longest run. */
+#define HP_DEADLINE_US_MAX 3.6e9
+
 void hp_type_table_default(struct hp_type_table *tt, double deadline_us);
 /* Loads "min,max,reorder,latency,deadline_us" lines; returns 0 or -errno
  * and writes a one-line reason into err. */

@@ -122,6 +122,10 @@ struct hp_task_ops {
 	void (*offload_done)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 			     const struct hp_offload *o, const uint8_t *out);
 	const void *(*offload_data)(struct hp_task_ctx *ctx, size_t *len);
+	/* Optional: zeroes what the context has counted so far (the counts
+	 * ctx_free logs), at the start of the measured phase, so that the
+	 * capacity calibration before it is not counted. */
+	void (*ctx_reset)(struct hp_task_ctx *ctx);
 };
 
 int hp_task_register(const struct hp_task_ops *ops);
