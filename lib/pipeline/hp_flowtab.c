@@ -119,7 +119,8 @@ hp_flowtab_expire(struct hp_flowtab *t, uint64_t now)
 {
 	unsigned int i, gone = 0;
 
-	if (t->live == 0)
+	/* an idle time of INT64_MAX or more: flows are never removed */
+	if (t->live == 0 || t->idle >= (uint64_t)INT64_MAX)
 		return 0;
 	for (i = 0; i < t->sweep_n; i++) {
 		struct hp_flow *f = &t->f[t->sweep];

@@ -60,7 +60,7 @@ struct hp_flowtab {
 };
 
 /* max: 1..HP_FLOWTAB_MAX flows; idle: clock units a flow may go without
- * a packet; per_idle: how many hp_flowtab_expire calls the caller makes
+ * a packet (INT64_MAX or more: never removed); per_idle: how many hp_flowtab_expire calls the caller makes
  * in an idle time (each looks at enough positions to go round the table
  * about four times in that). socket: NUMA socket of the rte_hash. 0 or
  * -errno (-EINVAL for a bad max, -ENOMEM). */

@@ -278,3 +278,21 @@ def test_idle_flows_leave_the_table(hplane, tmp_path):
         ip = dpkt.ethernet.Ethernet(buf).data
         key, nonce = flow_material(ip, ip.data, 17)
         assert ctr(key, nonce, seq, bytes(ip.data.data)) == bytes(p[Raw].load)
+
+
+@pytest.mark.parametrize("flag,value", [
+    ("--max-flows", "0"), ("--max-flows", "1048577"), ("--max-flows", "4k"),
+    ("--flow-idle", "-1"), ("--flow-idle", "0.001"), ("--flow-idle", "86401"),
+    ("--flow-idle", "nan"), ("--flow-idle", "1e400"),
+    ("--reorder-hold-us", "0"), ("--reorder-hold-us", "0.5"), ("--reorder-hold-us", "6e7x"),
+    ("--reorder-hold-us", "60000001"), ("--reorder-hold-us", "inf"),
+])
+def test_flow_flags_out_of_range_refused(hplane, tmp_path, flag, value):
+    """Refused by the flag itself (nothing else on the line is wrong)."""
+    src = tmp_path / "in.pcap"
+    wrpcap(str(src), [Ether(**MACS) / IP(src="10.9.0.1", dst="10.9.0.2") / UDP() / Raw(bytes(20))])
+    p = run_hplane(["run", "--app", "null", "--source", f"pcap:{src}", flag, value,
+                    "--out", str(tmp_path / "o"), "--quiet"], check=False, timeout=60)
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert f"bad value '{value}' for {flag}" in lines[0], lines[0]
