@@ -151,6 +151,38 @@ def test_in_order_is_measured_at_the_output(hplane, tmp_path):
     assert s["flows"]["out_of_order_packets"] == inversions(frames)
 
 
+def test_refused_packets_dropped_and_skipped(hplane, tmp_path):
+    """--app ran on a TCP connection whose segments alternate a whole LDPC
+    unit (243 zero bytes: the all-zero codeword) and 100 B (no whole unit:
+    the ldpc task refuses it, EMSGSIZE). A refused packet is dropped
+    (task_error), never sent on undecoded, and its sequence is skipped:
+    its flow's window does not wait for it (no timeout drain), the others
+    leave in order. Not a security task: the run exits 0."""
+    src, outp, out = tmp_path / "in.pcap", tmp_path / "out.pcap", tmp_path / "run"
+    pkts, seq = [], 1000
+    for i in range(300):
+        size = 243 if i % 2 == 0 else 100
+        p = (Ether(**MACS) / IP(src="10.7.0.1", dst="10.8.0.1") /
+             TCP(sport=43000, dport=443, flags="A", seq=seq) / Raw(bytes(size)))
+        p.time = T0 + i * 1e-3
+        pkts.append(p)
+        seq += size
+    wrpcap(str(src), pkts)
+    run_hplane(["run", "--app", "ran", "--source", f"pcap:{src}", "--tx", str(outp),
+                "--out", str(out), "--quiet"])
+    s = summary(out)
+    assert_invariants(s)
+    assert s["task_errors"] == 150 and s["task_errors_security"] == 0, s
+    assert s["packets_delivered"] == 150
+    ro = s["reorder"]
+    assert ro["skipped"] == 150 and ro["timeout_drains"] == 0 and ro["drained"] == 0, ro
+    frames = rdpcap(str(outp))
+    assert len(frames) == 150 and inversions(frames) == 0
+    # only the whole units left, decoded (and encrypted): none of the
+    # refused 100 B segments
+    assert {p[TCP].seq for p in frames} == {q[TCP].seq for q in pkts[::2]}
+
+
 # ---- crypto over many flows ----
 
 def udp_capture(path, n_flows, per_flow_of):
