@@ -115,7 +115,7 @@ usage(FILE *o)
 "  --flows N             flows per packet type in the generator [16]\n"
 "  --max-flows N         flow table size, 1..1048576: flows with a sequence (order,\n"
 "                        AES counters); packets of a new flow past it are counted\n"
-"                        and cannot be encrypted [131072]\n"
+"                        and go on unordered, and crypto drops them (exit 3) [131072]\n"
 "  --flow-idle S         a flow with no packet for S seconds and none in flight\n"
 "                        leaves the table, 0.01..86400, 0 = never [10]\n"
 "  --reorder-window N    reorder window per flow, power of two [64]\n"

@@ -87,17 +87,6 @@ hp_reorder_restored_pct(const struct hp_reorder_stats *st)
 		(double)st->packets : 100.0;
 }
 
-void
-hp_reorder_flow_start(struct hp_reorder *r, uint32_t f, uint32_t seq)
-{
-	struct hp_reorder_flow *fl = &r->flows[f];
-
-	/* queued and t_hold stay: a stale queue entry is dropped lazily */
-	fl->base = seq;
-	fl->next_out = seq;
-	fl->next_exp = seq;
-}
-
 /* The flow's window; valid while it holds something. */
 static inline struct rte_mbuf **
 wslots(struct hp_reorder *r, const struct hp_reorder_flow *fl)
@@ -112,6 +101,33 @@ slot_freed(struct hp_reorder *r, struct hp_reorder_flow *fl)
 	if (--fl->held == 0)
 		r->free_win[r->n_free++] = fl->win;
 }
+
+void
+hp_reorder_flow_start(struct hp_reorder *r, uint32_t f, uint32_t seq)
+{
+	struct hp_reorder_flow *fl = &r->flows[f];
+	struct rte_mbuf **s;
+	uint32_t i;
+
+	/* Skipped sequences an earlier flow of this slot still waited behind
+	 * (every packet of it had left, so it could expire; only a gap whose
+	 * packet went around the window, the pool empty, leaves that) are
+	 * forgotten. A packet is never held here: held packets are in flight,
+	 * and a flow with packets in flight does not expire. */
+	if (fl->held != 0) {
+		s = wslots(r, fl);
+		for (i = 0; i < r->win && fl->held; i++)
+			if (s[i] == SKIP) {
+				s[i] = NULL;
+				slot_freed(r, fl);
+			}
+	}
+	/* queued and t_hold stay: a stale queue entry is dropped lazily */
+	fl->base = seq;
+	fl->next_out = seq;
+	fl->next_exp = seq;
+}
+
 
 /* Puts m (or SKIP) into seq's slot, taking a window if the flow has none;
  * false when the pool is empty or the slot is taken (a repeated sequence). */

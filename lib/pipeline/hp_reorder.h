@@ -97,7 +97,8 @@ void hp_reorder_free(struct hp_reorder *r);
 void hp_reorder_reset_stats(struct hp_reorder *r);
 
 /* Flow f's window starts at seq (a new flow, or one that needs order from
- * this packet on); f must hold nothing. */
+ * this packet on); f must hold no packet (skipped sequences an earlier
+ * flow of the slot left behind are forgotten). */
 void hp_reorder_flow_start(struct hp_reorder *r, uint32_t f, uint32_t seq);
 
 /* Feeds packet m with sequence seq of flow f. Writes the packets to send

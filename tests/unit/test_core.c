@@ -357,7 +357,7 @@ test_reorder_skip(void **state)
 {
 	struct hp_reorder r;
 	struct rte_mbuf *out[W + 1];
-	unsigned int n;
+	unsigned int n, free0;
 
 	(void)state;
 	assert_int_equal(hp_reorder_init(&r, 2, W), 0);
@@ -395,6 +395,21 @@ test_reorder_skip(void **state)
 	assert_int_equal(r.st.early_drains, 1);
 	assert_int_equal(r.st.late, 0);
 	assert_int_equal(r.st.in_order, 7); /* 0 2 3 4 6 8 10 */
+	/* flow 1 waits behind a gap with only a skipped sequence held (the
+	 * packet of the gap went around the window: the pool was empty);
+	 * its slot is then taken by a new flow: the skip is forgotten and
+	 * the window goes back to the pool */
+	free0 = r.n_free; /* flow 0 still waits behind its skip */
+	hp_reorder_flow_start(&r, 1, 100);
+	assert_int_equal(hp_reorder_skip(&r, 1, 101, out), 0);
+	assert_int_equal(r.flows[1].held, 1);
+	assert_int_equal(r.n_free, free0 - 1);
+	hp_reorder_flow_start(&r, 1, 500);
+	assert_int_equal(r.flows[1].held, 0);
+	assert_int_equal(r.n_free, free0);
+	assert_int_equal(hp_reorder_push(&r, 1, 501, tag(501), out), 0);
+	assert_int_equal(hp_reorder_push(&r, 1, 500, tag(500), out), 2);
+	assert_int_equal(r.n_free, free0);
 	hp_reorder_free(&r);
 }
 
