@@ -28,6 +28,18 @@
 
 #define HP_FLOWTAB_MAX (1u << 20)  /* most flows a table may hold */
 
+/* A direct-mapped cache of flow id -> position in front of rte_hash: a
+ * hit is one compare in 64 KiB (stays in L2) where the bulk lookup costs
+ * some 50 cycles a packet; with more live flows than entries it mostly
+ * misses and costs the rte_hash lookup it would have anyway. */
+#define HP_FLOWTAB_CACHE 4096u
+
+struct hp_flowtab_cent {
+	uint64_t id;
+	uint32_t pos;      /* UINT32_MAX: empty */
+	uint32_t pad;
+};
+
 struct hp_flow {
 	uint64_t id;       /* flow_id: the key */
 	uint64_t last;     /* clock of its last packet in */
@@ -49,6 +61,7 @@ struct hp_flowtab_stats {
 struct hp_flowtab {
 	struct rte_hash *h;
 	struct hp_flow *f;   /* by rte_hash position */
+	struct hp_flowtab_cent *c; /* HP_FLOWTAB_CACHE entries by id */
 	uint32_t max;        /* flows it takes */
 	uint32_t live;       /* flows in it now */
 	uint32_t n_pos;      /* positions rte_hash may return */
@@ -74,22 +87,47 @@ hp_flowtab_sig(uint64_t id)
 	return (hash_sig_t)(id ^ (id >> 32));
 }
 
-/* Looks up n ids (n <= RTE_HASH_LOOKUP_BULK_MAX) at once, so that
- * rte_hash prefetches the buckets and keys of the burst together: pos[i]
- * is the flow's position, or < 0 when it is not in the table. */
+static inline struct hp_flowtab_cent *
+hp_flowtab_cent(const struct hp_flowtab *t, uint64_t id)
+{
+	/* the flow id is a hash already: its low bits spread */
+	return &t->c[id & (HP_FLOWTAB_CACHE - 1)];
+}
+
+/* Looks up n ids (n <= RTE_HASH_LOOKUP_BULK_MAX): those the cache has,
+ * then the others at once, so that rte_hash prefetches their buckets and
+ * keys together: pos[i] is the flow's position, or < 0 when it is not in
+ * the table. */
 static inline void
-hp_flowtab_find_bulk(const struct hp_flowtab *t, const uint64_t *ids, unsigned int n,
+hp_flowtab_find_bulk(struct hp_flowtab *t, const uint64_t *ids, unsigned int n,
 		     int32_t *pos)
 {
 	const void *keys[RTE_HASH_LOOKUP_BULK_MAX];
 	hash_sig_t sig[RTE_HASH_LOOKUP_BULK_MAX];
-	unsigned int i;
+	int32_t mpos[RTE_HASH_LOOKUP_BULK_MAX];
+	uint8_t idx[RTE_HASH_LOOKUP_BULK_MAX];
+	unsigned int i, m = 0;
 
 	for (i = 0; i < n; i++) {
-		keys[i] = &ids[i];
-		sig[i] = hp_flowtab_sig(ids[i]);
+		const struct hp_flowtab_cent *e = hp_flowtab_cent(t, ids[i]);
+
+		if (e->id == ids[i] && e->pos != UINT32_MAX) {
+			pos[i] = (int32_t)e->pos;
+			continue;
+		}
+		idx[m] = (uint8_t)i;
+		keys[m] = &ids[i];
+		sig[m++] = hp_flowtab_sig(ids[i]);
 	}
-	rte_hash_lookup_with_hash_bulk(t->h, keys, sig, n, pos);
+	if (m == 0)
+		return;
+	rte_hash_lookup_with_hash_bulk(t->h, keys, sig, m, mpos);
+	for (i = 0; i < m; i++) {
+		pos[idx[i]] = mpos[i];
+		if (mpos[i] >= 0)
+			*hp_flowtab_cent(t, ids[idx[i]]) = (struct hp_flowtab_cent){
+				.id = ids[idx[i]], .pos = (uint32_t)mpos[i] };
+	}
 }
 
 /* A flow the bulk lookup did not find (or added since): its position, or
