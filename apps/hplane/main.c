@@ -13,7 +13,8 @@
  *   hplane report OUT                     (re)build OUT/report.html from a
  *                                         finished run's folder (report.c)
  * Bad input gets one line on stderr and exit status 2; a run whose summary
- * breaks an invariant (internal drop, verify failure, mbuf leak) exits 3.
+ * breaks an invariant (internal drop, verify failure, mbuf leak, a packet
+ * a security task refused) exits 3.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +33,7 @@
 
 #include "hp_common.h"
 #include "hp_gen.h"
+#include "hp_flowtab.h"
 #include "hp_pipeline.h"
 #include "hp_device.h"
 #include "hp_sched.h"
@@ -113,8 +115,15 @@ usage(FILE *o)
 "                        [thesis Table 4.1]\n"
 "  --deadline-us US      deadline of latency-sensitive types in the default table [2000]\n"
 "  --flows N             flows per packet type in the generator [16]\n"
-"  --max-flows N         flows tracked for order (power of two) [4096]\n"
+"  --max-flows N         flow table size, 1..1048576: flows with a sequence (order,\n"
+"                        AES counters); packets of a new flow past it are counted\n"
+"                        and go on unordered, and crypto drops them (exit 3) [131072]\n"
+"  --flow-idle S         a flow with no packet for S seconds and none in flight\n"
+"                        leaves the table, 0.01..86400, 0 = never [10]\n"
 "  --reorder-window N    reorder window per flow, power of two [64]\n"
+"  --reorder-hold-us US  longest a window waits for a missing packet before it\n"
+"                        drains (a timeout drain), 1..60000000 [the longest\n"
+"                        deadline of the type table, else 100000]\n"
 "  --burst N             burst size, 1..32 [32]\n"
 "  --ring-size N         ring and port queue size, power of two [1024]\n"
 "  --mbufs N             mbufs in the pool [32767]\n"
@@ -298,8 +307,8 @@ enum {
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
-	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_PSPEED, O_PLOOP,
-	O_NOREPORT,
+	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_FLOWIDLE, O_HOLD_US,
+	O_PSPEED, O_PLOOP, O_NOREPORT,
 	O_END
 };
 
@@ -355,6 +364,8 @@ static const struct option longopts[] = {
 	{ "svc-balance", required_argument, NULL, O_SVCBAL },
 	{ "svc-scale-down", no_argument, NULL, O_SVCSD },
 	{ "gen-recycle", no_argument, NULL, O_RECYCLE },
+	{ "flow-idle", required_argument, NULL, O_FLOWIDLE },
+	{ "reorder-hold-us", required_argument, NULL, O_HOLD_US },
 	{ "pcap-speed", required_argument, NULL, O_PSPEED },
 	{ "pcap-loop", required_argument, NULL, O_PLOOP },
 	{ "no-report", no_argument, NULL, O_NOREPORT },
@@ -484,7 +495,10 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_DEADLINE: bad = parse_double(a, &c->deadline_us, 0, HP_DEADLINE_US_MAX) ||
 				       c->deadline_us <= 0; break;
 		case O_FLOWS: bad = parse_uint(a, &cfg->flows_per_type, 1, 4096); break;
-		case O_MAXFLOWS: bad = parse_uint(a, &cfg->max_flows, 1, 32768); break;
+		case O_MAXFLOWS: bad = parse_uint(a, &cfg->max_flows, 1, HP_FLOWTAB_MAX); break;
+		case O_FLOWIDLE: bad = parse_double(a, &cfg->flow_idle_s, 0, 86400) ||
+				       (cfg->flow_idle_s != 0 && cfg->flow_idle_s < 0.01); break;
+		case O_HOLD_US: bad = parse_double(a, &cfg->reorder_hold_us, 1, 60e6); break;
 		case O_WIN: bad = parse_uint(a, &cfg->reorder_win, 2, 1024) ||
 				  (cfg->reorder_win & (cfg->reorder_win - 1)); break;
 		case O_BURST: bad = parse_uint(a, &cfg->burst, 1, HP_BURST); break;
@@ -616,7 +630,8 @@ defaults(struct cli *c)
 	cfg->ring_size = 1024;
 	cfg->mbufs = 32767;
 	cfg->flows_per_type = 16;
-	cfg->max_flows = 4096;
+	cfg->max_flows = 131072;
+	cfg->flow_idle_s = 10;
 	cfg->reorder_win = 64;
 	cfg->verify_every = 1;
 	cfg->seed = 1;
@@ -1042,10 +1057,15 @@ exec_run(struct cli *c, int (*report)(struct cli *, struct hp_run_result *, char
 		else
 			printf("  %-26s %s\n", "report", html);
 	}
-	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked))
+	/* a security task's refusal: the packet was dropped, not sent in
+	 * clear, but the run could not do what it was asked */
+	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked ||
+			res.task_errors_security))
 		rc = fail(EXIT_INVARIANT, "invariant broken: dropped_internal=%" PRIu64
-			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
-			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
+			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64
+			  " security_task_drops=%" PRIu64,
+			  res.dropped_internal, res.verify_failures, res.mbufs_leaked,
+			  res.task_errors_security);
 	/* stopped by a signal: the shell's status for it (130 for SIGINT,
 	 * 143 for SIGTERM), the outputs written; a failed write says 1 */
 	if (res.interrupted && rc != 1)

@@ -55,8 +55,11 @@ struct hp_run_cfg {
 	unsigned int ring_size;
 	unsigned int mbufs;
 	unsigned int flows_per_type;
-	unsigned int max_flows;
+	unsigned int max_flows;    /* flow table size (hp_flowtab.h) */
+	double flow_idle_s;        /* a flow without packets this long is removed
+				    * (0: never) */
 	unsigned int reorder_win;
+	double reorder_hold_us;    /* longest wait for a gap; 0: from the deadlines */
 	unsigned int verify_every; /* 0: off */
 	bool gen_recycle;          /* generator reuses delivered frames (needs
 				    * verify_every 0): a NIC at no CPU cost */
@@ -102,7 +105,7 @@ struct hp_trace_row {
 	/* percentages are NAN where they would be a share of nothing (no
 	 * such packet this second): null in the outputs */
 	double deadline_pct;
-	double reorder_pct;
+	double reorder_pct;       /* order-needing packets sent in order (at tx) */
 	double arrived_pct;       /* order-needing packets that reached the
 				   * reorder stage in order (hp_reorder.h) */
 	uint64_t dropped_port;
@@ -172,7 +175,10 @@ struct hp_run_result {
 	int interrupted;           /* the signal that stopped the run, or 0 */
 	uint64_t offered, received, delivered, dropped_port, dropped_internal;
 	uint64_t dropped_invalid[HP_DROP_REASONS];
-	uint64_t verify_failures, verified, unverified, task_errors;
+	uint64_t verify_failures, verified, unverified;
+	/* packets a task refused: dropped (reason task_error), never sent
+	 * on; of them, refused by a security task (an invariant) */
+	uint64_t task_errors, task_errors_security;
 	uint64_t mbufs_leaked, mbufs_total;
 	uint64_t bytes_received;   /* L2, as received (invalid frames too) */
 	uint64_t bytes_delivered;  /* L2: frames without FCS */
@@ -182,6 +188,16 @@ struct hp_run_result {
 	uint64_t deadline_pkts, deadline_met;
 	uint64_t reorder_pkts, reorder_in_order, reorder_late, reorder_drains;
 	uint64_t reorder_arrived_ooo, reorder_drained; /* see hp_reorder.h */
+	uint64_t reorder_timeout_drains, reorder_skipped;
+	double reorder_hold_us;
+	/* order measured at tx against each flow's input order: order-needing
+	 * packets sent, and those sent after every lower sequence of their
+	 * flow; packets of any tracked flow sent behind a higher one */
+	uint64_t order_out, order_out_in_order, out_of_order_all;
+	/* the flow table: size, flows at the end, most at once, taken,
+	 * removed idle, packets of new flows it could not take */
+	uint64_t flows_max, flows_live, flows_peak, flows_created, flows_expired;
+	uint64_t flows_refused;
 	uint64_t dev_pkts[HP_MAX_DEVICES];
 	struct hp_dev_report dev[HP_MAX_DEVICES];
 	unsigned int n_dev;

@@ -141,8 +141,11 @@ print_drops(const struct hp_run_result *r)
 		}
 	if (n == 0)
 		printf("  %-26s 0\n", "dropped invalid");
-	printf("  %-26s %" PRIu64 "%s\n", "task errors", r->task_errors,
-	       r->task_errors ? " (packets a task refused)" : "");
+	if (r->task_errors)
+		printf("  %-26s %" PRIu64 " refused by a task, dropped (task_error); %" PRIu64 " by a security task\n",
+		       "task errors", r->task_errors, r->task_errors_security);
+	else
+		printf("  %-26s 0\n", "task errors");
 }
 
 /* One line a packet type that saw packets. */
@@ -215,12 +218,16 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 		printf("  %-26s - (no packet delivered)\n", "latency (us)");
 	printf("  %-26s %s of %" PRIu64 " latency-sensitive packets\n", "deadlines met",
 	       pct_str(b1, sizeof(b1), pct(r->deadline_met, r->deadline_pkts)), r->deadline_pkts);
-	printf("  %-26s %s of %" PRIu64 " order-needing packets (%" PRIu64 " late, %" PRIu64 " window drains)\n",
-	       "in order", pct_str(b1, sizeof(b1), pct(r->reorder_in_order, r->reorder_pkts)),
-	       r->reorder_pkts, r->reorder_late, r->reorder_drains);
+	/* measured where packets leave, against each flow's input order */
+	printf("  %-26s %s of %" PRIu64 " order-needing packets sent (%" PRIu64 " late, %" PRIu64 " window drains, %" PRIu64 " timeout drains)\n",
+	       "in order", pct_str(b1, sizeof(b1), pct(r->order_out_in_order, r->order_out)),
+	       r->order_out, r->reorder_late, r->reorder_drains, r->reorder_timeout_drains);
 	printf("  %-26s %s arrived in order at the reorder stage, %s restored by the window\n",
 	       "order before the window", pct_str(b2, sizeof(b2), ooo_pct(r, false)),
 	       pct_str(b3, sizeof(b3), ooo_pct(r, true)));
+	printf("  %-26s %" PRIu64 " at the end, %" PRIu64 " at most, of %" PRIu64 "; %" PRIu64 " expired idle; %" PRIu64 " packets of new flows refused (table full)\n",
+	       "flows", r->flows_live, r->flows_peak, r->flows_max, r->flows_expired,
+	       r->flows_refused);
 	print_types(cfg, r);
 	for (i = 0; i < r->n_dev; i++) {
 		const struct hp_dev_report *d = &r->dev[i];
@@ -337,6 +344,29 @@ order_json(const struct hp_run_result *r)
 	SET(o, "arrived_in_order_pct", jnum(ooo_pct(r, false)));
 	SET(o, "drained", ju64(r->reorder_drained));
 	SET(o, "restored_pct", jnum(ooo_pct(r, true)));
+	/* the window's hold, and order measured at tx (the "in order" line) */
+	SET(o, "timeout_drains", ju64(r->reorder_timeout_drains));
+	SET(o, "skipped", ju64(r->reorder_skipped));
+	SET(o, "hold_us", jnum(r->reorder_hold_us));
+	SET(o, "out_packets", ju64(r->order_out));
+	SET(o, "out_in_order", ju64(r->order_out_in_order));
+	SET(o, "out_in_order_pct", jnum(pct(r->order_out_in_order, r->order_out)));
+	return ok ? o : (json_decref(o), NULL);
+}
+
+static json_t *
+flows_json(const struct hp_run_result *r)
+{
+	json_t *o = json_object();
+	int ok = o != NULL;
+
+	SET(o, "max", ju64(r->flows_max));
+	SET(o, "live", ju64(r->flows_live));
+	SET(o, "peak", ju64(r->flows_peak));
+	SET(o, "created", ju64(r->flows_created));
+	SET(o, "expired", ju64(r->flows_expired));
+	SET(o, "refused_packets", ju64(r->flows_refused));
+	SET(o, "out_of_order_packets", ju64(r->out_of_order_all));
 	return ok ? o : (json_decref(o), NULL);
 }
 
@@ -511,6 +541,7 @@ summary_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	SET(o, "verified", ju64(r->verified));
 	SET(o, "unverified", ju64(r->unverified));
 	SET(o, "task_errors", ju64(r->task_errors));
+	SET(o, "task_errors_security", ju64(r->task_errors_security));
 	SET(o, "mbufs_leaked", ju64(r->mbufs_leaked));
 	SET(o, "mbufs_total", ju64(r->mbufs_total));
 	/* L2: Ethernet frames without FCS; L1: on the wire (HP_L1_OVERHEAD) */
@@ -527,6 +558,7 @@ summary_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	SET(dl, "success_pct", jnum(pct(r->deadline_met, r->deadline_pkts)));
 	SET(o, "deadline", dl);
 	SET(o, "reorder", order_json(r));
+	SET(o, "flows", flows_json(r));
 	for (i = 0; i < r->n_dev && share != NULL; i++)
 		ok &= json_object_set_new(share, r->dev[i].name,
 					  jnum(pct(r->dev_pkts[i], r->delivered))) == 0;

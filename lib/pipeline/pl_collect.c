@@ -144,6 +144,21 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	res->reorder_drains = sc->ro.st.early_drains;
 	res->reorder_arrived_ooo = sc->ro.st.arrived_ooo;
 	res->reorder_drained = sc->ro.st.drained;
+	res->reorder_timeout_drains = sc->ro.st.timeout_drains;
+	res->reorder_skipped = sc->ro.st.skipped;
+	res->reorder_hold_us = pl_reorder_hold_us(r->cfg);
+	res->order_out = sc->order_out;
+	res->order_out_in_order = sc->order_out_in_order;
+	res->out_of_order_all = sc->out_of_order_all;
+	res->flows_max = sc->ft.max;
+	res->flows_live = sc->ft.live;
+	res->flows_peak = sc->ft.st.peak;
+	res->flows_created = sc->ft.st.created;
+	res->flows_expired = sc->ft.st.expired;
+	res->flows_refused = sc->ft.st.refused;
+	/* refused packets never leave: the scheduler dropped them */
+	res->task_errors = sc->task_err;
+	res->task_errors_security = sc->task_err_sec;
 	res->n_dev = r->n_dev;
 	for (i = 0; i < r->n_dev; i++) {
 		const struct hp_device *d = &r->dev[i];
@@ -214,25 +229,24 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 		res->dropped_port = r->tr->dropped_port;
 		res->delivered = r->tr->sink;
 		res->bytes_delivered = r->tr->sink_bytes;
-		res->task_errors = r->tr->ver.task_err;
 	} else {
 		res->dropped_port = pl_port_drops(r);
 		res->offered = res->received + res->dropped_port;
 		res->delivered = sc->tx;
 		res->bytes_delivered = sc->bytes_tx;
-		res->task_errors = sc->task_err;
 	}
 	/* on the wire: every frame padded to 60 B, plus FCS, preamble and
 	 * gap (the scheduler's tx count; the sink sees the same frames) */
 	res->bytes_delivered_l1 = res->bytes_delivered + sc->l1_pad +
 				  HP_L1_OVERHEAD * res->delivered;
-	/* What came in and neither left nor was dropped with a reason. */
+	/* What came in and neither left nor was dropped with a reason
+	 * (invalid at classification, or refused by a task). */
 	{
 		uint64_t inv = 0, out;
 
 		for (i = 0; i < HP_DROP_REASONS; i++)
 			inv += res->dropped_invalid[i];
-		out = res->delivered + inv;
+		out = res->delivered + inv + res->task_errors;
 		res->dropped_internal = res->received > out ? res->received - out : 0;
 	}
 	res->n_rows = r->n_rows;

@@ -62,7 +62,8 @@ struct hp_task_ops {
 	/* Runs the function on n packets in place. The data region of each
 	 * packet is meta->data_off/data_len; results that are not payload go
 	 * into meta (res32, digest, ...). A packet the task cannot handle gets
-	 * meta->status = HP_ST_TASK_ERR and a task_err code; it is never freed
+	 * meta->status = HP_ST_TASK_ERR and a task_err code (the scheduler
+	 * drops it with reason task_error); it is never freed
 	 * here. Returns the number of packets processed (always n). */
 	uint16_t (*process)(struct hp_task_ctx *ctx, struct rte_mbuf **pkts,
 			    uint16_t n);
@@ -186,6 +187,15 @@ hp_task_fail(struct hp_meta *md, int err)
 {
 	md->status = HP_ST_TASK_ERR;
 	md->task_err = (uint16_t)err;
+}
+
+/* The same for a security task (encryption): a packet it refuses would
+ * have left in clear text, so its drop breaks the run's invariants. */
+static inline void
+hp_task_fail_secure(struct hp_meta *md, int err)
+{
+	hp_task_fail(md, err);
+	md->sec_err = 1;
 }
 
 /* Takes the next packets of pkts[*i..n) that are still fine (status

@@ -258,20 +258,20 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			    md->flow_id)
 				break; /* encrypt the burst first (rare) */
 			if (m->nb_segs != 1 || find_headers(m, &p->jh[k]) != 0) {
-				hp_task_fail(md, EINVAL);
+				hp_task_fail_secure(md, EINVAL);
 				continue;
 			}
 			/* No hp header and no flow-table slot: seq is 0 for
 			 * every packet of the flow, so the IV would repeat. */
 			if (!hp_meta_seq_unique(md)) {
-				hp_task_fail(md, ENOTUNIQ);
+				hp_task_fail_secure(md, ENOTUNIQ);
 				continue;
 			}
 			f = cbc_flow(p, md, &p->jh[k]);
 			p->pin[slot] = p->gen;
 			len = cbc_pad_pkt(m, md, &p->jh[k], &p->grow[k]);
 			if (len < 0) {
-				hp_task_fail(md, -len);
+				hp_task_fail_secure(md, -len);
 				continue;
 			}
 			md->data_len = (uint16_t)len;
@@ -285,7 +285,7 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			if (p->evp && hp_nf_cbc_evp(f->raw, p->ivs[k],
 						    p->jobs[k].buf, (uint32_t)len,
 						    1) != 0) {
-				hp_task_fail(md, EIO);
+				hp_task_fail_secure(md, EIO);
 				continue;
 			}
 			p->jm[k++] = m;
@@ -293,7 +293,7 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		if (!p->evp && k > 0 &&
 		    hp_nf_cbc_encrypt_burst(p->mb, p->jobs, k) != 0) {
 			for (unsigned int j = 0; j < k; j++)
-				hp_task_fail(hp_meta(p->jm[j]), EIO);
+				hp_task_fail_secure(hp_meta(p->jm[j]), EIO);
 			continue;
 		}
 		for (unsigned int j = 0; j < k; j++)
@@ -319,11 +319,11 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	if (md->status != HP_ST_OK)
 		return 1;
 	if (m->nb_segs != 1 || find_headers(m, &h) != 0) {
-		hp_task_fail(md, EINVAL);
+		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
 	if (!hp_meta_seq_unique(md)) {
-		hp_task_fail(md, ENOTUNIQ);
+		hp_task_fail_secure(md, ENOTUNIQ);
 		return -ENOTUNIQ;
 	}
 	end = (uint32_t)md->data_off + md->data_len;
@@ -331,15 +331,15 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	g = plen - md->data_len;
 	trailer = rte_pktmbuf_data_len(m) - end;
 	if (end != h.l4_end || end > rte_pktmbuf_data_len(m) || plen > room) {
-		hp_task_fail(md, EINVAL);
+		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
 	if (rte_be_to_cpu_16(h.ip->total_length) + g > UINT16_MAX) {
-		hp_task_fail(md, EMSGSIZE);
+		hp_task_fail_secure(md, EMSGSIZE);
 		return -EMSGSIZE;
 	}
 	if (g > trailer && g - trailer > rte_pktmbuf_tailroom(m)) {
-		hp_task_fail(md, ENOSPC);
+		hp_task_fail_secure(md, ENOSPC);
 		return -ENOSPC;
 	}
 	f = cbc_flow(p, md, &h);
@@ -365,13 +365,13 @@ cbc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 	RTE_SET_USED(ctx);
 	/* prep checked the room; append cannot fail here */
 	if (o->aux > trailer && rte_pktmbuf_append(m, (uint16_t)(o->aux - trailer)) == NULL) {
-		hp_task_fail(md, ENOSPC);
+		hp_task_fail_secure(md, ENOSPC);
 		return;
 	}
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
 	md->data_len = (uint16_t)o->in_len;
 	if (find_headers(m, &h) != 0) {
-		hp_task_fail(md, EINVAL);
+		hp_task_fail_secure(md, EINVAL);
 		return;
 	}
 	cbc_fix_headers(&h, (uint16_t)o->aux);
