@@ -11,10 +11,26 @@ of every second for everything else (sched_rt_runtime_us), so a saturated
 loop runs ~95 % of the time; hplane's trace shows how much each loop's
 thread really had (os_cpu, from /proc/PID/task/TID/schedstat).
 """
+import datetime
 import os
 import subprocess
+import sys
 import threading
 import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def report(text, name, tag="", record=False):
+    """Prints a bench's Markdown report; with record also writes it to
+    bench/results/NAME-DATE{tag}.md (the file the README tables cite)."""
+    print(text)
+    if record:
+        path = os.path.join(ROOT, "bench/results",
+                            f"{name}-{datetime.date.today().isoformat()}{tag}.md")
+        with open(path, "w") as f:
+            f.write(text)
+        print(f"recorded in {path}", file=sys.stderr)
 
 
 def run_rt(cmd, timeout, rt=True, log=None, prio=1):

@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from rtrun import run_rt  # noqa: E402
+from rtrun import report, run_rt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FRAMES = 100_000
@@ -168,14 +168,7 @@ def main():
             + " |",
         ]
     lines.append("")
-    text = "\n".join(lines)
-    print(text)
-    if a.record:
-        path = os.path.join(ROOT, "bench/results",
-                            f"flows-{datetime.date.today().isoformat()}{a.tag}.md")
-        with open(path, "w") as f:
-            f.write(text)
-        print(f"recorded in {path}", file=sys.stderr)
+    report("\n".join(lines), "flows", a.tag, a.record)
 
 
 if __name__ == "__main__":

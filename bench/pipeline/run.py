@@ -40,7 +40,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from rtrun import run_rt  # noqa: E402
+from rtrun import report, run_rt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -166,14 +166,7 @@ def main():
         f"| ... at this rate (pps delivered) | {med['disp_pps']:,.0f} | {cells('disp_pps')} |",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if a.record:
-        path = os.path.join(ROOT, "bench/results",
-                            f"pipeline-{datetime.date.today().isoformat()}{a.tag}.md")
-        with open(path, "w") as f:
-            f.write(text)
-        print(f"recorded in {path}", file=sys.stderr)
+    report("\n".join(lines), "pipeline", a.tag, a.record)
 
 
 if __name__ == "__main__":
