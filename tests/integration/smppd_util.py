@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Helpers of the hp-smppd tests (test_smpp_server_ops.py,
-test_smpp_server_attacks.py): start the server on free ports with its
-stderr in a file (a pipe nobody reads would stall it), raw PDUs built
+test_smpp_server_attacks.py, test_smpp_server_hostile.py, test_smpp_sim.py):
+start the server on free ports with its stderr in a file (a pipe nobody reads would stall it), raw PDUs built
 here with struct from the v3.4 layouts (not with the code under test),
-users-file hashes made with Python's hashlib (an independent PBKDF2)."""
+users-file hashes made with Python's hashlib (an independent PBKDF2), TLS
+certificates made with openssl's command line."""
 import hashlib
 import os
 import socket
@@ -19,6 +20,16 @@ def tool(name):
     path = os.path.join(BUILD, "smpp", "tools", name)
     assert os.access(path, os.X_OK), "%s not built (BUILD_DIR=%s)" % (path, BUILD)
     return path
+
+
+def tls_cert(d):
+    """A self-signed P-256 certificate for localhost in folder d (openssl's
+    command line, not the server's code); returns (cert.pem, key.pem)."""
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", str(d / "key.pem"),
+                    "-out", str(d / "cert.pem"), "-days", "2", "-subj", "/CN=localhost"],
+                   check=True, capture_output=True, timeout=60)
+    return d / "cert.pem", d / "key.pem"
 
 
 def pbkdf2_line(system_id, password, iterations=1000, salt=b"0123456789abcdef"):

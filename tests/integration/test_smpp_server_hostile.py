@@ -10,11 +10,10 @@ import random
 import socket
 import ssl
 import struct
-import subprocess
 
 import pytest
 
-from smppd_util import Server, bind, connect, cs, pdu, read_pdu, submit
+from smppd_util import Server, bind, connect, cs, pdu, read_pdu, submit, tls_cert
 
 RINVCMDLEN, RINVCMDID, RINVBNDSTS, RINVTLVSTREAM = 0x02, 0x03, 0x04, 0xC0
 NACK, BIND_TX_RESP, SUBMIT_RESP, ENQ_RESP = 0x80000000, 0x80000002, 0x80000004, 0x80000015
@@ -97,12 +96,7 @@ BOUND = {"submit_sm before a bind": ([(SUBMIT_RESP, RINVBNDSTS, 8)], [(SUBMIT_RE
 
 @pytest.fixture(scope="module")
 def cert(tmp_path_factory):
-    d = tmp_path_factory.mktemp("tls")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", str(d / "key.pem"),
-                    "-out", str(d / "cert.pem"), "-days", "2", "-subj", "/CN=localhost"],
-                   check=True, capture_output=True, timeout=60)
-    return d / "cert.pem", d / "key.pem"
+    return tls_cert(tmp_path_factory.mktemp("tls"))
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ smpplib_client = pytest.importorskip("smpplib.client")
 from smpplib import exceptions, smpp  # noqa: E402
 
 from smppd_util import (Server, bind, closed_within, connect, cs, cstr_at,  # noqa: E402
-                        pbkdf2_line, pdu, read_pdu, submit, tool)
+                        pbkdf2_line, pdu, read_pdu, submit, tls_cert, tool)
 
 RECEIPT = re.compile(r"id:(\S+) sub:(\d{3}) dlvrd:(\d{3}) submit date:(\d{10}) "
                      r"done date:(\d{10}) stat:(\w{7}) err:(\d{3}) text:(.*)", re.S)
@@ -98,12 +98,7 @@ def test_receipt_and_query_plain(servers):
 
 @pytest.fixture(scope="module")
 def cert(tmp_path_factory):
-    d = tmp_path_factory.mktemp("tls")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", str(d / "key.pem"),
-                    "-out", str(d / "cert.pem"), "-days", "2", "-subj", "/CN=localhost"],
-                   check=True, capture_output=True, timeout=60)
-    return d / "cert.pem", d / "key.pem"
+    return tls_cert(tmp_path_factory.mktemp("tls"))
 
 
 def test_tls_bind_receipt_query(servers, cert):

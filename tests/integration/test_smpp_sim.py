@@ -7,19 +7,11 @@ session limit are reported as errors with a non-zero exit. File mode
 writes PDUs that hp-smppdump and Python smpplib both read back. (The
 simulator against a Cloudhopper server is a JUnit test in smpp/java.)"""
 import json
-import os
 import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("BUILD_DIR", os.path.join(ROOT, "build"))
-
-
-def tool(name):
-    path = os.path.join(BUILD, "smpp", "tools", name)
-    assert os.access(path, os.X_OK), "%s not built (BUILD_DIR=%s)" % (path, BUILD)
-    return path
+from smppd_util import tool
 
 
 @pytest.fixture
