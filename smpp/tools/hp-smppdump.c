@@ -31,15 +31,6 @@ usage(FILE *f)
 		"  a pcap or pcapng file (SMPP over TCP) is recognised and reassembled\n");
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9') return c - '0';
-	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-	return -1;
-}
-
 static uint8_t *
 read_all(const char *path, size_t *len)
 {
@@ -105,7 +96,7 @@ main(int argc, char **argv)
 				return 2;
 			}
 			for (size_t i = 0; i < l / 2; i++) {
-				int hi = hexval(optarg[2 * i]), lo = hexval(optarg[2 * i + 1]);
+				int hi = tool_hexval(optarg[2 * i]), lo = tool_hexval(optarg[2 * i + 1]);
 				if (hi < 0 || lo < 0) {
 					fprintf(stderr, "hp-smppdump: -m: expected 1..%d octets in hex\n",
 						SMPP_MARKER_MAX);

@@ -19,17 +19,9 @@
 #include <string.h>
 
 #include "smpp.h"
+#include "tool_util.h"
 
 #define LINE_MAX_LEN 65536
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9') return c - '0';
-	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-	return -1;
-}
 
 /* Decode a value in place: hex:... or text with %XX escapes. */
 static int
@@ -44,15 +36,15 @@ unescape(char *s, uint32_t *len)
 		if (l % 2)
 			return -EINVAL;
 		for (size_t i = 0; i < l; i += 2) {
-			int a = hexval(h[i]), b = hexval(h[i + 1]);
+			int a = tool_hexval(h[i]), b = tool_hexval(h[i + 1]);
 			if (a < 0 || b < 0)
 				return -EINVAL;
 			o[n++] = (uint8_t)(a << 4 | b);
 		}
 	} else {
 		for (size_t i = 0; s[i]; i++) {
-			if (s[i] == '%' && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-				o[n++] = (uint8_t)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+			if (s[i] == '%' && tool_hexval(s[i + 1]) >= 0 && tool_hexval(s[i + 2]) >= 0) {
+				o[n++] = (uint8_t)(tool_hexval(s[i + 1]) << 4 | tool_hexval(s[i + 2]));
 				i += 2;
 			} else {
 				o[n++] = (uint8_t)s[i];

@@ -11,27 +11,16 @@
 #include <string.h>
 
 #include "smppd.h"
+#include "tool_util.h"
 
 #define LINE_MAX_LEN 1024
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* n hex digits (even) at s into out; 0 or -1. */
 static int
 unhex(const char *s, size_t n, uint8_t *out)
 {
 	for (size_t i = 0; i + 1 < n; i += 2) {
-		int a = hexval(s[i]), b = hexval(s[i + 1]);
+		int a = tool_hexval(s[i]), b = tool_hexval(s[i + 1]);
 
 		if (a < 0 || b < 0)
 			return -1;

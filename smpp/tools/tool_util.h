@@ -2,8 +2,8 @@
 /*
  * Small helpers the SMPP tools share (hp-smppd, hp-smppsim, hp-smpptune,
  * hp-smppdump's pcap reader): a monotonic clock, big-endian fields (read
- * with the decoder's own smpp_rd32/smpp_rd16), growing a byte buffer, and
- * flags that fail in one line.
+ * with the decoder's own smpp_rd32/smpp_rd16), hex digits, growing a byte
+ * buffer, and flags that fail in one line.
  */
 #ifndef SMPP_TOOL_UTIL_H
 #define SMPP_TOOL_UTIL_H
@@ -33,6 +33,19 @@ tool_put32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
+}
+
+/* The value of hex digit c (either case), or -1. */
+static inline int
+tool_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 /* Room for n more octets after len in *buf of *cap (doubling from 4 KiB).
