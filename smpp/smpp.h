@@ -272,6 +272,11 @@ int smpp_list_iter(const struct smpp_pdu *p, unsigned idx, uint32_t *it,
 /* Print one decoded PDU as a JSON object on one line (with '\n'). */
 int smpp_pdu_print_json(FILE *f, const struct smpp_pdu *p, const uint8_t *in);
 
+/* n octets of s as a JSON string with its quotes; '"', '\\', controls and
+ * octets >= 0x7f escaped (\u00XX: bytes, not characters, so the output is
+ * valid JSON whatever the input). */
+void smpp_json_str(FILE *f, const uint8_t *s, size_t n);
+
 /* ---- encoding ------------------------------------------------------------ */
 
 struct smpp_value {

@@ -201,8 +201,8 @@ smpp_list_iter(const struct smpp_pdu *p, unsigned idx, uint32_t *it,
 
 /* ---- printing ----------------------------------------------------------- */
 
-static void
-json_str(FILE *f, const uint8_t *s, size_t n)
+void
+smpp_json_str(FILE *f, const uint8_t *s, size_t n)
 {
 	fputc('"', f);
 	for (size_t i = 0; i < n; i++) {
@@ -264,7 +264,7 @@ smpp_pdu_print_json(FILE *f, const struct smpp_pdu *p, const uint8_t *in)
 			break;
 		case SMPP_FT_CSTR:
 		case SMPP_FT_TIME:
-			json_str(f, v, p->f[i].len);
+			smpp_json_str(f, v, p->f[i].len);
 			break;
 		case SMPP_FT_OSTR:
 			json_hex(f, v, p->f[i].len);
@@ -277,7 +277,7 @@ smpp_pdu_print_json(FILE *f, const struct smpp_pdu *p, const uint8_t *in)
 				if (fd->type == SMPP_FT_DESTS)
 					fprintf(f, "\"dest_flag\":%u,", de.dest_flag);
 				fprintf(f, "\"ton\":%u,\"npi\":%u,\"addr\":", de.ton, de.npi);
-				json_str(f, de.addr, de.addr_len);
+				smpp_json_str(f, de.addr, de.addr_len);
 				if (fd->type == SMPP_FT_UNSUCC)
 					fprintf(f, ",\"error_status_code\":%u",
 						de.error_status);

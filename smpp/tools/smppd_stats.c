@@ -83,18 +83,7 @@ smppd_cmd_name(int idx)
 void
 smppd_json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	smpp_json_str(f, (const uint8_t *)s, strlen(s));
 }
 
 static void
