@@ -16,7 +16,6 @@
  * With -e, a file of "NAME STATUS" lines gives the status the first PDU of
  * corpus file NAME must get (plain framing).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "smpp.h"
 #include "smpp_priv.h"      /* smpp_dec, smpp_dec_isa_select */
 #include "smpp_gpu_cmp.h"   /* smpp/gpu/: field-for-field batch comparison */
+#include "fuzz_replay.h"
 
 #define CHECK(c) do { if (!(c)) { \
 	fprintf(stderr, "fuzz_decode: check failed: %s (line %d)\n", #c, __LINE__); \
@@ -220,9 +220,11 @@ expected_for(const char *exp, const char *name)
 	return r;
 }
 
+/* arg: the expected-status table (-e) or NULL */
 static int
-replay_file(const char *path, const char *name, const char *exp)
+replay_file(const char *path, const char *name, void *arg)
 {
+	const char *exp = arg;
 	size_t len;
 	uint8_t *buf = slurp(path, &len);
 	int want;
@@ -262,33 +264,13 @@ int
 main(int argc, char **argv)
 {
 	const char *exp = NULL;
-	int fails = 0, files = 0, ai = 1;
+	int fails, files, ai = 1;
 
 	if (argc > 2 && strcmp(argv[1], "-e") == 0) {
 		exp = argv[2];
 		ai = 3;
 	}
-	for (int i = ai; i < argc; i++) {
-		DIR *d = opendir(argv[i]);
-		struct dirent *de;
-
-		if (d == NULL) {
-			const char *base = strrchr(argv[i], '/');
-			fails += replay_file(argv[i], base ? base + 1 : argv[i], exp);
-			files++;
-			continue;
-		}
-		while ((de = readdir(d)) != NULL) {
-			char path[4096];
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", argv[i], de->d_name);
-			fails += replay_file(path, de->d_name, exp);
-			files++;
-		}
-		closedir(d);
-	}
+	fails = fuzz_replay_paths(argv + ai, argc - ai, replay_file, (void *)exp, &files);
 	printf("fuzz_decode: %d inputs replayed, %d failed\n", files, fails);
 	return fails != 0 || files == 0;
 }

@@ -13,7 +13,6 @@
  * the v3.4 limits or a "line N: ..." refusal; a time that parses formats
  * back to itself (absolute) or lies ahead of now (relative).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "smpp.h"
 #include "smppd.h"
+#include "fuzz_replay.h"
 
 #define CHECK(c) do { if (!(c)) { \
 	fprintf(stderr, "fuzz_smppd: check failed: %s (line %d)\n", #c, __LINE__); \
@@ -96,12 +96,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef SMPP_LIBFUZZER
 static int
-replay_file(const char *path)
+replay_file(const char *path, const char *name, void *arg)
 {
 	FILE *f = fopen(path, "rb");
 	static uint8_t buf[1 << 20];
 	size_t n;
 
+	(void)name;
+	(void)arg;
 	if (f == NULL) {
 		fprintf(stderr, "fuzz_smppd: cannot read %s\n", path);
 		return 1;
@@ -115,28 +117,9 @@ replay_file(const char *path)
 int
 main(int argc, char **argv)
 {
-	int fails = 0, files = 0;
+	int fails, files;
 
-	for (int i = 1; i < argc; i++) {
-		DIR *d = opendir(argv[i]);
-		struct dirent *de;
-
-		if (d == NULL) {
-			fails += replay_file(argv[i]);
-			files++;
-			continue;
-		}
-		while ((de = readdir(d)) != NULL) {
-			char path[4096];
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", argv[i], de->d_name);
-			fails += replay_file(path);
-			files++;
-		}
-		closedir(d);
-	}
+	fails = fuzz_replay_paths(argv + 1, argc - 1, replay_file, NULL, &files);
 	printf("fuzz_smppd: %d inputs replayed, %d failed\n", files, fails);
 	return fails != 0 || files == 0;
 }
