@@ -39,8 +39,6 @@ import com.cloudhopper.smpp.pdu.SubmitSm;
 import com.cloudhopper.smpp.transcoder.DefaultPduTranscoder;
 import com.cloudhopper.smpp.transcoder.DefaultPduTranscoderContext;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -237,23 +235,7 @@ public final class SmppJavaBench {
         }
     }
 
-    static double now() {
-        return System.nanoTime() * 1e-9;
-    }
-
-    /* {median, max} of a[j] (b null: rates) or of a[j] / b[j] (per-round
-     * ratios). */
-    static double[] median(List<Double> a, List<Double> b) {
-        List<Double> q = new ArrayList<>();
-        for (int j = 0; j < a.size(); j++) {
-            q.add(b == null ? a.get(j) : a.get(j) / b.get(j));
-        }
-        q.sort(null);
-        return new double[] {q.get(q.size() / 2), q.get(q.size() - 1)};
-    }
-
     public static void main(String[] args) throws Exception {
-        ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
         int[] sizes = {1000, 10000, 100000, 1000000};
         int[] threads = {1, 2};
         double secs = 2, warm = 1;
@@ -274,37 +256,17 @@ public final class SmppJavaBench {
         for (int size : sizes) {
             for (int t : threads) {
                 SmppJavaBench b = new SmppJavaBench(size, t, pool);
-                /* warm-up: every implementation until warm seconds passed */
-                double t0 = now();
-                int wr = 0;
-                while (now() - t0 < warm || wr < 2) {
-                    for (int k = 0; k < IMPLS.length; k++) {
-                        sink += b.run(k);
-                    }
-                    wr++;
-                }
-                List<List<Double>> rate = new ArrayList<>(), cpuRate = new ArrayList<>();
+                boolean[] all = new boolean[IMPLS.length];
+                Arrays.fill(all, true);
+                BenchRounds m = new BenchRounds(b::run, all, size, warm, secs, reps);
+                sink += m.sink;
+                List<List<Double>> rate = m.rate, cpuRate = m.cpuRate;
+                int rounds = m.rounds;
                 for (int k = 0; k < IMPLS.length; k++) {
-                    rate.add(new ArrayList<>());
-                    cpuRate.add(new ArrayList<>());
-                }
-                t0 = now();
-                int rounds = 0;
-                while (now() - t0 < secs || rounds < reps) {
-                    for (int k = 0; k < IMPLS.length; k++) {
-                        long c = cpu.getCurrentThreadCpuTime();
-                        double s = now();
-                        sink += b.run(k);
-                        rate.get(k).add(size / (now() - s));
-                        cpuRate.get(k).add(size / ((cpu.getCurrentThreadCpuTime() - c) * 1e-9));
-                    }
-                    rounds++;
-                }
-                for (int k = 0; k < IMPLS.length; k++) {
-                    double[] r = median(rate.get(k), null);
-                    double[] q = median(rate.get(k), rate.get(0));
-                    double[] cr = median(cpuRate.get(k), null);
-                    double[] cq = median(cpuRate.get(k), cpuRate.get(0));
+                    double[] r = BenchRounds.median(rate.get(k), null);
+                    double[] q = BenchRounds.median(rate.get(k), rate.get(0));
+                    double[] cr = BenchRounds.median(cpuRate.get(k), null);
+                    double[] cq = BenchRounds.median(cpuRate.get(k), cpuRate.get(0));
                     /* CPU time: the calling thread's, so 1-thread rows only */
                     System.out.printf("%s\t%d\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.3f\t%.0f\t%.3f%n",
                             IMPLS[k], size, t, rounds, r[0], r[1], r[0] * b.heap.length / size / 1e6,

@@ -41,8 +41,6 @@ import com.cloudhopper.smpp.transcoder.DefaultPduTranscoder;
 import com.cloudhopper.smpp.transcoder.DefaultPduTranscoderContext;
 import com.cloudhopper.smpp.type.Address;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -250,21 +248,7 @@ public final class TranscoderBench {
         }
     }
 
-    static double now() {
-        return System.nanoTime() * 1e-9;
-    }
-
-    static double[] median(List<Double> a, List<Double> b) {
-        List<Double> q = new ArrayList<>();
-        for (int j = 0; j < a.size(); j++) {
-            q.add(b == null ? a.get(j) : a.get(j) / b.get(j));
-        }
-        q.sort(null);
-        return new double[] {q.get(q.size() / 2), q.get(q.size() - 1)};
-    }
-
     public static void main(String[] args) throws Exception {
-        ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
         int pdus = 100000;
         int[] per = {1, 64, 1000};
         double secs = 3, warm = 2;
@@ -291,44 +275,22 @@ public final class TranscoderBench {
             if (b.jni.fallbacks() != 0) {
                 throw new IllegalStateException("fallbacks: " + b.jni.fallbackReasons());
             }
-            double t0 = now();
-            int wr = 0;
-            while (now() - t0 < warm || wr < 2) {
-                for (int k = 0; k < PATHS.length; k++) {
-                    if (k == 0 || only.contains(PATHS[k])) {
-                        sink += b.run(k);
-                    }
-                }
-                wr++;
-            }
-            List<List<Double>> rate = new ArrayList<>(), cpuRate = new ArrayList<>();
+            boolean[] on = new boolean[PATHS.length];
             for (int k = 0; k < PATHS.length; k++) {
-                rate.add(new ArrayList<>());
-                cpuRate.add(new ArrayList<>());
+                on[k] = k == 0 || only.contains(PATHS[k]);
             }
-            t0 = now();
-            int rounds = 0;
-            while (now() - t0 < secs || rounds < reps) {
-                for (int k = 0; k < PATHS.length; k++) {
-                    if (k > 0 && !only.contains(PATHS[k])) {
-                        continue;
-                    }
-                    long c = cpu.getCurrentThreadCpuTime();
-                    double s = now();
-                    sink += b.run(k);
-                    rate.get(k).add(pdus / (now() - s));
-                    cpuRate.get(k).add(pdus / ((cpu.getCurrentThreadCpuTime() - c) * 1e-9));
-                }
-                rounds++;
-            }
+            BenchRounds m = new BenchRounds(b::run, on, pdus, warm, secs, reps);
+            sink += m.sink;
+            List<List<Double>> rate = m.rate, cpuRate = m.cpuRate;
+            int rounds = m.rounds;
             for (int k = 0; k < PATHS.length; k++) {
                 if (rate.get(k).isEmpty()) {
                     continue;
                 }
-                double[] r = median(rate.get(k), null);
-                double[] q = median(rate.get(k), rate.get(0));
-                double[] cr = median(cpuRate.get(k), null);
-                double[] cq = median(cpuRate.get(k), cpuRate.get(0));
+                double[] r = BenchRounds.median(rate.get(k), null);
+                double[] q = BenchRounds.median(rate.get(k), rate.get(0));
+                double[] cr = BenchRounds.median(cpuRate.get(k), null);
+                double[] cq = BenchRounds.median(cpuRate.get(k), cpuRate.get(0));
                 System.out.printf("%s\t%d\t%d\t%d\t%.0f\t%.0f\t%.3f\t%.0f\t%.3f%n", PATHS[k], pb, pdus,
                         rounds, r[0], r[1], q[0], cr[0], cq[0]);
             }

@@ -62,6 +62,29 @@ def classpath(build, work):
     return os.path.join(target, "classes") + os.pathsep + deps
 
 
+def run_java(build, lib, main, args):
+    """Compiles bench/smpp/MAIN.java with the timing loop it shares
+    (BenchRounds.java) against the binding and runs it in a JVM with
+    JVM_FLAGS and the JNI library lib; returns its stdout."""
+    with tempfile.TemporaryDirectory() as work:
+        cp = classpath(build, work)
+        src = [os.path.join(ROOT, "bench", "smpp", f) for f in (main + ".java", "BenchRounds.java")]
+        subprocess.run(["javac", "-d", work, "-cp", cp] + src, check=True)
+        cmd = (["java"] + JVM_FLAGS + ["-Dhp.smpp.lib=" + lib, "-cp", work + os.pathsep + cp, main]
+               + list(args))
+        return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def java_args(ap, secs, warm, reps):
+    """The flags both Java benches take: --build, the timing of BenchRounds
+    (--secs, --warm, --reps) and --out."""
+    ap.add_argument("--build", default=os.environ.get("BUILD_DIR", "build"))
+    ap.add_argument("--secs", default=secs)
+    ap.add_argument("--warm", default=warm)
+    ap.add_argument("--reps", default=reps)
+    ap.add_argument("--out")
+
+
 def loadavg():
     try:
         return " ".join(open("/proc/loadavg").read().split()[:3])
@@ -93,13 +116,9 @@ def parse_c(text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default=os.environ.get("BUILD_DIR", "build"))
+    java_args(ap, secs="2", warm="1", reps="5")
     ap.add_argument("--sizes", default="1000,10000,100000,1000000")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--secs", default="2")
-    ap.add_argument("--warm", default="1")
-    ap.add_argument("--reps", default="5")
-    ap.add_argument("--out")
     a = ap.parse_args()
     load0 = loadavg()
     build = os.path.abspath(a.build)
@@ -109,16 +128,11 @@ def main():
         if not os.path.exists(f):
             sys.exit("run_java_bench: %s not built" % f)
     maxt = max(int(t) for t in a.threads.split(","))
-    with tempfile.TemporaryDirectory() as work:
-        cp = classpath(build, work)
-        src = os.path.join(ROOT, "bench", "smpp", "SmppJavaBench.java")
-        subprocess.run(["javac", "-d", work, "-cp", cp, src], check=True)
-        c_cmd = [bench, "-b", a.sizes, "-t", str(maxt), "-s", a.secs]
-        c_out = subprocess.run(c_cmd, check=True, capture_output=True, text=True).stdout
-        j_cmd = (["java"] + JVM_FLAGS + ["-Dhp.smpp.lib=" + lib, "-cp", work + os.pathsep + cp,
-                 "SmppJavaBench", "--sizes", a.sizes, "--threads", a.threads,
-                 "--secs", a.secs, "--warm", a.warm, "--reps", a.reps])
-        j_out = subprocess.run(j_cmd, check=True, capture_output=True, text=True).stdout
+    c_cmd = [bench, "-b", a.sizes, "-t", str(maxt), "-s", a.secs]
+    c_out = subprocess.run(c_cmd, check=True, capture_output=True, text=True).stdout
+    j_out = run_java(build, lib, "SmppJavaBench",
+                     ["--sizes", a.sizes, "--threads", a.threads,
+                      "--secs", a.secs, "--warm", a.warm, "--reps", a.reps])
     rows = parse_tsv(j_out)
     c = parse_c(c_out)
     by = {(r["impl"], r["batch"], r["threads"]): r for r in rows}

@@ -15,11 +15,9 @@ import argparse
 import datetime
 import os
 import platform
-import subprocess
-import tempfile
 
 from run_bench import cpu_model  # same folder
-from run_java_bench import JVM_FLAGS, ROOT, classpath, java_version, loadavg
+from run_java_bench import JVM_FLAGS, ROOT, java_args, java_version, loadavg, run_java
 
 LABEL = {
     "cloudhopper": "Cloudhopper `DefaultPduTranscoder`",
@@ -51,13 +49,9 @@ def ns(rate):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default=os.environ.get("BUILD_DIR", "build"))
+    java_args(ap, secs="3", warm="2", reps="7")
     ap.add_argument("--pdus", default="100000")
     ap.add_argument("--per-buffer", default="1,64,1000")
-    ap.add_argument("--secs", default="3")
-    ap.add_argument("--warm", default="2")
-    ap.add_argument("--reps", default="7")
-    ap.add_argument("--out")
     ap.add_argument("--append", action="store_true", help="add to --out instead of replacing it")
     a = ap.parse_args()
     load0 = loadavg()
@@ -65,14 +59,9 @@ def main():
     lib = os.path.join(build, "smpp", "java", "libhpsmppjni.so")
     if not os.path.exists(lib):
         raise SystemExit("run_transcoder_bench: %s not built" % lib)
-    with tempfile.TemporaryDirectory() as work:
-        cp = classpath(build, work)
-        src = os.path.join(ROOT, "bench", "smpp", "TranscoderBench.java")
-        subprocess.run(["javac", "-d", work, "-cp", cp, src], check=True)
-        cmd = (["java"] + JVM_FLAGS + ["-Dhp.smpp.lib=" + lib, "-cp", work + os.pathsep + cp,
-               "TranscoderBench", "--pdus", a.pdus, "--per-buffer", a.per_buffer,
-               "--secs", a.secs, "--warm", a.warm, "--reps", a.reps])
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    out = run_java(build, lib, "TranscoderBench",
+                   ["--pdus", a.pdus, "--per-buffer", a.per_buffer,
+                    "--secs", a.secs, "--warm", a.warm, "--reps", a.reps])
     rows, calls = parse(out)
     by = {(r["path"], r["pb"]): r for r in rows}
     pbs = sorted({r["pb"] for r in rows})
