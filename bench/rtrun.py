@@ -12,9 +12,11 @@ loop runs ~95 % of the time; hplane's trace shows how much each loop's
 thread really had (os_cpu, from /proc/PID/task/TID/schedstat).
 """
 import datetime
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -86,3 +88,22 @@ def run_rt(cmd, timeout, rt=True, log=None, prio=1):
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {out['e'].strip()[-500:]}")
     return out["o"], note
+
+
+def run_summary(cmd, secs, rt, who, also=None):
+    """Runs the hplane command line cmd with --out in a scratch folder
+    (run_rt: lcores SCHED_FIFO unless rt is False) and returns its
+    summary.json with the real-time note under "_rt"; also(folder, summary),
+    if given, reads more of the run's files before the folder goes. A failed
+    run exits with one line that starts with who."""
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            _, note = run_rt(list(cmd) + ["--out", d], timeout=120 + 4 * secs, rt=rt)
+        except RuntimeError as e:
+            sys.exit(f"{who}: {e}")
+        with open(os.path.join(d, "summary.json")) as f:
+            s = json.load(f)
+        if also is not None:
+            also(d, s)
+        s["_rt"] = note
+        return s

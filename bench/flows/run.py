@@ -23,7 +23,6 @@ bench/results/flows-DATE.md.
 """
 import argparse
 import datetime
-import json
 import os
 import platform
 import statistics
@@ -32,7 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from rtrun import report, run_rt  # noqa: E402
+from rtrun import report, run_summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FRAMES = 100_000
@@ -61,18 +60,10 @@ def capture(path, n_flows):
 def run(hplane, cap, secs, extra, rt):
     """One looped replay (hplane's lcores SCHED_FIFO unless rt is False,
     bench/rtrun.py); its summary, and the real-time note under "_rt"."""
-    with tempfile.TemporaryDirectory() as d:
-        cmd = [hplane, "run", "--app", "null", "--source", f"pcap:{cap}", "--pcap-speed", "max",
-               "--pcap-loop", "0", "--duration", str(secs), "--verify-every", "0",
-               "--tx", "/dev/null", "--quiet", "--out", d] + extra
-        try:
-            _, note = run_rt(cmd, timeout=120 + 4 * secs, rt=rt)
-        except RuntimeError as e:
-            sys.exit(f"bench/flows: {e}")
-        with open(os.path.join(d, "summary.json")) as f:
-            s = json.load(f)
-        s["_rt"] = note
-        return s
+    cmd = [hplane, "run", "--app", "null", "--source", f"pcap:{cap}", "--pcap-speed", "max",
+           "--pcap-loop", "0", "--duration", str(secs), "--verify-every", "0",
+           "--tx", "/dev/null", "--quiet"] + list(extra)
+    return run_summary(cmd, secs, rt, "bench/flows")
 
 
 def main():

@@ -37,10 +37,9 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from rtrun import report, run_rt  # noqa: E402
+from rtrun import report, run_summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -49,19 +48,13 @@ def hplane_run(hplane, app, secs, extra=(), rt=True):
     """Runs hplane (lcore threads in SCHED_FIFO unless rt is False, see
     bench/rtrun.py); returns its summary with the trace rows under "_trace"
     and the real-time note under "_rt"."""
-    with tempfile.TemporaryDirectory() as d:
-        cmd = [hplane, "run", "--app", app, "--scenario", "stress", "--duration", str(secs),
-               "--verify-every", "0", "--quiet", "--out", d] + list(extra)
-        try:
-            _, note = run_rt(cmd, timeout=120 + 4 * secs, rt=rt)
-        except RuntimeError as e:
-            sys.exit(f"bench/pipeline: {e}")
-        with open(os.path.join(d, "summary.json")) as f:
-            s = json.load(f)
+    def trace(d, s):
         with open(os.path.join(d, "trace.csv")) as f:
             s["_trace"] = list(csv.DictReader(f))
-        s["_rt"] = note
-        return s
+
+    cmd = [hplane, "run", "--app", app, "--scenario", "stress", "--duration", str(secs),
+           "--verify-every", "0", "--quiet"] + list(extra)
+    return run_summary(cmd, secs, rt, "bench/pipeline", also=trace)
 
 
 def loop_cycles(s, loop, hz):
