@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <net/if.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,9 +76,17 @@ usage(FILE *o)
 "                        low 0.1x, medium 0.5x, stress 2x, standard 0.2..1.2x\n"
 "  --trace FILE          rate profile, lines '<seconds> <rate>' (rate in pps,\n"
 "                        10k, 1.5M, or 0.5x of capacity); replaces --scenario\n"
+"                        (--scenario, --trace, --calib and --flows shape generated\n"
+"                        traffic: refused with a pcap or af_packet source)\n"
 "  --source SRC          gen (in-process generator) | pcap:FILE | af_packet:IFACE [gen]\n"
 "  --tx DST              output for pcap (a pcap file) [OUT/out.pcap] or af_packet\n"
 "                        (an interface) [the source interface]\n"
+"  --pcap-speed X        pcap: replay at the capture's timestamps, X times as fast\n"
+"                        (0.001..1000); paced, a full port queue drops, like a\n"
+"                        NIC's; 0 or max: as fast as the pipeline takes it, the\n"
+"                        file counted whole [1]\n"
+"  --pcap-loop N         pcap: play the file N times, 0: until --duration or\n"
+"                        --packets [1]\n"
 "  --workers N           CPU worker lcores [1]\n"
 "  --gpu DEV             add an accelerator device beside the CPU workers:\n"
 "                        model:PROFILE (timings from profiles/PROFILE.json, results\n"
@@ -260,7 +267,7 @@ enum {
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
-	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE,
+	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_PSPEED, O_PLOOP,
 };
 
 static const struct option longopts[] = {
@@ -315,6 +322,8 @@ static const struct option longopts[] = {
 	{ "svc-balance", required_argument, NULL, O_SVCBAL },
 	{ "svc-scale-down", no_argument, NULL, O_SVCSD },
 	{ "gen-recycle", no_argument, NULL, O_RECYCLE },
+	{ "pcap-speed", required_argument, NULL, O_PSPEED },
+	{ "pcap-loop", required_argument, NULL, O_PLOOP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -331,6 +340,8 @@ struct cli {
 	struct hp_ramp ramp;
 	bool scen_set;              /* --scenario or --trace given */
 	bool svc_bal_set;           /* --svc-balance given */
+	const char *gen_flag;       /* a generator's flag given (name) */
+	const char *pcap_flag;      /* a pcap replay's flag given */
 	struct hp_profile_opts prof; /* hplane profile */
 };
 
@@ -481,6 +492,21 @@ parse_opts(struct cli *c, int argc, char **argv)
 			c->svc_bal_set = true;
 			break;
 		case O_SVCSD: cfg->svc_scale_down = true; break;
+		case O_PSPEED:
+			c->pcap_flag = "--pcap-speed";
+			if (!strcmp(a, "max"))
+				cfg->pcap_speed = 0;
+			else
+				bad = parse_double(a, &cfg->pcap_speed) ||
+				      (cfg->pcap_speed != 0 &&
+				       (cfg->pcap_speed < 0.001 || cfg->pcap_speed > 1000));
+			break;
+		case O_PLOOP:
+			c->pcap_flag = "--pcap-loop";
+			bad = parse_uint(a, &cfg->pcap_loops, 0, 1000000);
+			if (cfg->pcap_loops == 0)
+				cfg->pcap_loops = HP_PCAP_FOREVER;
+			break;
 		case 'h': usage(stdout); exit(0);
 		case ':': return fail(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
 		default: return fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -488,10 +514,21 @@ parse_opts(struct cli *c, int argc, char **argv)
 		if (bad)
 			return fail(EXIT_USAGE, "bad value '%s' for --%s (see --help)", a,
 				    longopts[opt - O_APP].name);
+		if (opt == O_SCEN || opt == O_TRACE || opt == O_CALIB || opt == O_FLOWS)
+			c->gen_flag = longopts[opt - O_APP].name;
 	}
 	if (optind < argc)
 		return fail(EXIT_USAGE, "unexpected argument '%s' (EAL arguments go after --)",
 			    argv[optind]);
+	/* a flag that cannot apply to the source is refused, not ignored */
+	if (cfg->src != HP_SRC_GEN && c->gen_flag)
+		return fail(EXIT_USAGE, "--%s applies to generated traffic (--source gen) only: %s",
+			    c->gen_flag, cfg->src == HP_SRC_PCAP ?
+			    "a pcap is replayed at its own timestamps (see --pcap-speed)" :
+			    "an interface brings its own traffic");
+	if (cfg->src != HP_SRC_PCAP && c->pcap_flag)
+		return fail(EXIT_USAGE, "%s applies to a pcap source (--source pcap:FILE) only",
+			    c->pcap_flag);
 	if (cfg->stages_as_services && cfg->n_service_cores == 0)
 		return fail(EXIT_USAGE, "--stages-as-services needs --service-cores LIST");
 	if (!cfg->stages_as_services && (cfg->n_service_cores || c->svc_bal_set))
@@ -523,6 +560,8 @@ defaults(struct cli *c)
 	cfg->sched = "rr";
 	cfg->scenario = "standard";
 	cfg->src = HP_SRC_GEN;
+	cfg->pcap_speed = 1;
+	cfg->pcap_loops = 1;
 	cfg->out_dir = "out/run";
 	cfg->workers = 1;
 	cfg->duration_s = 8;
@@ -618,20 +657,10 @@ validate(struct cli *c)
 		return fail(EXIT_USAGE, "unknown scenario '%s' (low, medium, stress, standard, random)",
 			    cfg->scenario);
 	}
-	if (cfg->src == HP_SRC_PCAP) {
-		char ebuf[PCAP_ERRBUF_SIZE];
-		pcap_t *p = pcap_open_offline(cfg->src_arg, ebuf);
-
-		if (p == NULL)
-			return fail(EXIT_USAGE, "cannot read pcap %s: %s", cfg->src_arg, ebuf);
-		pcap_close(p);
-	}
-	if (cfg->src == HP_SRC_AF_PACKET) {
-		if (if_nametoindex(cfg->src_arg) == 0)
-			return fail(EXIT_USAGE, "interface %s does not exist", cfg->src_arg);
-		if (cfg->tx_arg && if_nametoindex(cfg->tx_arg) == 0)
-			return fail(EXIT_USAGE, "interface %s does not exist", cfg->tx_arg);
-	}
+	/* the source file, its link type, an output that is not the source
+	 * (checked before anything opens the output) and interfaces */
+	if (hp_run_source_check(cfg, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
 	if (cfg->src == HP_SRC_GEN && cfg->tx_arg)
 		return fail(EXIT_USAGE, "--tx applies to pcap and af_packet sources only");
 	if (cfg->src == HP_SRC_PCAP && cfg->tx_arg) {

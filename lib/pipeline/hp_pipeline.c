@@ -256,7 +256,6 @@ static int
 run_build(struct pl_run *r, const struct hp_sched_ops *sops, struct hp_run_result *res,
 	  char *err, size_t errlen)
 {
-	const struct hp_run_cfg *cfg = r->cfg;
 	unsigned int i;
 	int ret;
 
@@ -268,12 +267,7 @@ run_build(struct pl_run *r, const struct hp_sched_ops *sops, struct hp_run_resul
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r->pool = hp_pktmbuf_pool("hp_mbufs", cfg->mbufs, (int)rte_socket_id());
-	if (r->pool == NULL) {
-		snprintf(err, errlen, "cannot create %u mbufs: %s", cfg->mbufs,
-			 rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
+	/* the port makes the pool: its mbufs as long as its frames */
 	ret = pl_ports_setup(r, err, errlen);
 	if (ret == 0)
 		ret = devices_build(r, err, errlen);
@@ -386,14 +380,16 @@ measure(struct pl_run *r, struct hp_run_result *res, char *err, size_t errlen)
 	return 0;
 }
 
-/* Stops the stages in the packets' order: the generator, then the
- * scheduler (it drains everything in flight), the devices, the sink. */
+/* Stops the stages in the packets' order: the generator (or the pcap
+ * replay), then the scheduler (it drains everything in flight), the
+ * devices, the sink. */
 static void
 stages_stop(struct pl_run *r)
 {
 	unsigned int i;
 
 	pl_gen_set(r, false);
+	pl_ports_stop_rx(r);
 	hp_stage_stop(PL_STAGE_SCHED(r));
 	hp_launch_join(&r->launch, PL_STAGE_SCHED(r));
 	for (i = 0; i < r->n_dev; i++) {
@@ -483,6 +479,8 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	pl_progress(r);
 	if (ret == 0)
 		pl_collect(r, res);
+	if (ret == 0)
+		pl_ports_report(r, &res->port);
 	/* the policy's end of run (qlearn training writes its table) */
 	if (ret == 0 && sops->finish != NULL)
 		ret = sops->finish(&r->sc->s, err, errlen);

@@ -28,6 +28,7 @@
 enum hp_source_kind { HP_SRC_GEN, HP_SRC_PCAP, HP_SRC_AF_PACKET };
 
 #define HP_MAX_SERVICE_CORES 32	/* lib/svc manages up to 32 lcores */
+#define HP_PCAP_FOREVER UINT32_MAX
 
 struct hp_run_cfg {
 	const char *app;
@@ -37,6 +38,11 @@ struct hp_run_cfg {
 	enum hp_source_kind src;
 	const char *src_arg;      /* pcap file or interface */
 	const char *tx_arg;       /* output pcap / interface (NULL: default) */
+	/* pcap: replayed at the capture's pace divided by pcap_speed (0: as
+	 * fast as the pipeline takes it, the file counted whole), pcap_loops
+	 * times (0: once; HP_PCAP_FOREVER: until duration or max_packets) */
+	double pcap_speed;
+	unsigned int pcap_loops;
 	const char *out_dir;
 	unsigned int workers;
 	const char *gpu;          /* accelerator device spec (NULL: none) */
@@ -119,6 +125,20 @@ struct hp_dev_report {
 	double busy_pct;           /* loop time with work / loop time (TSC) */
 };
 
+/* What the port saw besides the packets it passed on (pl_ports.c). */
+struct hp_port_report {
+	unsigned int mtu;          /* af_packet: the interface's MTU */
+	unsigned int frame_max;    /* longest frame taken whole, in one mbuf */
+	uint64_t kernel_drops;     /* af_packet: the socket's ring was full
+				    * (PACKET_STATISTICS); part of dropped_port */
+	/* af_packet: IPv4 datagrams the kernel reassembled for the socket
+	 * (net_af_packet's fanout defragments) from so many fragments, and
+	 * reassemblies that failed: the namespace's counters over the run */
+	uint64_t reasm_datagrams, reasm_fragments, reasm_failed;
+	uint64_t pcap_records;     /* pcap: records in one pass */
+	bool pcap_cut;             /* pcap: the file ends inside a record */
+};
+
 struct hp_run_result {
 	double duration_s;
 	double capacity_pps;
@@ -147,6 +167,7 @@ struct hp_run_result {
 	 * task ran; chain: every task ran where the packet went) */
 	uint64_t dev_task_pkts[HP_MAX_DEVICES][HP_MAX_TASKS];
 	struct hp_power_report power; /* watts and joules per source */
+	struct hp_port_report port;
 };
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,
@@ -154,6 +175,11 @@ int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,
 /* EAL lcores a run needs: main, scheduler, one per device, traffic (for
  * generated traffic); 0 when its stages run as services. */
 unsigned int hp_run_lcores(const struct hp_run_cfg *cfg);
+/* Before hp_run and without EAL: the source and output cfg names can be
+ * used as they are (a pcap of Ethernet frames with at least one whole
+ * record, an output that is not the source file, interfaces that exist).
+ * Opens nothing for writing. 0 or -errno with a one-line reason. */
+int hp_run_source_check(const struct hp_run_cfg *cfg, char *err, size_t errlen);
 
 /* What a scheduling policy sees of the run cfg describes before it starts
  * (hz 0; the pipeline completes it), with cfg's policy options. */

@@ -94,6 +94,14 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	printf("  %-26s %" PRIu64 "\n", "packets received", r->received);
 	printf("  %-26s %" PRIu64 "\n", "packets delivered", r->delivered);
 	printf("  %-26s %" PRIu64 "\n", "dropped at port", r->dropped_port);
+	if (cfg->src == HP_SRC_AF_PACKET)
+		printf("  %-26s MTU %u, frames up to %u B whole; %" PRIu64 " of the drops in the kernel's ring; %" PRIu64 " datagrams reassembled by the kernel from %" PRIu64 " fragments, %" PRIu64 " failed\n",
+		       "port (af_packet)", r->port.mtu, r->port.frame_max, r->port.kernel_drops,
+		       r->port.reasm_datagrams, r->port.reasm_fragments, r->port.reasm_failed);
+	else if (cfg->src == HP_SRC_PCAP)
+		printf("  %-26s %" PRIu64 " records a pass%s; frames up to %u B in one mbuf\n",
+		       "port (pcap)", r->port.pcap_records,
+		       r->port.pcap_cut ? ", then the file is cut" : "", r->port.frame_max);
 	printf("  %-26s %" PRIu64 "\n", "dropped internally", r->dropped_internal);
 	for (i = 1; i < HP_DROP_REASONS; i++)
 		if (r->dropped_invalid[i])
@@ -210,6 +218,10 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 		"  \"packets_delivered\": %" PRIu64 ",\n  \"dropped_port\": %" PRIu64 ",\n"
 		"  \"dropped_internal\": %" PRIu64 ",\n",
 		r->offered, r->received, r->delivered, r->dropped_port, r->dropped_internal);
+	fprintf(f, "  \"port\": {\"mtu\": %u, \"frame_max\": %u, \"kernel_drops\": %" PRIu64 ", \"reassembled\": {\"datagrams\": %" PRIu64 ", \"fragments\": %" PRIu64 ", \"failed\": %" PRIu64 "}, \"pcap_records\": %" PRIu64 ", \"pcap_cut\": %s},\n",
+		r->port.mtu, r->port.frame_max, r->port.kernel_drops, r->port.reasm_datagrams,
+		r->port.reasm_fragments, r->port.reasm_failed, r->port.pcap_records,
+		r->port.pcap_cut ? "true" : "false");
 	fprintf(f, "  \"dropped_invalid\": {");
 	for (i = 1; i < HP_DROP_REASONS; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", hp_drop_reason_names[i],

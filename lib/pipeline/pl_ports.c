@@ -1,21 +1,146 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The run's port: for generated traffic a DPDK ring port between the
- * traffic stage and the scheduler (rte_eth_from_rings), else a net_pcap or
- * net_af_packet vdev made at run time; and what the port dropped.
+ * The run's ports and the pool their frames come in: for generated
+ * traffic a DPDK ring port between the traffic stage and the scheduler
+ * (rte_eth_from_rings); for a pcap a ring port the replay fills
+ * (pl_replay.c) and a net_pcap vdev that writes the output; for an
+ * interface net_af_packet vdevs whose frames are as long as its MTU. And
+ * what each port dropped, the kernel's part included.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/if_packet.h>
 #include <net/if.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 
+#include "hp_common.h"
 #include "pl_priv.h"
 
+/* Where the kernel puts a frame in a TPACKET_V2 ring slot: after the
+ * header and sockaddr_ll, aligned with room for a 16-byte MAC header
+ * (net/packet/af_packet.c, tpacket_rcv), so a slot of framesz bytes holds
+ * a frame of framesz - AFP_MAC_OFF. */
+#define AFP_MAC_OFF (TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - RTE_ETHER_HDR_LEN)
+/* net_af_packet refuses an rx queue whose mbufs hold less than this
+ * much under a slot (eth_rx_queue_setup). */
+#define AFP_PMD_HDR (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
+#define AFP_MAX_FDS 64
+
+struct pl_afp {
+	unsigned int ifindex, mtu, framesz, blocksz, framecnt;
+	bool promisc_was;          /* IFF_PROMISC before the run */
+	bool promisc_set;          /* the run turned it on */
+	int fd;                    /* the PMD's socket (rx port), else -1 */
+};
+
+struct pl_ports {
+	struct pl_afp afp[2];      /* af_packet: rx, and tx where it differs */
+	uint64_t kdrops;           /* kernel ring drops read so far */
+	uint64_t reasm0[3];        /* namespace's ReasmReqds/OKs/Fails at set-up */
+	bool reasm_ok;
+	struct pl_pcap_info pcap;
+	struct rte_ring *rxr, *txr; /* pcap: the ring port's rings */
+	struct pl_replay *replay;
+	unsigned int frame_max;    /* the pool's longest frame in one mbuf */
+};
+
+static void
+pcap_tx_path(const struct hp_run_cfg *cfg, char *buf, size_t len)
+{
+	if (cfg->tx_arg != NULL)
+		snprintf(buf, len, "%s", cfg->tx_arg);
+	else
+		snprintf(buf, len, "%s/out.pcap", cfg->out_dir);
+}
+
+/* Same path, or another name for the same file (a link). */
+static bool
+same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	if (stat(a, &sa) < 0 || stat(b, &sb) < 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int
+hp_run_source_check(const struct hp_run_cfg *cfg, char *err, size_t errlen)
+{
+	char tx[4200];
+	int ret;
+
+	switch (cfg->src) {
+	case HP_SRC_GEN:
+		break;
+	case HP_SRC_PCAP:
+		ret = pl_pcap_check(cfg->src_arg, err, errlen);
+		if (ret < 0)
+			return ret;
+		pcap_tx_path(cfg, tx, sizeof(tx));
+		/* net_pcap truncates its output when it opens it: the
+		 * user's capture would be gone before the first frame */
+		if (same_file(tx, cfg->src_arg)) {
+			snprintf(err, errlen, "the output %s is the source capture %s: name another file (--tx FILE, or --out DIR)",
+				 tx, cfg->src_arg);
+			return -EINVAL;
+		}
+		/* DPDK device arguments end at a comma */
+		if (strchr(tx, ',') != NULL) {
+			snprintf(err, errlen, "the output pcap %s: a name with a comma cannot be given to net_pcap",
+				 tx);
+			return -EINVAL;
+		}
+		break;
+	case HP_SRC_AF_PACKET:
+		if (if_nametoindex(cfg->src_arg) == 0) {
+			snprintf(err, errlen, "interface %s does not exist", cfg->src_arg);
+			return -ENODEV;
+		}
+		if (cfg->tx_arg != NULL && if_nametoindex(cfg->tx_arg) == 0) {
+			snprintf(err, errlen, "interface %s does not exist", cfg->tx_arg);
+			return -ENODEV;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* The pool, its mbufs room enough for `frame` bytes after the headroom
+ * (DPDK's default at least), each with an hp_meta (HP_META_PRIV_SIZE). */
 static int
-port_setup(struct pl_run *r, uint16_t port, char *err, size_t errlen)
+ports_pool(struct pl_run *r, unsigned int frame, char *err, size_t errlen)
+{
+	unsigned int room = RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
+				    RTE_MIN(frame + RTE_PKTMBUF_HEADROOM, (unsigned int)UINT16_MAX));
+	unsigned int n = r->cfg->mbufs;
+
+	r->pool = rte_pktmbuf_pool_create("hp_mbufs", n, RTE_MIN(256u, n / 8), HP_META_PRIV_SIZE,
+					  (uint16_t)room, (int)rte_socket_id());
+	if (r->pool == NULL) {
+		snprintf(err, errlen, "cannot create %u mbufs of %u bytes: %s", n, room,
+			 rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	r->ports->frame_max = room - RTE_PKTMBUF_HEADROOM;
+	return 0;
+}
+
+static int
+port_setup(struct pl_run *r, uint16_t port, bool promisc, bool *promisc_set, char *err,
+	   size_t errlen)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
@@ -43,7 +168,8 @@ port_setup(struct pl_run *r, uint16_t port, char *err, size_t errlen)
 			 info.driver_name ? info.driver_name : "?", strerror(-ret));
 		return ret;
 	}
-	rte_eth_promiscuous_enable(port);
+	if (promisc && rte_eth_promiscuous_enable(port) == 0 && promisc_set != NULL)
+		*promisc_set = true;
 	return 0;
 }
 
@@ -63,117 +189,329 @@ vdev_port(const char *name, const char *args, uint16_t *port, char *err,
 	return 0;
 }
 
+/* ---- generated traffic ---- */
+
 static int
-pcap_count(const char *path, uint64_t *count, char *err, size_t errlen)
+gen_setup(struct pl_run *r, char *err, size_t errlen)
 {
-	char ebuf[PCAP_ERRBUF_SIZE];
-	struct pcap_pkthdr *hdr;
-	const u_char *data;
-	pcap_t *p;
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct rte_ring *rxr[1], *txr[1];
 	int ret;
 
-	p = pcap_open_offline(path, ebuf);
-	if (p == NULL) {
-		snprintf(err, errlen, "cannot read pcap %s: %s", path, ebuf);
-		return -EINVAL;
+	ret = ports_pool(r, 0, err, errlen);
+	if (ret < 0)
+		return ret;
+	rxr[0] = rte_ring_create("hp_port_rx", cfg->ring_size, rte_socket_id(),
+				 RING_F_SP_ENQ | RING_F_SC_DEQ);
+	txr[0] = rte_ring_create("hp_port_tx", cfg->ring_size, rte_socket_id(),
+				 RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (rxr[0] == NULL || txr[0] == NULL) {
+		snprintf(err, errlen, "cannot create port rings: %s",
+			 rte_strerror(rte_errno));
+		return -ENOMEM;
 	}
-	*count = 0;
-	while ((ret = pcap_next_ex(p, &hdr, &data)) == 1)
-		(*count)++;
-	if (ret == -1) {
-		snprintf(err, errlen, "cannot read pcap %s: %s", path, pcap_geterr(p));
-		pcap_close(p);
-		return -EINVAL;
+	r->tr->rx_ring = rxr[0];
+	r->tr->tx_ring = txr[0];
+	ret = rte_eth_from_rings("hp_gen", rxr, 1, txr, 1, rte_socket_id());
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot create ring port: %s",
+			 rte_strerror(rte_errno));
+		return -EIO;
 	}
-	pcap_close(p);
+	r->rx_port = r->tx_port = (uint16_t)ret;
 	return 0;
 }
+
+/* ---- pcap: the replay into a ring port, net_pcap for the output ---- */
+
+static int
+pcap_setup(struct pl_run *r, char *err, size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct pl_ports *pp = r->ports;
+	char args[4300], tx[4200];
+	int ret;
+
+	ret = pl_pcap_scan(cfg->src_arg, &pp->pcap, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (pp->pcap.cut)
+		HP_LOG(WARNING, "pcap %s is cut after %" PRIu64 " whole records (%s): replaying those",
+		       cfg->src_arg, pp->pcap.records, pp->pcap.cut_why);
+	if (cfg->pcap_speed > 0 && cfg->pcap_loops != HP_PCAP_FOREVER &&
+	    (double)pp->pcap.span_ns / 1e9 / cfg->pcap_speed * RTE_MAX(cfg->pcap_loops, 1u) >
+	    cfg->duration_s)
+		HP_LOG(WARNING, "pcap %s spans %.1f s a pass at --pcap-speed %g, more than --duration %.1f s: the run ends first",
+		       cfg->src_arg, (double)pp->pcap.span_ns / 1e9, cfg->pcap_speed,
+		       cfg->duration_s);
+	r->pcap_count = cfg->pcap_loops == HP_PCAP_FOREVER ? UINT64_MAX :
+			pp->pcap.records * RTE_MAX(cfg->pcap_loops, 1u);
+	/* a jumbo frame in the file fits one mbuf */
+	ret = ports_pool(r, pp->pcap.caplen_max, err, errlen);
+	if (ret < 0)
+		return ret;
+	pp->rxr = rte_ring_create("hp_pcap_rx", cfg->ring_size, rte_socket_id(),
+				  RING_F_SP_ENQ | RING_F_SC_DEQ);
+	pp->txr = rte_ring_create("hp_pcap_tx", 64, rte_socket_id(),
+				  RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (pp->rxr == NULL || pp->txr == NULL) {
+		snprintf(err, errlen, "cannot create port rings: %s", rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	ret = rte_eth_from_rings("hp_pcap", &pp->rxr, 1, &pp->txr, 1, rte_socket_id());
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot create ring port: %s", rte_strerror(rte_errno));
+		return -EIO;
+	}
+	r->rx_port = (uint16_t)ret;
+	/* without rx_pcap net_pcap's rx queue is a null one */
+	pcap_tx_path(cfg, tx, sizeof(tx));
+	snprintf(args, sizeof(args), "tx_pcap=%s", tx);
+	return vdev_port("net_pcap_hp", args, &r->tx_port, err, errlen);
+}
+
+/* ---- af_packet ---- */
+
+/* Ring geometry from the interface's MTU: slots of whole frames (two VLAN
+ * tags included), a block a whole number of pages and slots (the PMD
+ * finds slot i at i * framesz), --ring-size slots. */
+static int
+afp_geometry(struct pl_afp *a, const char *ifname, unsigned int ring, char *err,
+	     size_t errlen)
+{
+	const unsigned int page = (unsigned int)sysconf(_SC_PAGESIZE);
+	const unsigned int max = RTE_ALIGN_FLOOR(UINT16_MAX - RTE_PKTMBUF_HEADROOM + AFP_PMD_HDR,
+						 1024u);
+	struct ifreq ifr;
+	unsigned int fpb;
+	int s, ret = 0;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	a->fd = -1;
+	a->ifindex = if_nametoindex(ifname);
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || ioctl(s, SIOCGIFMTU, &ifr) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read the MTU of %s: %s", ifname, strerror(errno));
+		goto out;
+	}
+	a->mtu = (unsigned int)ifr.ifr_mtu;
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read the flags of %s: %s", ifname, strerror(errno));
+		goto out;
+	}
+	a->promisc_was = (ifr.ifr_flags & IFF_PROMISC) != 0;
+	a->framesz = RTE_ALIGN_CEIL(AFP_MAC_OFF + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + a->mtu,
+				    1024u);
+	if (a->framesz > max) {
+		/* an mbuf holds at most 64 KiB (loopback's MTU is 65536) */
+		a->framesz = max;
+		HP_LOG(WARNING, "%s: MTU %u, but frames longer than %u B do not fit one mbuf: they arrive cut",
+		       ifname, a->mtu, (unsigned int)(max - AFP_MAC_OFF));
+	}
+	for (a->blocksz = a->framesz; a->blocksz % page != 0; a->blocksz += a->framesz)
+		;
+	fpb = a->blocksz / a->framesz;
+	a->framecnt = RTE_ALIGN_CEIL(RTE_MAX(ring, fpb), fpb);
+out:
+	if (s >= 0)
+		close(s);
+	return ret;
+}
+
+/* This process's AF_PACKET sockets bound to ifindex. net_af_packet keeps
+ * its socket to itself; the kernel's drop counter (PACKET_STATISTICS) is
+ * per socket, so the socket is found as the one the vdev added. */
+static int
+afp_sockets(unsigned int ifindex, int *fds, int max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -errno;
+	while ((e = readdir(d)) != NULL && n < max) {
+		struct sockaddr_ll sll;
+		socklen_t len = sizeof(sll), dl = sizeof(int);
+		char *end;
+		int fd, dom;
+
+		fd = (int)strtol(e->d_name, &end, 10);
+		if (*end != '\0' || fd == dirfd(d) ||
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) < 0 || dom != AF_PACKET ||
+		    getsockname(fd, (struct sockaddr *)&sll, &len) < 0 ||
+		    (unsigned int)sll.sll_ifindex != ifindex)
+			continue;
+		fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
+static int
+afp_vdev(struct pl_afp *a, const char *name, const char *ifname, bool rx, uint16_t *port,
+	 char *err, size_t errlen)
+{
+	int before[AFP_MAX_FDS], after[AFP_MAX_FDS], nb = 0, na, i, k, ret;
+	char args[256];
+
+	snprintf(args, sizeof(args), "iface=%s,qpairs=1,framesz=%u,blocksz=%u,framecnt=%u",
+		 ifname, a->framesz, a->blocksz, a->framecnt);
+	if (rx)
+		nb = afp_sockets(a->ifindex, before, AFP_MAX_FDS);
+	ret = vdev_port(name, args, port, err, errlen);
+	if (ret < 0 || !rx)
+		return ret;
+	na = afp_sockets(a->ifindex, after, AFP_MAX_FDS);
+	for (i = 0; i < na && a->fd < 0; i++) {
+		for (k = 0; k < nb && before[k] != after[i]; k++)
+			;
+		if (k == nb)
+			a->fd = after[i];
+	}
+	if (nb < 0 || a->fd < 0) {
+		snprintf(err, errlen, "cannot find net_af_packet's socket on %s, whose kernel drops would go uncounted",
+			 ifname);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The namespace's IPv4 reassembly counters (/proc/net/snmp, "Ip:"):
+ * fragments in, datagrams out, failures. 0 or -errno. */
+static int
+ip_reasm(uint64_t v[3])
+{
+	static const char *const want[3] = { "ReasmReqds", "ReasmOKs", "ReasmFails" };
+	char names[2048], vals[2048], *sn = NULL, *sv = NULL, *n, *x;
+	FILE *f = fopen("/proc/net/snmp", "r");
+	int found = 0, i;
+
+	if (f == NULL)
+		return -errno;
+	while (fgets(names, sizeof(names), f) != NULL && strncmp(names, "Ip: ", 4) != 0)
+		;
+	if (strncmp(names, "Ip: ", 4) != 0 || fgets(vals, sizeof(vals), f) == NULL) {
+		fclose(f);
+		return -ENOENT;
+	}
+	fclose(f);
+	for (n = strtok_r(names, " \n", &sn), x = strtok_r(vals, " \n", &sv); n && x;
+	     n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+		for (i = 0; i < 3; i++)
+			if (strcmp(n, want[i]) == 0) {
+				v[i] = strtoull(x, NULL, 10);
+				found++;
+			}
+	return found == 3 ? 0 : -ENOENT;
+}
+
+static int
+afp_setup(struct pl_run *r, char *err, size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	struct pl_ports *pp = r->ports;
+	bool two = cfg->tx_arg != NULL && strcmp(cfg->tx_arg, cfg->src_arg) != 0;
+	int ret;
+
+	ret = afp_geometry(&pp->afp[0], cfg->src_arg, cfg->ring_size, err, errlen);
+	if (ret == 0 && two)
+		ret = afp_geometry(&pp->afp[1], cfg->tx_arg, cfg->ring_size, err, errlen);
+	if (ret < 0)
+		return ret;
+	/* every queue of a net_af_packet port wants mbufs as long as its
+	 * slots, the tx port's (with a null rx) too */
+	ret = ports_pool(r, RTE_MAX(pp->afp[0].framesz, two ? pp->afp[1].framesz : 0) -
+			    AFP_PMD_HDR, err, errlen);
+	if (ret < 0)
+		return ret;
+	pp->reasm_ok = ip_reasm(pp->reasm0) == 0;
+	ret = afp_vdev(&pp->afp[0], "net_af_packet_hp", cfg->src_arg, true, &r->rx_port, err,
+		       errlen);
+	r->tx_port = r->rx_port;
+	if (ret == 0 && two)
+		ret = afp_vdev(&pp->afp[1], "net_af_packet_hptx", cfg->tx_arg, false,
+			       &r->tx_port, err, errlen);
+	return ret;
+}
+
+static void
+afp_kernel_drops(struct pl_ports *pp)
+{
+	struct tpacket_stats st;
+	socklen_t len = sizeof(st);
+	int fd = LOAD(pp->afp[0].fd);
+
+	/* the counter restarts at every read; readers add what they took */
+	if (fd >= 0 && getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0 &&
+	    st.tp_drops != 0)
+		__atomic_fetch_add(&pp->kdrops, st.tp_drops, __ATOMIC_RELAXED);
+}
+
+/* ---- the run's side ---- */
 
 int
 pl_ports_setup(struct pl_run *r, char *err, size_t errlen)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
-	char args[2200], tx[1024];
+	struct pl_ports *pp;
 	int ret;
 
-	switch (cfg->src) {
-	case HP_SRC_GEN: {
-		struct rte_ring *rxr[1], *txr[1];
-
-		rxr[0] = rte_ring_create("hp_port_rx", cfg->ring_size, rte_socket_id(),
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-		txr[0] = rte_ring_create("hp_port_tx", cfg->ring_size, rte_socket_id(),
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (rxr[0] == NULL || txr[0] == NULL) {
-			snprintf(err, errlen, "cannot create port rings: %s",
-				 rte_strerror(rte_errno));
-			return -ENOMEM;
-		}
-		r->tr->rx_ring = rxr[0];
-		r->tr->tx_ring = txr[0];
-		ret = rte_eth_from_rings("hp_gen", rxr, 1, txr, 1, rte_socket_id());
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot create ring port: %s",
-				 rte_strerror(rte_errno));
-			return -EIO;
-		}
-		r->rx_port = r->tx_port = (uint16_t)ret;
-		break;
+	ret = hp_run_source_check(cfg, err, errlen);
+	if (ret < 0)
+		return ret;
+	pp = calloc(1, sizeof(*pp));
+	if (pp == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	case HP_SRC_PCAP:
-		ret = pcap_count(cfg->src_arg, &r->pcap_count, err, errlen);
-		if (ret < 0)
-			return ret;
-		if (cfg->tx_arg != NULL)
-			snprintf(tx, sizeof(tx), "%s", cfg->tx_arg);
-		else
-			snprintf(tx, sizeof(tx), "%s/out.pcap", cfg->out_dir);
-		snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", cfg->src_arg, tx);
-		ret = vdev_port("net_pcap_hp", args, &r->rx_port, err, errlen);
-		if (ret < 0)
-			return ret;
-		r->tx_port = r->rx_port;
-		break;
-	case HP_SRC_AF_PACKET:
-		if (if_nametoindex(cfg->src_arg) == 0) {
-			snprintf(err, errlen, "interface %s does not exist", cfg->src_arg);
-			return -ENODEV;
-		}
-		snprintf(args, sizeof(args), "iface=%s,qpairs=1", cfg->src_arg);
-		ret = vdev_port("net_af_packet_hp", args, &r->rx_port, err, errlen);
-		if (ret < 0)
-			return ret;
-		r->tx_port = r->rx_port;
-		if (cfg->tx_arg != NULL && strcmp(cfg->tx_arg, cfg->src_arg) != 0) {
-			if (if_nametoindex(cfg->tx_arg) == 0) {
-				snprintf(err, errlen, "interface %s does not exist",
-					 cfg->tx_arg);
-				return -ENODEV;
-			}
-			snprintf(args, sizeof(args), "iface=%s,qpairs=1", cfg->tx_arg);
-			ret = vdev_port("net_af_packet_hptx", args, &r->tx_port, err,
-					errlen);
-			if (ret < 0)
-				return ret;
-		}
-		break;
-	}
-	ret = port_setup(r, r->rx_port, err, errlen);
+	pp->afp[0].fd = pp->afp[1].fd = -1;
+	r->ports = pp;
+	ret = cfg->src == HP_SRC_GEN ? gen_setup(r, err, errlen) :
+	      cfg->src == HP_SRC_PCAP ? pcap_setup(r, err, errlen) : afp_setup(r, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = port_setup(r, r->rx_port, true,
+			 cfg->src == HP_SRC_AF_PACKET ? &pp->afp[0].promisc_set : NULL, err, errlen);
 	if (ret < 0)
 		return ret;
 	r->rx_port_ok = 1;
 	if (r->tx_port != r->rx_port) {
-		ret = port_setup(r, r->tx_port, err, errlen);
+		ret = port_setup(r, r->tx_port, false, NULL, err, errlen);
 		if (ret < 0)
 			return ret;
 		r->tx_port_ok = 1;
 	}
-	return 0;
+	if (cfg->src == HP_SRC_PCAP)
+		ret = pl_replay_start(r, pp->rxr, &pp->pcap, &pp->replay, err, errlen);
+	return ret;
+}
+
+void
+pl_ports_stop_rx(struct pl_run *r)
+{
+	if (r->ports != NULL)
+		pl_replay_stop(r->ports->replay);
 }
 
 void
 pl_ports_close(struct pl_run *r)
 {
+	struct pl_ports *pp = r->ports;
+	struct rte_mbuf *m;
+
+	if (pp != NULL) {
+		pl_replay_stop(pp->replay);
+		/* stop closes the socket: its last drops first */
+		afp_kernel_drops(pp);
+		STORE(pp->afp[0].fd, -1);
+		/* the interface as it was found (the PMD leaves it on) */
+		if (pp->afp[0].promisc_set && !pp->afp[0].promisc_was)
+			rte_eth_promiscuous_disable(r->rx_port);
+	}
 	if (r->rx_port_ok) {
 		rte_eth_dev_stop(r->rx_port);
 		rte_eth_dev_close(r->rx_port);
@@ -183,18 +521,41 @@ pl_ports_close(struct pl_run *r)
 		rte_eth_dev_close(r->tx_port);
 	}
 	r->rx_port_ok = r->tx_port_ok = 0;
+	if (pp == NULL)
+		return;
+	/* frames the replay queued that no one read (a failed start) */
+	while (pp->rxr != NULL && rte_ring_dequeue(pp->rxr, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(pp->rxr);
+	rte_ring_free(pp->txr);
+	pl_replay_free(pp->replay);
+	free(pp);
+	r->ports = NULL;
 }
 
 uint64_t
 pl_port_drops(struct pl_run *r)
 {
+	struct pl_ports *pp = r->ports;
 	struct rte_eth_stats st;
+	uint64_t d = 0;
 
 	if (r->cfg->src == HP_SRC_GEN)
 		return LOAD(r->tr->dropped_port);
-	if (rte_eth_stats_get(r->rx_port, &st) != 0)
+	if (pp == NULL)
 		return 0;
-	return st.imissed + st.rx_nombuf + st.ierrors;
+	switch (r->cfg->src) {
+	case HP_SRC_GEN:
+		break;
+	case HP_SRC_PCAP:
+		return pp->replay != NULL ? pl_replay_drops(pp->replay) : 0;
+	case HP_SRC_AF_PACKET:
+		afp_kernel_drops(pp);
+		if (rte_eth_stats_get(r->rx_port, &st) == 0)
+			d = st.imissed + st.rx_nombuf + st.ierrors;
+		return d + __atomic_load_n(&pp->kdrops, __ATOMIC_RELAXED);
+	}
+	return 0;
 }
 
 uint64_t
@@ -203,4 +564,30 @@ pl_offered_now(struct pl_run *r)
 	if (r->cfg->src == HP_SRC_GEN)
 		return LOAD(r->tr->offered);
 	return r->sc->rx + pl_port_drops(r);
+}
+
+void
+pl_ports_report(struct pl_run *r, struct hp_port_report *rep)
+{
+	struct pl_ports *pp = r->ports;
+	uint64_t v[3];
+
+	memset(rep, 0, sizeof(*rep));
+	if (pp == NULL)
+		return;
+	rep->frame_max = pp->frame_max;
+	if (r->cfg->src == HP_SRC_PCAP) {
+		rep->pcap_records = pp->pcap.records;
+		rep->pcap_cut = pp->pcap.cut;
+	} else if (r->cfg->src == HP_SRC_AF_PACKET) {
+		afp_kernel_drops(pp);
+		rep->mtu = pp->afp[0].mtu;
+		rep->frame_max = RTE_MIN(rep->frame_max, pp->afp[0].framesz - AFP_MAC_OFF);
+		rep->kernel_drops = __atomic_load_n(&pp->kdrops, __ATOMIC_RELAXED);
+		if (pp->reasm_ok && ip_reasm(v) == 0) {
+			rep->reasm_fragments = v[0] - pp->reasm0[0];
+			rep->reasm_datagrams = v[1] - pp->reasm0[1];
+			rep->reasm_failed = v[2] - pp->reasm0[2];
+		}
+	}
 }

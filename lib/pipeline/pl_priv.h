@@ -177,7 +177,8 @@ struct pl_run {
 	struct hp_trace_row *rows;
 	unsigned int n_rows;
 	unsigned int shown;        /* rows printed as progress lines */
-	uint64_t pcap_count;
+	uint64_t pcap_count;       /* records a pcap source offers, all passes */
+	struct pl_ports *ports;    /* pl_ports.c's own state */
 	unsigned int n_stages;
 	struct hp_stage stage[HP_MAX_DEVICES + 2];
 	struct hp_launch launch;
@@ -220,11 +221,40 @@ int pl_ctx_init_chain(struct pl_run *r, struct hp_task_ctx *ctx, char *err,
 		      size_t errlen);
 void pl_ctx_free_chain(struct hp_task_ctx *ctx, unsigned int n);
 
-/* pl_ports.c */
+/* pl_ports.c: also creates r->pool, its mbufs as long as the port's
+ * frames can be */
 int pl_ports_setup(struct pl_run *r, char *err, size_t errlen);
+/* Stops what feeds the rx port from outside the stages (a pcap replay):
+ * nothing more arrives after it, so the scheduler's last poll drains it. */
+void pl_ports_stop_rx(struct pl_run *r);
 void pl_ports_close(struct pl_run *r);
 uint64_t pl_port_drops(struct pl_run *r);
 uint64_t pl_offered_now(struct pl_run *r);
+void pl_ports_report(struct pl_run *r, struct hp_port_report *rep);
+
+/* pl_replay.c: a pcap file replayed into a ring, paced by its timestamps */
+struct pl_pcap_info {
+	uint64_t records;          /* whole records before the end or a cut */
+	uint32_t caplen_max;
+	bool cut;                  /* a record after them could not be read */
+	char cut_why[160];         /* libpcap's reason */
+	uint64_t span_ns;          /* last timestamp - first, one pass */
+};
+struct pl_replay;
+/* Opens the file and reads its first record: a capture of Ethernet
+ * frames, not cut before its first record. */
+int pl_pcap_check(const char *path, char *err, size_t errlen);
+/* Reads the whole file once: an Ethernet capture with a record. */
+int pl_pcap_scan(const char *path, struct pl_pcap_info *info, char *err, size_t errlen);
+/* A thread that, once r->t0 is set, puts the file's frames into ring at
+ * their time (cfg->pcap_speed, cfg->pcap_loops), mbufs from r->pool. */
+int pl_replay_start(struct pl_run *r, struct rte_ring *ring, const struct pl_pcap_info *info,
+		    struct pl_replay **rp, char *err, size_t errlen);
+/* Joins the thread (once; what it held is freed): nothing more arrives. */
+void pl_replay_stop(struct pl_replay *rp);
+void pl_replay_free(struct pl_replay *rp);
+/* Frames the paced replay found no room for in the ring (a full rx queue). */
+uint64_t pl_replay_drops(const struct pl_replay *rp);
 
 /* pl_collect.c */
 unsigned int pl_n_loops(const struct pl_run *r);

@@ -48,13 +48,17 @@ def hplane():
 HOSTILE = ["", "x", "-1", "0", "1e99", "99999999999999999999", "nan", "1,,2", "a\nb", "\x1b[2J"]
 
 
-def assert_every_flag_refused(run, help_text, head, tail, values=HOSTILE):
-    """Every `  --flag [ARG]` of help_text, with each hostile value, between
-    head and tail (tail is an argument the program refuses, so no run
-    starts): run(args) must exit 2 with one line on stderr and no raw
-    control character in it. Returns the number of runs."""
+def assert_every_flag_refused(run, help_text, head, tail, values=HOSTILE, only=None):
+    """Every `  --flag [ARG]` of help_text (or those of it named in only),
+    with each hostile value, between head and tail (tail is an argument the
+    program refuses, so no run starts): run(args) must exit 2 with one line
+    on stderr and no raw control character in it. Returns the number of
+    runs."""
     flags = re.findall(r"^  (--[a-z0-9-]+)( [A-Z]+)?", help_text, re.M)
     assert len(flags) > 15, flags
+    if only is not None:
+        flags = [f for f in flags if f[0] in only]
+        assert {f[0] for f in flags} == set(only), (flags, only)
     n = 0
     for flag, arg in flags:
         if flag == "--help":

@@ -135,7 +135,8 @@ def test_ids_on_traffic_with_planted_patterns(tmp_path):
     for app in ("ids", "ids_ac"):
         out = tmp_path / app
         hplane(["run", "--app", app, "--source", f"pcap:{planted}", "--quiet",
-                "--out", str(out), "--tx", str(tmp_path / f"{app}.pcap")])
+                "--pcap-speed", "max", "--out", str(out), "--tx",
+                str(tmp_path / f"{app}.pcap")])
         s = json.loads((out / "summary.json").read_text())
         assert s["packets_delivered"] == n
         assert s["verified"] == n and s["verify_failures"] == 0

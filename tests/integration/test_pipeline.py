@@ -144,8 +144,9 @@ def test_pcap_replay_with_bad_packets(hplane, tmp_path):
                     w.writepkt(b, ts=i * 1e-6)
     out = tmp_path / "pcap"
     outpcap = tmp_path / "out.pcap"
+    # the whole file, not its (1 Mpps) pace: --pcap-speed max
     run_hplane(["run", "--source", f"pcap:{mixed}", "--tx", str(outpcap),
-                "--duration", "30", "--out", str(out), "--quiet"])
+                "--pcap-speed", "max", "--duration", "30", "--out", str(out), "--quiet"])
     s = summary(out)
     assert_invariants(s)
     n_bad = 3 * len(bad)

@@ -140,7 +140,8 @@ def test_stages_as_services_pcap(hplane, tmp_path):
     run_hplane(["gen", "--pcap", str(pcap), "--count", "3000"])
     out = tmp_path / "pcap"
     run_hplane(["run", "--app", "crypto", "--source", f"pcap:{pcap}", "--tx",
-                str(tmp_path / "out.pcap"), "--out", str(out), "--quiet"] + SVC)
+                str(tmp_path / "out.pcap"), "--pcap-speed", "max", "--out", str(out),
+                "--quiet"] + SVC)
     s = summary(out)
     assert_invariants(s)
     assert s["packets_received"] == 3000 and s["packets_delivered"] == 3000
