@@ -316,3 +316,21 @@ def test_generator_64_byte_frames(hplane, tmp_path):
     assert_invariants(s)
     assert s["packets_delivered"] > 100 and s["task_errors"] == 0
     assert 0 < s["verified"] < s["packets_delivered"]
+
+
+def test_planted_frames_keep_valid_checksums(hplane, tmp_path):
+    """hp-nf plant-pcap writes patterns into gen's frames, which now carry
+    UDP and TCP checksums: it redoes them."""
+    from conftest import BUILD
+    src, planted = tmp_path / "gen.pcap", tmp_path / "planted.pcap"
+    run_hplane(["gen", "--pcap", str(src), "--count", "400", "--seed", "5"])
+    p = subprocess.run([str(BUILD / "lib/nf/tools/hp-nf"), "plant-pcap", "--in", str(src),
+                        "--out", str(planted), "--gen", "1000", "--seed", "1", "--p", "0.5"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    ins = [bytes(f) for f in rdpcap(str(src))]
+    outs = [bytes(f) for f in rdpcap(str(planted))]
+    changed = sum(a != b for a, b in zip(ins, outs))
+    assert len(outs) == 400 and changed > 100
+    assert all(cksums_ok(f) for f in outs)
+    assert tshark_bad_checksums(planted) == []
