@@ -232,19 +232,50 @@ fold(uint32_t sum)
 	return (uint16_t)sum;
 }
 
+/* DPDK's byte pass (rte_raw_cksum) built for AVX2 too, chosen at run time
+ * as lib/nf's kernels are: the tree is built for x86-64-v2, where GCC
+ * vectorizes it 16 bytes a step; with AVX2, 32 (bench/results/
+ * headers-2026-11-26.md: 67 instead of 86 cycles at 778 B). */
+#if defined(RTE_ARCH_X86)
+static __attribute__((target("avx2"))) uint16_t
+raw_sum_avx2(const void *buf, uint32_t len)
+{
+	return rte_raw_cksum(buf, len);
+}
+#endif
+
+static inline uint16_t
+raw_sum(const void *buf, uint32_t len)
+{
+#if defined(RTE_ARCH_X86)
+	if (__builtin_cpu_supports("avx2"))
+		return raw_sum_avx2(buf, len);
+#endif
+	return rte_raw_cksum(buf, len);
+}
+
 /* The folded sum of the pseudo-header (the addresses at addr, alen 8 for
- * IPv4 or 32 for IPv6, proto and the L4 length l4len) and the L4 segment.
- * The DPDK helpers (rte_ipv4_udptcp_cksum, rte_ipv6_phdr_cksum) and a
- * NIC take the length from the IP header, which is not the L4 length when
- * IPv6 extension headers are walked or a UDP length is shorter than the IP
- * payload: such packets are summed here. */
+ * IPv4 or 32 for IPv6, proto and the L4 length l4len) and the L4 segment,
+ * in the byte order of the data, as rte_raw_cksum sums. One function for
+ * both families and for the lengths the DPDK helpers (which take the L4
+ * length from the IP header) get wrong: IPv6 extension headers walked, a
+ * UDP length shorter than the IP payload. The pseudo-header is summed in
+ * a few adds; rte_ipv4_udptcp_cksum's costs ~50 cycles a packet more. */
 static uint16_t
 l4_sum(const void *addr, uint32_t alen, const void *l4, uint32_t l4len, uint8_t proto)
 {
-	uint32_t tail[2] = { rte_cpu_to_be_32(l4len), rte_cpu_to_be_32(proto) };
+	const uint8_t *a = addr;
+	uint64_t sum = (uint64_t)rte_cpu_to_be_16((uint16_t)proto) +
+		       rte_cpu_to_be_16((uint16_t)l4len) + raw_sum(l4, l4len);
+	uint32_t i, w;
 
-	return fold((uint32_t)rte_raw_cksum(addr, alen) + rte_raw_cksum(tail, sizeof(tail)) +
-		    rte_raw_cksum(l4, l4len));
+	for (i = 0; i < alen; i += 4) {
+		memcpy(&w, a + i, 4);
+		sum += w;
+	}
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
 }
 
 /* Where the checksum is in a UDP or TCP header. */
@@ -284,12 +315,22 @@ l4_ol_flag(uint8_t proto)
 	return proto == IPPROTO_UDP ? RTE_MBUF_F_TX_UDP_CKSUM : RTE_MBUF_F_TX_TCP_CKSUM;
 }
 
-/* The checksum field of a UDP or TCP header: ~sum, where a UDP checksum
- * of 0 is sent as 0xffff (0 says "none"). */
+/* Writes the checksum field ck of a UDP or TCP segment whose sum,
+ * pseudo-header included, is sum with the field's old value in it: the old
+ * value is taken out again (ones' complement: add its complement) instead
+ * of zeroing the field first, whose 2-byte store the wide loads of the
+ * sum right after would wait for (store forwarding fails: ~10 cycles).
+ * The result is ~sum, where a UDP checksum of 0 is sent as 0xffff (0 says
+ * "none"). */
 static inline void
 put_cksum(uint8_t *ck, uint16_t sum, uint8_t proto)
 {
-	sum = (uint16_t)~sum;
+	uint16_t old;
+	uint32_t s;
+
+	memcpy(&old, ck, 2);
+	s = (uint32_t)sum + (uint16_t)~old;
+	sum = (uint16_t)~(uint16_t)((s & 0xffff) + (s >> 16));
 	put16(ck, sum == 0 && proto == IPPROTO_UDP ? 0xffff : sum);
 }
 
@@ -306,20 +347,15 @@ fixup_ipv6(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint6
 		if (h->proto == IPPROTO_UDP)
 			add_be16(l4 + offsetof(struct rte_udp_hdr, dgram_len), grow);
 	}
-	if (l4len != rte_be_to_cpu_16(ip6->payload_len)) {
-		put16(ck, 0);
-		put_cksum(ck, l4_sum(ip6->src_addr, 32, l4, l4len, h->proto), h->proto);
-		return;
-	}
-	if (offl & l4_offload(h->proto)) {
+	/* a NIC takes the L4 length from payload_len */
+	if (l4len == rte_be_to_cpu_16(ip6->payload_len) && (offl & l4_offload(h->proto))) {
 		m->ol_flags |= RTE_MBUF_F_TX_IPV6 | l4_ol_flag(h->proto);
 		m->l2_len = h->l3;
 		m->l3_len = (uint16_t)(h->l4 - h->l3);
 		put16(ck, rte_ipv6_phdr_cksum(ip6, m->ol_flags));
 		return;
 	}
-	put16(ck, 0);
-	put16(ck, rte_ipv6_udptcp_cksum(ip6, l4));
+	put_cksum(ck, l4_sum(ip6->src_addr, 32, l4, l4len, h->proto), h->proto);
 }
 
 static void
@@ -344,15 +380,13 @@ fixup_ipv4(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint6
 	}
 	if (none) {
 		/* left as it is */
-	} else if (l4len != rte_be_to_cpu_16(ip->total_length) - (uint32_t)(h->l4 - h->l3)) {
-		put16(ck, 0);
-		put_cksum(ck, l4_sum(&ip->src_addr, 8, l4, l4len, h->proto), h->proto);
-	} else if (offl & l4_offload(h->proto)) {
+	} else if (l4len == rte_be_to_cpu_16(ip->total_length) - (uint32_t)(h->l4 - h->l3) &&
+		   (offl & l4_offload(h->proto))) {
+		/* (a NIC takes the L4 length from the total length) */
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | l4_ol_flag(h->proto);
 		put16(ck, rte_ipv4_phdr_cksum(ip, m->ol_flags));
 	} else {
-		put16(ck, 0);
-		put16(ck, rte_ipv4_udptcp_cksum(ip, l4));
+		put_cksum(ck, l4_sum(&ip->src_addr, 8, l4, l4len, h->proto), h->proto);
 	}
 	if (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) {
 		m->l2_len = h->l3;
@@ -360,12 +394,14 @@ fixup_ipv4(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint6
 	}
 }
 
-/* Cost note (bench/pipeline, bench/results/pipeline-2026-11-27*.md): the
- * checksum is one pass over the L4 segment, ~0.08 cycles a byte with the
- * data in L1 (~60 cycles for an IMIX packet), which is why the tasks call
- * this right after they wrote the payload, on the device's core, and not
- * the scheduler's tx path, where the payload's lines would come from
- * another core. With the port's offloads the pass is the NIC's. */
+/* Cost note (bench/results/headers-2026-11-26.md, x86-64-v2 build with
+ * the AVX2 byte pass, data in L1): ~47 cycles at 64 B, ~103 at 778 B (the
+ * IMIX mean), ~175 at 1458 B, against 68/116/178 through
+ * rte_ipv4_udptcp_cksum with the field zeroed first; re-parsing the
+ * headers before costs ~11. The tasks call this right after they wrote
+ * the payload, on the device's core while the payload is in its cache,
+ * not on the scheduler's tx path, which every worker's packets share.
+ * With the port's offloads the pass is the NIC's. */
 void
 hp_pkt_l4_fixup(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow,
 		uint64_t tx_offload)
