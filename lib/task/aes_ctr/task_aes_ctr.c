@@ -154,7 +154,7 @@ make_iv(uint8_t iv[16], const uint8_t nonce[8], uint32_t seq)
 /* Cost note: IMIX (mean 778 B) measures ~0.75 cycles/byte + ~150 cycles
  * per packet for IV re-init on AES-NI (bench/pipeline); the headers
  * (re-parse, then the UDP/TCP checksum over the ciphertext while it is in
- * L1) add ~115 at the IMIX mean (hp_pkt.c). */
+ * L1) add ~100 at the IMIX mean (hp_pkt.c). */
 static uint16_t
 ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
