@@ -72,13 +72,18 @@ enum smpp_status {
 	ESME_RBINDFAIL        = 0x0D,
 	ESME_RINVPASWD        = 0x0E,
 	ESME_RINVSYSID        = 0x0F,
+	ESME_RCANCELFAIL      = 0x11,
+	ESME_RREPLACEFAIL     = 0x13,
+	ESME_RMSGQFUL         = 0x14,
 	ESME_RINVSERTYP       = 0x15,
 	ESME_RINVNUMDESTS     = 0x33,
 	ESME_RINVDLNAME       = 0x34,
 	ESME_RINVDESTFLAG     = 0x40,
 	ESME_RINVSYSTYP       = 0x53,
+	ESME_RTHROTTLED       = 0x58,
 	ESME_RINVSCHED        = 0x61,
 	ESME_RINVEXPIRY       = 0x62,
+	ESME_RQUERYFAIL       = 0x67,
 	ESME_RINVOPTPARSTREAM = 0xC0,
 	ESME_ROPTPARNOTALLWD  = 0xC1,
 	ESME_RINVPARLEN       = 0xC2,
@@ -506,6 +511,31 @@ struct smpp_receipt {
 /* Lenient parse: keys in any order and case, "submit date" or
  * "submit_date", extra keys ignored. Returns the number of fields found. */
 int smpp_receipt_parse(const char *s, size_t n, struct smpp_receipt *r);
+
+/* ---- helpers: time fields (v3.4 7.1.1) ---------------------------------- */
+
+/* message_state (v3.4 5.2.28) */
+enum smpp_msg_state {
+	SMPP_STATE_ENROUTE = 1, SMPP_STATE_DELIVERED, SMPP_STATE_EXPIRED,
+	SMPP_STATE_DELETED, SMPP_STATE_UNDELIVERABLE, SMPP_STATE_ACCEPTED,
+	SMPP_STATE_UNKNOWN, SMPP_STATE_REJECTED,
+};
+
+enum smpp_time_kind { SMPP_TIME_NONE = 0, SMPP_TIME_ABS, SMPP_TIME_REL };
+
+/*
+ * A schedule_delivery_time / validity_period / final_date value as decoded
+ * (without its NUL): empty, absolute "YYMMDDhhmmsstnnp" (years 2000-2099,
+ * t tenths, nn quarter hours ahead of ('+') or behind ('-') UTC, 0..48) or
+ * relative "YYMMDDhhmmss000R" (added to now_ms, years and months by the
+ * calendar).  Returns the kind and *t_ms (UTC, ms since 1970; untouched for
+ * NONE), or -EINVAL for anything else: wrong length, a non-digit, month 13,
+ * 31 April, hour 24, an offset above 48, tnn of a relative time not 000.
+ */
+int smpp_time_parse(const uint8_t *s, size_t len, int64_t now_ms, int64_t *t_ms);
+/* t_ms as an absolute UTC time "YYMMDDhhmmsst00+" (17 octets with NUL);
+ * 0, or -ERANGE outside 2000-2099. */
+int smpp_time_format(int64_t t_ms, char out[17]);
 
 /* ---- workload generation (Weerasinghe 4.1) ------------------------------ */
 

@@ -272,9 +272,11 @@ smpp_pdu_print_json(FILE *f, const struct smpp_pdu *p, const uint8_t *in)
 		default:
 			fputc('[', f);
 			while (smpp_list_iter(p, i, &lit, &de)) {
-				fprintf(f, "%s{\"dest_flag\":%u,\"ton\":%u,\"npi\":%u,"
-					"\"addr\":", lf ? "" : ",", de.dest_flag,
-					de.ton, de.npi);
+				/* an unsuccess_sme entry has no dest_flag (v3.4 4.5.2) */
+				fputs(lf ? "{" : ",{", f);
+				if (fd->type == SMPP_FT_DESTS)
+					fprintf(f, "\"dest_flag\":%u,", de.dest_flag);
+				fprintf(f, "\"ton\":%u,\"npi\":%u,\"addr\":", de.ton, de.npi);
 				json_str(f, de.addr, de.addr_len);
 				if (fd->type == SMPP_FT_UNSUCC)
 					fprintf(f, ",\"error_status_code\":%u",

@@ -14,7 +14,9 @@ figure is marked modeled.
 
 Writes OUT/<scenario>-<sched>-<gran>/ (summary.json, trace.csv, log),
 OUT/report.md with the Tables 5.1-5.4 style tables and the goal checks,
-and per scenario OUT/<scenario>-latency.png and OUT/<scenario>-share.png.
+per scenario OUT/<scenario>-latency.png and OUT/<scenario>-share.png, and
+OUT/report.html (hplane report: every run's plots side by side; --no-report
+skips it).
 """
 import argparse
 import datetime
@@ -23,6 +25,7 @@ import os
 import platform
 import re
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -395,6 +398,8 @@ def main():
     ap.add_argument("--rt-prio", type=rt_prio, default=1, metavar="N",
                     help="their SCHED_FIFO priority [1, as bench/pipeline and bench/load]: 2 "
                     "keeps a stray priority-1 spinner outside the benchmark lock from starving them")
+    ap.add_argument("--no-report", dest="html", action="store_false",
+                    help="no OUT/report.html (hplane report OUT builds it later)")
     ap.add_argument("--reuse", action="store_true",
                     help="keep runs (and Q-tables) already in --out; run only what is missing")
     a = ap.parse_args()
@@ -581,6 +586,14 @@ def main():
         rec.write_text(report(a, prof, scenarios, names, res, cap, gpu_cap, cpu_cap, fixed_us,
                               failed, out, stem + "-"))
     print(f"compare: report {out / 'report.md'}" + (f", {a.record}" if a.record else ""))
+    # the page of every run side by side, with the plots and report.md
+    # above embedded (apps/hplane/report.c)
+    if a.html:
+        p = subprocess.run([a.hplane, "report", str(out)], capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"hplane compare: {p.stderr.strip()}", file=sys.stderr)
+            return 1
+        print(f"compare: {p.stdout.strip()}")
     return 0 if not failed else 1
 
 

@@ -10,6 +10,8 @@
  *                                         device (writes a profile JSON)
  *   hplane compare [options]              schedulers x scenarios x granularities
  *                                         (tools/sched_compare.py)
+ *   hplane report OUT                     (re)build OUT/report.html from a
+ *                                         finished run's folder (report.c)
  * Bad input gets one line on stderr and exit status 2; a run whose summary
  * breaks an invariant (internal drop, verify failure, mbuf leak) exits 3.
  */
@@ -36,6 +38,7 @@
 #include "hp_svc_balance.h"
 #include "profile.h"
 #include "ramp.h"
+#include "report.h"
 
 #define EXIT_USAGE 2
 #define EXIT_INVARIANT 3
@@ -53,6 +56,7 @@ usage(FILE *o)
 "       hplane train --qtable FILE [run options]     (qlearn: random actions, writes FILE)\n"
 "       hplane profile --out FILE [--batches LIST] [--reps N] [run options]\n"
 "       hplane compare [--help for its options]      (docs/scheduling.md)\n"
+"       hplane report OUT       (re)build OUT/report.html from a run's folder\n"
 "\n"
 "run options:\n"
 "  --app NAME            app (chain of tasks) to run: see `hplane list` [crypto]\n"
@@ -98,7 +102,9 @@ usage(FILE *o)
 "  --packets N           stop after N packets received [no limit]\n"
 "  --capacity PPS        capacity the scenario is scaled to [measured at start]\n"
 "  --calib S             seconds of capacity measurement [1.0]\n"
-"  --out DIR             write summary.json and trace.csv into DIR [out/run]\n"
+"  --out DIR             write summary.json, trace.csv and report.html (plots of\n"
+"                        both, one self-contained page) into DIR [out/run]\n"
+"  --no-report           no report.html (hplane report DIR builds it later)\n"
 "  --imix-sizes LIST     frame sizes in bytes [243,486,1458]\n"
 "  --imix-shares LIST    relative shares [2,1,2]\n"
 "  --types FILE          packet-type table, lines 'min,max,reorder,latency,deadline_us'\n"
@@ -268,6 +274,7 @@ enum {
 	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
 	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_PSPEED, O_PLOOP,
+	O_NOREPORT,
 };
 
 static const struct option longopts[] = {
@@ -324,6 +331,7 @@ static const struct option longopts[] = {
 	{ "gen-recycle", no_argument, NULL, O_RECYCLE },
 	{ "pcap-speed", required_argument, NULL, O_PSPEED },
 	{ "pcap-loop", required_argument, NULL, O_PLOOP },
+	{ "no-report", no_argument, NULL, O_NOREPORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -340,6 +348,7 @@ struct cli {
 	struct hp_ramp ramp;
 	bool scen_set;              /* --scenario or --trace given */
 	bool svc_bal_set;           /* --svc-balance given */
+	bool no_report;             /* --no-report: no OUT/report.html */
 	const char *gen_flag;       /* a generator's flag given (name) */
 	const char *pcap_flag;      /* a pcap replay's flag given */
 	struct hp_profile_opts prof; /* hplane profile */
@@ -492,6 +501,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 			c->svc_bal_set = true;
 			break;
 		case O_SVCSD: cfg->svc_scale_down = true; break;
+		case O_NOREPORT: c->no_report = true; break;
 		case O_PSPEED:
 			c->pcap_flag = "--pcap-speed";
 			if (!strcmp(a, "max"))
@@ -948,12 +958,39 @@ exec_run(struct cli *c, int (*report)(struct cli *, struct hp_run_result *, char
 		       c->cfg.out_dir);
 	if (rc == 0 && report != NULL && report(c, &res, err, errlen) < 0)
 		rc = fail(1, "%s", err);
+	/* the page is built from the files just written (and ramp's), as
+	 * `hplane report` would */
+	if (rc == 0 && !c->no_report) {
+		char html[4200];
+
+		if (hp_report_build(c->cfg.out_dir, html, sizeof(html), err, errlen) < 0)
+			rc = fail(1, "report: %s", err);
+		else
+			printf("  %-26s %s\n", "report", html);
+	}
 	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked))
 		rc = fail(EXIT_INVARIANT, "invariant broken: dropped_internal=%" PRIu64
 			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
 			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
 	free(res.rows);
 	return rc;
+}
+
+/* report OUT: the page of a finished run's (or compare's) folder. */
+static int
+verb_report(int argc, char **argv)
+{
+	char html[4200], err[1024];
+	int ret;
+
+	if (argc != 2 || argv[1][0] == '-')
+		return fail(EXIT_USAGE, "usage: hplane report OUT (a run's --out folder)");
+	ret = hp_report_build(argv[1], html, sizeof(html), err, sizeof(err));
+	if (ret < 0)
+		return fail(ret == -ENOENT || ret == -ENOTDIR || ret == -EINVAL ? EXIT_USAGE : 1,
+			    "report: %s", err);
+	printf("report: %s\n", html);
+	return 0;
 }
 
 /* A verb: either whole (its own argument handling) or a pipeline verb,
@@ -975,6 +1012,7 @@ static const struct verb verbs[] = {
 	{ .name = "profile", .prepare = prep_profile, .own_exec = true },
 	{ .name = "compare", .whole = hp_cmd_compare },
 	{ .name = "list", .whole = verb_list },
+	{ .name = "report", .whole = verb_report },
 };
 
 static const struct verb *
@@ -1081,7 +1119,7 @@ main(int argc, char **argv)
 	}
 	v = verb_find(argv[1]);
 	if (v == NULL)
-		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, list; see --help)",
+		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, report, list; see --help)",
 			    argv[1]);
 	if (v->whole != NULL)
 		return v->whole(argc - 1, argv + 1);

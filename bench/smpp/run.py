@@ -7,10 +7,12 @@ each side by side in one run on the same PDUs:
   forms, bare decoder) and Python smpplib;
 * run_java_bench.py: Cloudhopper's decoder and the JNI paths in one JVM,
   with the C decoder beside them; skipped with a note when the JNI library
-  or Maven is missing.
+  or Maven is missing;
+* run_transcoder_bench.py: Cloudhopper's PduTranscoder, its own against
+  JniPduTranscoder, both producing Cloudhopper's PDU objects.
 
 With --record the tables go to bench/results/smpp-DATE.md and
-bench/results/smpp-java-DATE.md.
+bench/results/smpp-java-DATE.md (the Java ones, one after the other).
 """
 import argparse
 import datetime
@@ -42,6 +44,8 @@ def main():
            if a.record else [])
     rc |= subprocess.run([sys.executable, os.path.join(HERE, "run_java_bench.py"),
                           "--build", a.build] + out).returncode
+    rc |= subprocess.run([sys.executable, os.path.join(HERE, "run_transcoder_bench.py"),
+                          "--build", a.build] + out + (["--append"] if out else [])).returncode
     return rc
 
 

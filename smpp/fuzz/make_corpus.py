@@ -3,6 +3,8 @@
 """Writes the seed corpus of the SMPP decoder fuzz target (smpp/fuzz/corpus)
 and expected.txt, the ESME_R* status the first PDU of each seed must get.
 Built by hand from SMPP v3.4 chapter 4 layouts, independent of the C code.
+Also the corpus of hp-smppd's other parsers (smpp/fuzz/corpus_smppd, for
+fuzz_smppd.c: first octet even = users file, odd = a v3.4 7.1.1 time).
 Rerun after changing a seed: python3 smpp/fuzz/make_corpus.py"""
 import os
 import struct
@@ -25,10 +27,10 @@ def tlv(tag, val):
 
 
 def submit_body(src="12345", dst="67890", msg=b"hello world 20 chars", sm_len=None,
-                sched=b"", tlvs=b"", svc="", ton=1):
+                sched=b"", tlvs=b"", svc="", ton=1, valid=b""):
     sl = len(msg) if sm_len is None else sm_len
     return (cs(svc) + bytes([ton, 1]) + cs(src) + bytes([1, 1]) + cs(dst) +
-            bytes([0, 0, 0]) + sched + b"\0" + b"\0" + bytes([1, 0, 0, 0]) +
+            bytes([0, 0, 0]) + sched + b"\0" + valid + b"\0" + bytes([1, 0, 0, 0]) +
             bytes([sl]) + msg + tlvs)
 
 
@@ -43,6 +45,12 @@ SEEDS = {
             b"stat:DELIVRD err:000 text:hi", tlvs=tlv(0x001E, b"123\0") + tlv(0x0427, b"\x02"))),
         0x00),
     "ok_enquire_link": (pdu(0x15, b""), 0x00),
+    # time fields (v3.4 7.1.1): the decoder checks their length only, the
+    # fuzz target hands them to smpp_time_parse
+    "ok_submit_sm_times": (pdu(4, submit_body(sched=b"261126120000004+",
+                                              valid=b"000001000000000R")), 0x00),
+    "ok_submit_sm_bad_time": (pdu(4, submit_body(sched=b"261301000000000+",
+                                                 valid=b"garbage_garbage1")), 0x00),
     "ok_generic_nack": (pdu(0x80000000, b"", status=3), 0x00),
     "ok_bind_transmitter": (pdu(2, cs("sys") + cs("pw") + cs("") + bytes([0x34, 0, 0]) + cs("")), 0x00),
     "ok_bind_resp_nobody": (pdu(0x80000002, b"", status=0x0E), 0x00),
@@ -93,7 +101,36 @@ SEEDS = {
 }
 
 
+HASH = ("$pbkdf2-sha256$1000$00112233445566778899aabbccddeeff$" +
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+
+# fuzz_smppd.c: b"\0" + a users file, b"\1" + a time field
+SMPPD_SEEDS = {
+    "users_ok": b"\0# users\nuser esme1 secret1\r\nuser esme2 " + HASH.encode() + b" binds=4\n",
+    "users_bad_keyword": b"\0usr a b\n",
+    "users_bad_long_id": b"\0user abcdefghijklmnop x\n",
+    "users_bad_long_pw": b"\0user a 123456789\n",
+    "users_bad_twice": b"\0user a b\nuser a c\n",
+    "users_bad_binds": b"\0user a b binds=0\n",
+    "users_bad_hash_iter": b"\0user a $pbkdf2-sha256$99$0011223344556677$00\n",
+    "users_bad_hash_salt": b"\0user a $pbkdf2-sha256$1000$zz$00\n",
+    "users_bad_nul": b"\0user a b\0\n",
+    "time_abs": b"\1261126120000004+",
+    "time_abs_behind": b"\1280229235959948-",
+    "time_rel": b"\1990212235959000R",
+    "time_empty": b"\1",
+    "time_bad_month": b"\1261301000000000+",
+    "time_bad_garbage": b"\1garbage_garbage1",
+    "time_bad_rel_tnn": b"\1000001000000100R",
+    "time_bad_len": b"\126112612000000+",
+}
+
+
 def main():
+    os.makedirs(os.path.join(HERE, "corpus_smppd"), exist_ok=True)
+    for name, data in sorted(SMPPD_SEEDS.items()):
+        with open(os.path.join(HERE, "corpus_smppd", name), "wb") as g:
+            g.write(data)
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(HERE, "expected.txt"), "w") as f:
         f.write("# seed  status of its first PDU (hex), written by make_corpus.py\n")

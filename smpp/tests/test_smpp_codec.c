@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "test_util.h"
@@ -240,6 +242,31 @@ test_responses_and_lists(void **state)
 	assert_int_equal(d.dest_flag, 2);
 	assert_memory_equal(d.addr, "friends", 7);
 	assert_int_equal(smpp_list_iter(&p, 5, &it, &d), 0);
+	/* submit_multi_resp: its unsuccess_sme entries print without the
+	 * dest_flag that v3.4 4.5.2 does not have */
+	{
+		static const uint8_t uns[] = { 1, 1, '4', '6', 0, 0, 0, 0, 0x0B };
+		char *js = NULL;
+		size_t jl = 0;
+		FILE *f;
+
+		memset(&m, 0, sizeof(m));
+		m.command_id = SMPP_SUBMIT_MULTI_RESP;
+		m.v[0].p = (const uint8_t *)"abc";
+		m.v[0].len = 3;
+		m.v[2].p = uns;
+		m.v[2].len = sizeof(uns);
+		m.v[2].u = 1;
+		n = smpp_encode(&m, buf, sizeof(buf));
+		assert_int_equal(smpp_decode_pdu(buf, (uint32_t)n, 0, 0, &p), ESME_ROK);
+		f = open_memstream(&js, &jl);
+		assert_int_equal(smpp_pdu_print_json(f, &p, NULL), 0);
+		fclose(f);
+		assert_non_null(strstr(js, "\"unsuccess_sme\":[{\"ton\":1,\"npi\":1,\"addr\":\"46\","
+					   "\"error_status_code\":11}]"));
+		assert_null(strstr(js, "dest_flag"));
+		free(js);
+	}
 	/* header-only PDUs */
 	memset(&m, 0, sizeof(m));
 	m.command_id = SMPP_ENQUIRE_LINK;

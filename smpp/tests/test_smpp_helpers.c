@@ -2,13 +2,15 @@
 /*
  * Unit tests of the helpers: data_coding -> charset, text conversion (GSM
  * 7-bit with the extension table, packed GSM, Latin-1, UCS-2), the
- * concatenation view with reassembly, and the delivery receipt parser.
+ * concatenation view with reassembly, the delivery receipt parser, and
+ * the time fields (v3.4 7.1.1).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "test_util.h"
@@ -227,6 +229,60 @@ test_receipt(void **state)
 	assert_int_equal(r.present, 0);
 }
 
+static int64_t
+tparse(const char *s, int64_t now, int64_t *t)
+{
+	return smpp_time_parse((const uint8_t *)s, strlen(s), now, t);
+}
+
+static void
+test_time(void **state)
+{
+	/* 2027-01-31 10:30:15.250 UTC */
+	const int64_t now = 1801391415250LL;
+	static const char *const bad[] = {
+		"garbage_garbage1", "261301000000000+", "261100000000000+", "261132000000000+",
+		"260431000000000+", "270229000000000+", "261126240000000+", "261126126000000+",
+		"261126120060000+", "261126120000049+", "261126120000000X", "2611261200000 0+",
+		"26112612000000+", "2611261200000000+", "000001000000100R", "000001000000001R",
+		"0000010000000a0R", "-00001000000000R",
+	};
+	int64_t t = 42;
+	char out[17];
+
+	(void)state;
+	assert_int_equal(smpp_time_parse(NULL, 0, now, &t), SMPP_TIME_NONE);
+	assert_int_equal(t, 42);
+	/* absolute: UTC, 4 quarter hours ahead, 8 behind, tenths */
+	assert_int_equal(tparse("261126120000000+", now, &t), SMPP_TIME_ABS);
+	assert_int_equal(t, 1795694400000LL);
+	assert_int_equal(tparse("261126120000004+", now, &t), SMPP_TIME_ABS);
+	assert_int_equal(t, 1795690800000LL);
+	assert_int_equal(tparse("261126120000008-", now, &t), SMPP_TIME_ABS);
+	assert_int_equal(t, 1795701600000LL);
+	assert_int_equal(tparse("261126120000548+", now, &t), SMPP_TIME_ABS);
+	assert_int_equal(t, 1795694400000LL + 500 - 12 * 3600000LL);
+	assert_int_equal(tparse("280229000000000+", now, &t), SMPP_TIME_ABS);  /* leap */
+	assert_int_equal(t, 1835395200000LL);
+	/* relative: by the calendar (31 Jan + 1 month rolls into March) */
+	assert_int_equal(tparse("000100000000000R", now, &t), SMPP_TIME_REL);
+	assert_int_equal(t, 1804069815250LL);
+	assert_int_equal(tparse("010000000000000R", now, &t), SMPP_TIME_REL);
+	assert_int_equal(t, 1832927415250LL);
+	assert_int_equal(tparse("000001020304000R", now, &t), SMPP_TIME_REL);
+	assert_int_equal(t, 1801485199250LL);
+	assert_int_equal(tparse("000000000000000R", now, &t), SMPP_TIME_REL);
+	assert_int_equal(t, now);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(tparse(bad[i], now, &t), -EINVAL);
+	/* format: UTC, tenths kept, and read back */
+	assert_int_equal(smpp_time_format(1795694400000LL + 700, out), 0);
+	assert_string_equal(out, "261126120000700+");
+	assert_int_equal(tparse(out, now, &t), SMPP_TIME_ABS);
+	assert_int_equal(t, 1795694400000LL + 700);
+	assert_int_equal(smpp_time_format(0, out), -ERANGE);          /* 1970 */
+}
+
 int
 main(void)
 {
@@ -235,6 +291,7 @@ main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_concat),
 		cmocka_unit_test(test_receipt),
+		cmocka_unit_test(test_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

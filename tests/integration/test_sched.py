@@ -197,6 +197,8 @@ def test_compare_quick(hplane, tmp_path):
     assert (out / "stress-share.png").stat().st_size > 1000
     assert summary(out / "stress-static-task")["granularity"] == "task"
     assert "compare: report" in p.stdout
+    # the page of the runs side by side (tests/integration/test_report.py)
+    assert "<td>stress-adaptive-task</td>" in (out / "report.html").read_text()
 
 
 def test_compare_real_devices_emulated(hplane, tmp_path):

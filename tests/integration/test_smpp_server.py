@@ -3,7 +3,8 @@
 smpplib binds, submits and gets submit_sm_resp with message ids; wrong
 credentials and PDUs before bind are refused with the right status; a
 session sending garbage is cut off without disturbing another one; the
-session limit holds."""
+session limit holds (and answers the bind over it). The SMSC side (store,
+receipts, TLS, timeouts, attacks) is in test_smpp_server_ops.py."""
 import os
 import socket
 import struct
@@ -157,20 +158,32 @@ def test_garbage_session_isolated(server):
 
 
 def test_session_limit(server):
+    """-m 4 bounds bound sessions: unbound connections do not count (they
+    have their own pool), a fifth bind gets ESME_RBINDFAIL before the
+    close, and a slot freed by an unbind is taken again."""
+    idle = [raw(server) for _ in range(6)]        # connected, never bound
     socks = [raw(server) for _ in range(4)]
-    for s in socks:   # each one of the 4 allowed sessions answers
-        s.sendall(struct.pack(">IIII", 16, 0x15, 0, 1))
-        assert read_pdu(s)[0][1] == 0x80000015
+    for i, s in enumerate(socks):
+        s.sendall(gen("bind_transmitter", 1, system_id="esme1", password="secret1"))
+        assert read_pdu(s)[0][1:3] == (0x80000002, 0), i
     extra = raw(server)
-    extra.sendall(struct.pack(">IIII", 16, 0x15, 0, 1))
+    extra.sendall(gen("bind_transmitter", 7, system_id="esme2", password="pw2"))
+    assert read_pdu(extra)[0][1:] == (0x80000002, 0x0D, 7)   # ESME_RBINDFAIL
     try:
-        assert read_pdu(extra) is None             # closed at accept
+        assert read_pdu(extra) is None            # then closed
     except ConnectionResetError:
         pass
-    socks[0].close()
-    time.sleep(0.2)
+    socks[0].sendall(struct.pack(">IIII", 16, 6, 0, 2))      # unbind
+    assert read_pdu(socks[0])[0][1:] == (0x80000006, 0, 2)
     again = raw(server)
-    again.sendall(struct.pack(">IIII", 16, 0x15, 0, 2))
-    assert read_pdu(again)[0][1:] == (0x80000015, 0, 2)
-    for s in socks[1:] + [again, extra]:
+    deadline = time.time() + 5
+    while True:   # the server closes the unbound slot right after unbind_resp
+        again.sendall(gen("bind_transmitter", 3, system_id="esme2", password="pw2"))
+        st = read_pdu(again)[0][2]
+        if st == 0 or time.time() > deadline:
+            break
+        again = raw(server)
+        time.sleep(0.05)
+    assert st == 0
+    for s in socks + idle + [again, extra]:
         s.close()

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """hp-smpptune (thesis 3.3.1 tuner): sweeps batch sizes x threads x forms
 from a config file into CSV, from the generator or from a file of PDUs,
-and refuses the GPU keys of a later issue."""
+and refuses the GPU keys of a later issue; every SMPP tool's bad flags, and
+hp-smppd's bad files (users, TLS certificate and key, stats socket), give
+one line and exit 2."""
 import csv
 import io
 import os
@@ -71,6 +73,27 @@ def test_tuner_input_file_and_refusals(tmp_path):
     ("hp-smppd", ["-p", "70000"], "-p: expected a number 0..65535"),
     ("hp-smppd", ["-t", "abc"], "-t: expected a number 1..256"),
     ("hp-smppd", ["--help"], "-h gives the usage"),
+    ("hp-smppd", ["-o", "window=0"], "-o window: expected an integer 1..65535"),
+    ("hp-smppd", ["-o", "window=1.5"], "-o window: expected an integer"),
+    ("hp-smppd", ["-o", "dlr_delay=-1"], "-o dlr_delay: expected a number 0..86400"),
+    ("hp-smppd", ["-o", "bind_timeout=nan"], "-o bind_timeout: expected a number"),
+    ("hp-smppd", ["-o", "backlog=70000"], "-o backlog: expected an integer 1..65535"),
+    ("hp-smppd", ["-o", "store=1e9"], "-o store: expected an integer 16..1e+07"),
+    ("hp-smppd", ["-o", "bogus=1"], "-o: unknown key 'bogus'"),
+    ("hp-smppd", ["-o", "window"], "-o: expected KEY=VALUE"),
+    ("hp-smppd", ["-o", "final=LOST"], "-o final: expected DELIVRD, EXPIRED"),
+    ("hp-smppd", ["-v", "loud"], "-v: expected error, warn, info or debug"),
+    ("hp-smppd", ["-a", "300.1.1.1"], "-a: not an IPv4 or IPv6 address"),
+    ("hp-smppd", ["-a", "[::1"], "-a: not an IPv4 or IPv6 address"),
+    ("hp-smppd", ["-m", "0"], "-m: expected a number 1..65536"),
+    ("hp-smppd", ["-S", "99999"], "-S: expected a number 0..65535"),
+    ("hp-smppd", ["-S", "0", "-C", "c.pem"], "-S needs -C CERT_PEM and -K KEY_PEM"),
+    ("hp-smppd", ["-C", "c.pem", "-K", "k.pem"], "-C and -K go with -S TLS_PORT"),
+    ("hp-smppd", ["-c", "/nonexistent/users"], "-c /nonexistent/users: No such file"),
+    ("hp-smppd", ["-H", "far_too_long_system_id"], "-H: system_id of 1-15 characters"),
+    ("hp-smppd", ["-q", "/nonexistent/stats.sock"], "-q /nonexistent/stats.sock: No such file"),
+    ("hp-smppd", ["-q"], "-q needs a value"),
+    ("hp-smppd", ["-c", "u", "x"], "unexpected argument 'x'"),
     ("hp-smppsim", ["-B", "rx"], "-B: expected tx or trx"),
     ("hp-smppsim", ["-r", "nan"], "-r: expected a number"),
     ("hp-smppsim", ["extra"], "unexpected argument"),
@@ -89,3 +112,83 @@ def test_bad_flags_one_line(tool, args, needle):
 def test_help_on_stdout(tool):
     r = subprocess.run([prog("tools", tool), "-h"], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and r.stdout.startswith("usage: " + tool) and r.stderr == ""
+
+
+# Bad files and file arguments of hp-smppd: the users file line by line, the
+# TLS certificate and key, the stats socket path; one line, exit 2. The
+# users file of the TLS and stats cases is hashed, so that no warning about
+# plain-text passwords comes first.
+HASHED = ("user esme1 $pbkdf2-sha256$1000$00112233445566778899aabbccddeeff$"
+          "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n")
+
+
+@pytest.mark.parametrize("users,needle", [
+    ("", "no 'user SYSTEM_ID SECRET' line"),
+    ("user a\n", "line 1: expected 'user SYSTEM_ID SECRET [binds=N]'"),
+    ("# x\nuser abcdefghijklmnop pw\n", "line 2: system_id longer than 15"),
+    ("user a 123456789\n", "line 1: password longer than 8"),
+    ("user a b\nuser a c\n", "line 2: system_id listed twice"),
+    ("user a b binds=0\n", "line 1: binds= expects 1..65536"),
+    ("user a b mode=x\n", "line 1: unknown option"),
+    ("user a $md5$abc\n", "line 1: unknown hash"),
+    ("user a $pbkdf2-sha256$10$00112233445566778899aabbccddeeff$00\n",
+     "line 1: hash: iterations must be 1000..10000000"),
+    ("user a $pbkdf2-sha256$1000$0011$00\n", "line 1: hash: salt must be 8..64 octets"),
+    ("user a $pbkdf2-sha256$1000$00112233445566778899aabbccddeeff$00\n",
+     "line 1: hash: PBKDF2-HMAC-SHA256 output must be 32 octets"),
+    ("user a b\x00\n", "line 1: a NUL octet"),
+])
+def test_smppd_bad_users_file(tmp_path, users, needle):
+    f = tmp_path / "users"
+    f.write_bytes(users.encode())
+    r = subprocess.run([prog("tools", "hp-smppd"), "-c", str(f), "-p", "0"],
+                       capture_output=True, text=True, timeout=30)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and needle in lines[0], r.stderr
+    assert lines[0].startswith("hp-smppd: -c %s: " % f)
+
+
+@pytest.fixture(scope="module")
+def tls_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tlsbad")
+    for name in ("a", "b"):
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                        str(d / (name + "-key.pem")), "-out", str(d / (name + "-cert.pem")),
+                        "-days", "2", "-subj", "/CN=x"], check=True, capture_output=True,
+                       timeout=60)
+    (d / "junk.pem").write_text("not a certificate\n")
+    (d / "users").write_text(HASHED)
+    (d / "file").write_text("x")
+    return d
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["-S", "0", "-C", "{d}/nope.pem", "-K", "{d}/a-key.pem"], "-C {d}/nope.pem: No such file"),
+    (["-S", "0", "-C", "{d}/junk.pem", "-K", "{d}/a-key.pem"],
+     "-C {d}/junk.pem: not a PEM certificate chain"),
+    (["-S", "0", "-C", "{d}/a-cert.pem", "-K", "{d}/junk.pem"],
+     "-K {d}/junk.pem: not a PEM private key"),
+    (["-S", "0", "-C", "{d}/a-cert.pem", "-K", "{d}/b-key.pem"],
+     "-K {d}/b-key.pem: does not match the certificate of -C {d}/a-cert.pem"),
+    (["-s", "{d}/file"], "-s {d}/file: exists and is not a socket"),
+    (["-s", "{d}/" + "x" * 120], "-s: path longer than 107 characters"),
+    (["-s", "{d}/nodir/stats.sock"], "-s {d}/nodir/stats.sock: No such file"),
+])
+def test_smppd_bad_tls_and_stats_files(tls_files, args, needle):
+    d = str(tls_files)
+    args = [a.replace("{d}", d) for a in args]
+    r = subprocess.run([prog("tools", "hp-smppd"), "-c", d + "/users", "-p", "0"] + args,
+                       capture_output=True, text=True, timeout=30)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert needle.replace("{d}", d) in lines[0] and lines[0].startswith("hp-smppd: "), r.stderr
+
+
+def test_smppd_hash_tool_refusals():
+    for pw, needle in (("", "no password on stdin"), ("\n", "1-8 characters"),
+                       ("123456789\n", "1-8 characters")):
+        r = subprocess.run([prog("tools", "hp-smppd"), "-H", "esme1"], input=pw,
+                           capture_output=True, text=True, timeout=30)
+        lines = r.stderr.splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and needle in lines[0], r.stderr

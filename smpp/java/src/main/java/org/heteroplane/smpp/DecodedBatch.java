@@ -181,6 +181,22 @@ public final class DecodedBatch {
         return rec.get(b + O_FLEN + k) & 0xff;
     }
 
+    /**
+     * The lengths of PDU i's mandatory fields, fieldLength(i, 0 ..
+     * fieldCount(i) - 1), into out[0 ..] in one read of its record; returns
+     * fieldCount(i).  A list field (submit_multi) reads 0 here.  For
+     * callers that walk the fields in wire order themselves: field k + 1
+     * starts after field k and, when field k is a C-string, its NUL.
+     *
+     * @throws IndexOutOfBoundsException out shorter than fieldCount(i)
+     */
+    public int fieldLengths(int i, byte[] out) {
+        int b = r(i);
+        int nf = rec.get(b + O_NFIELDS) & 0xff;
+        rec.get(b + O_FLEN, out, 0, nf);
+        return nf;
+    }
+
     private int fieldRec(int i, int k) {
         int b = r(i);
         if (k < 0 || k >= (rec.get(b + O_NFIELDS) & 0xff)) {

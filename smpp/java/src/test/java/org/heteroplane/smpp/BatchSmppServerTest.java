@@ -5,7 +5,10 @@
  * binds, submits in a window and gets message ids, a source address longer
  * than v3.4 allows comes back ESME_RINVSRCADR (our decoder's verdict, which
  * Cloudhopper's own decoder would not give), wrong credentials and submits
- * before bind are refused; hp-smppsim's sessions are all answered.
+ * before bind are refused; hp-smppsim's sessions are all answered; a
+ * command_length too short or too long gets a generic_nack ESME_RINVCMDLEN
+ * and the close at once (not after reading the body it announces), an
+ * unbind before bind ESME_RINVBNDSTS.
  */
 package org.heteroplane.smpp;
 
@@ -20,6 +23,7 @@ import com.cloudhopper.smpp.pdu.EnquireLink;
 import com.cloudhopper.smpp.pdu.PduRequest;
 import com.cloudhopper.smpp.pdu.PduResponse;
 import com.cloudhopper.smpp.pdu.SubmitSmResp;
+import com.cloudhopper.smpp.pdu.Unbind;
 import com.cloudhopper.smpp.type.SmppBindException;
 
 import java.io.DataInputStream;
@@ -86,6 +90,76 @@ class BatchSmppServerTest {
             }
         } finally {
             client.destroy();
+        }
+    }
+
+    /* Sends raw octets, returns the socket after the first answer's header. */
+    static int[] rawHeader(DataInputStream in) throws Exception {
+        int len = in.readInt(), id = in.readInt(), st = in.readInt(), seq = in.readInt();
+        in.skipNBytes(len - 16);
+        return new int[] {len, id, st, seq};
+    }
+
+    @Test
+    void badCommandLengthGetsGenericNackAndClose() throws Exception {
+        try (BatchSmppServer srv = start()) {
+            /* {command_length, octets sent}: huge (the body is never sent),
+             * zero, short, just above MAX_PDU; with and without the rest of
+             * the header */
+            int[][] cases = {{0x7fffffff, 16}, {0x7fffffff, 4}, {0, 16}, {0, 4}, {8, 16},
+                {15, 16}, {4097, 16}, {0xffffffff, 16}};
+            for (int[] c : cases) {
+                try (Socket raw = new Socket("127.0.0.1", srv.port())) {
+                    raw.setSoTimeout(5000);
+                    /* one write: the header arrives in one segment */
+                    raw.getOutputStream().write(java.nio.ByteBuffer.allocate(16).putInt(c[0])
+                            .putInt(Smpp.SUBMIT_SM).putInt(0).putInt(77).array(), 0, c[1]);
+                    long t0 = System.nanoTime();
+                    DataInputStream in = new DataInputStream(raw.getInputStream());
+                    int[] h = rawHeader(in);
+                    String what = String.format("command_length 0x%x (%d octets)", c[0], c[1]);
+                    assertEquals(16, h[0], what);
+                    assertEquals(Smpp.GENERIC_NACK, h[1], what);
+                    assertEquals(SmppConstants.STATUS_INVCMDLEN, h[2], what);
+                    assertEquals(c[1] == 16 ? 77 : 0, h[3], what);
+                    assertEquals(-1, in.read(), what + ": connection not closed");
+                    assertTrue(System.nanoTime() - t0 < 3_000_000_000L, what + ": slow close");
+                }
+            }
+            /* the server goes on serving */
+            DefaultSmppClient client = new DefaultSmppClient(Executors.newCachedThreadPool(), 1);
+            try {
+                SmppSession s = client.bind(CloudhopperPeersTest.clientConfig(srv.port(), "secret1"),
+                        new CloudhopperPeersTest.QuietHandler());
+                assertEquals(SmppConstants.STATUS_OK, s.enquireLink(new EnquireLink(), 10000).getCommandStatus());
+                s.unbind(5000);
+            } finally {
+                client.destroy();
+            }
+        }
+    }
+
+    @Test
+    void unbindBeforeBindIsRefused() throws Exception {
+        try (BatchSmppServer srv = start(); Socket raw = new Socket("127.0.0.1", srv.port())) {
+            raw.setSoTimeout(5000);
+            DataOutputStream out = new DataOutputStream(raw.getOutputStream());
+            DataInputStream in = new DataInputStream(raw.getInputStream());
+            Unbind u = new Unbind();
+            u.setSequenceNumber(5);
+            out.write(Ch.encode(u));
+            int[] h = rawHeader(in);
+            assertEquals(Smpp.UNBIND_RESP, h[1]);
+            assertEquals(SmppConstants.STATUS_INVBNDSTS, h[2]);
+            assertEquals(5, h[3]);
+            /* the connection stays: enquire_link is answered */
+            EnquireLink el = new EnquireLink();
+            el.setSequenceNumber(6);
+            out.write(Ch.encode(el));
+            h = rawHeader(in);
+            assertEquals(Smpp.ENQUIRE_LINK_RESP, h[1]);
+            assertEquals(SmppConstants.STATUS_OK, h[2]);
+            assertEquals(6, h[3]);
         }
     }
 

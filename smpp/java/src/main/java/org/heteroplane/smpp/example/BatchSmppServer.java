@@ -7,8 +7,16 @@
  * one off-heap batch in element form; the batch is decoded by SmppDecoder
  * when it holds BATCH PDUs or its oldest waited FLUSH_MS, and each PDU is
  * answered with a Cloudhopper SubmitSmResp (a message id, or the status of
- * its decode error).  Binds, enquire_link and unbind are decoded and
- * answered with Cloudhopper's transcoder and PDU classes.
+ * its decode error).  Binds, enquire_link and unbind are decoded into
+ * Cloudhopper's PDU classes by the JNI decoder too (JniPduTranscoder, PDU
+ * by PDU) and answered with them.
+ *
+ * Framing: a command_length below 16 or above MAX_PDU leaves nothing to
+ * resynchronise on, so it gets a generic_nack ESME_RINVCMDLEN (with the
+ * sequence number when the header is there) and the connection is closed
+ * at once, without reading the announced body.  Before a bind, every
+ * request but bind and enquire_link (unbind included) is answered
+ * ESME_RINVBNDSTS.
  *
  *   java -Dhp.smpp.lib=.../libhpsmppjni.so -cp ... \
  *        org.heteroplane.smpp.example.BatchSmppServer USERS_FILE [PORT] [BATCH] [FLUSH_MS]
@@ -25,8 +33,6 @@ import com.cloudhopper.smpp.pdu.Pdu;
 import com.cloudhopper.smpp.pdu.PduRequest;
 import com.cloudhopper.smpp.pdu.SubmitSmResp;
 import com.cloudhopper.smpp.pdu.Unbind;
-import com.cloudhopper.smpp.transcoder.DefaultPduTranscoder;
-import com.cloudhopper.smpp.transcoder.DefaultPduTranscoderContext;
 import com.cloudhopper.smpp.type.RecoverablePduException;
 import com.cloudhopper.smpp.type.UnknownCommandIdException;
 
@@ -47,6 +53,7 @@ import org.heteroplane.smpp.Mode;
 import org.heteroplane.smpp.Smpp;
 import org.heteroplane.smpp.SmppConfig;
 import org.heteroplane.smpp.SmppDecoder;
+import org.heteroplane.smpp.cloudhopper.JniPduTranscoder;
 import org.jboss.netty.bootstrap.ServerBootstrap;
 import org.jboss.netty.buffer.ChannelBuffer;
 import org.jboss.netty.channel.Channel;
@@ -60,8 +67,7 @@ import org.jboss.netty.channel.SimpleChannelUpstreamHandler;
 import org.jboss.netty.channel.group.ChannelGroup;
 import org.jboss.netty.channel.group.DefaultChannelGroup;
 import org.jboss.netty.channel.socket.nio.NioServerSocketChannelFactory;
-import org.jboss.netty.handler.codec.frame.LengthFieldBasedFrameDecoder;
-import org.jboss.netty.handler.codec.frame.TooLongFrameException;
+import org.jboss.netty.handler.codec.frame.FrameDecoder;
 
 public final class BatchSmppServer implements AutoCloseable {
     static final int MAX_PDU = 4096;
@@ -70,7 +76,7 @@ public final class BatchSmppServer implements AutoCloseable {
     private final Map<String, String> users;
     private final int batchMax;
     private final long flushNanos;
-    private final DefaultPduTranscoder tc = new DefaultPduTranscoder(new DefaultPduTranscoderContext());
+    private final JniPduTranscoder tc = new JniPduTranscoder();
     private final SmppConfig cfg = new SmppConfig().element(CORR_LEN, SmppConfig.DEFAULT_MARKER);
     private final SmppDecoder decoder = new SmppDecoder(cfg);
     private final Map<Integer, Channel> byId = new ConcurrentHashMap<>();
@@ -100,8 +106,7 @@ public final class BatchSmppServer implements AutoCloseable {
         boot = new ServerBootstrap(new NioServerSocketChannelFactory(
                 Executors.newCachedThreadPool(), Executors.newCachedThreadPool()));
         boot.setPipelineFactory(() -> Channels.pipeline(
-                /* whole PDUs by command_length (bytes 0-3, counting themselves) */
-                new LengthFieldBasedFrameDecoder(MAX_PDU, 0, 4, -4, 0),
+                new Framer(),
                 new Handler()));
         boot.setOption("child.tcpNoDelay", true);
         listener = boot.bind(at);
@@ -174,6 +179,34 @@ public final class BatchSmppServer implements AutoCloseable {
         npending = 0;
     }
 
+    /* Whole PDUs by command_length (octets 0-3, counting themselves); a
+     * length out of [16, MAX_PDU] ends the connection with a generic_nack
+     * as soon as its 4 octets are in, whatever it announces. */
+    private final class Framer extends FrameDecoder {
+        private boolean failed;
+
+        @Override
+        protected Object decode(ChannelHandlerContext ctx, Channel ch, ChannelBuffer in) {
+            if (failed) {
+                in.skipBytes(in.readableBytes());
+                return null;
+            }
+            if (in.readableBytes() < 4) {
+                return null;
+            }
+            int len = in.getInt(in.readerIndex());
+            if (len < 16 || len > MAX_PDU) {
+                failed = true;
+                int seq = in.readableBytes() >= 16 ? in.getInt(in.readerIndex() + 12) : 0;
+                in.skipBytes(in.readableBytes());
+                ch.setReadable(false);
+                nackAndClose(ch, SmppConstants.STATUS_INVCMDLEN, seq);
+                return null;
+            }
+            return in.readableBytes() < len ? null : in.readBytes(len);
+        }
+    }
+
     private final class Handler extends SimpleChannelUpstreamHandler {
         @Override
         public void channelOpen(ChannelHandlerContext ctx, ChannelStateEvent e) {
@@ -192,11 +225,7 @@ public final class BatchSmppServer implements AutoCloseable {
         public void messageReceived(ChannelHandlerContext ctx, MessageEvent e) {
             Channel ch = e.getChannel();
             Session s = (Session) ctx.getAttachment();
-            ChannelBuffer f = (ChannelBuffer) e.getMessage();
-            if (f.readableBytes() < 16) {
-                nackAndClose(ch, SmppConstants.STATUS_INVCMDLEN, 0);
-                return;
-            }
+            ChannelBuffer f = (ChannelBuffer) e.getMessage();   /* 16..MAX_PDU octets */
             int id = f.getInt(f.readerIndex() + 4), seq = f.getInt(f.readerIndex() + 12);
             if (id == Smpp.SUBMIT_SM) {
                 if (s.bound == Smpp.BIND_TRANSMITTER || s.bound == Smpp.BIND_TRANSCEIVER) {
@@ -243,7 +272,7 @@ public final class BatchSmppServer implements AutoCloseable {
                     s.bound = id;
                 }
                 send(ch, r);
-            } else if (p instanceof Unbind u) {
+            } else if (p instanceof Unbind u && s.bound != 0) {
                 ch.write(encode(u.createResponse())).addListener(ChannelFutureListener.CLOSE);
             } else if (p instanceof PduRequest req) {
                 Pdu r = req.createResponse();
@@ -259,13 +288,7 @@ public final class BatchSmppServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, ExceptionEvent e) {
-            /* TooLongFrameException: command_length above MAX_PDU; TCP gives
-             * no other boundary, so the connection ends (others go on) */
-            if (e.getCause() instanceof TooLongFrameException) {
-                nackAndClose(e.getChannel(), SmppConstants.STATUS_INVCMDLEN, 0);
-            } else {
-                e.getChannel().close();
-            }
+            e.getChannel().close();
         }
     }
 
@@ -292,6 +315,7 @@ public final class BatchSmppServer implements AutoCloseable {
         synchronized (this) {
             decoder.close();
         }
+        tc.close();
     }
 
     /** hp-smppd's users file: "user SYSTEM_ID PASSWORD" lines, '#' comments. */
