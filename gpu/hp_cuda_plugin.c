@@ -7,11 +7,17 @@
  * name through hpk.h). A kernel's table (the DFA, the LDPC code) is the
  * task's offload_data blob, uploaded once as it is. A batch goes through
  * the chain stage by stage (a stage per task, all on the batch's stream):
- * the task's offload_prep writes each packet's kernel input into the
- * stream's pinned staging and gives key and IV; the plugin expands keys
- * once per distinct key for keyed kernels and launches H2D + kernel +
- * D2H (hpk_stream.cu); the device lcore polls
- * the stream's event without blocking; when a stage completes, the task's
+ * the task's offload_prep gives key and IV and either writes each
+ * packet's kernel input into the stream's pinned staging or, for a task
+ * that can be read in place (offload_in_place; md5, dpi, aes_ctr) whose
+ * mbuf lies in memory registered at open (every mempool's chunks), only
+ * says where the bytes are: the GPU gathers them from the mbuf (zero
+ * copy on the way in). The plugin expands keys once per distinct key for
+ * keyed kernels and launches one H2D of the packed per-packet arrays and
+ * keys, one of the staged payload, the gather, the kernel and D2H
+ * (hpk_stream.cu; the device lcore binds itself to the GPU on its
+ * first launch, and nothing is allocated per batch); the device lcore
+ * polls the stream without blocking; when a stage completes, the task's
  * offload_done puts the result into each packet, whose step moves past
  * that task, and the next stage starts. prep never changes a packet, so
  * when the GPU fails the CPU chain redoes each packet from its step:
@@ -27,6 +33,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_mempool.h>
 
 #include "hp_common.h"
 #include "hp_accel.h"
@@ -58,6 +65,8 @@ struct cuda_priv {
 	int8_t *state[NSTREAMS];          /* 0 on the GPU, 1 nothing to do, <0 error */
 	struct keyent *keys;
 	uint32_t stamp;
+	unsigned int mem_chunks;          /* mbuf memory registered for the gather */
+	bool staged;                      /* cuda:...:staged: never gather */
 	/* service model learned online (cycles) */
 	double fixed_cyc, per_byte_cyc;
 };
@@ -101,6 +110,34 @@ upload_tables(struct hp_device *dev, struct cuda_priv *p, char *err, size_t errl
 	return 0;
 }
 
+struct reg_walk {
+	struct cuda_priv *p;
+	int failed;
+};
+
+static void
+reg_chunk(struct rte_mempool *mp, void *arg, struct rte_mempool_memhdr *mh, unsigned int idx)
+{
+	struct reg_walk *w = arg;
+	char err[256];
+
+	RTE_SET_USED(idx);
+	if (hpk_mem_register(w->p->k, mh->addr, mh->len, err, sizeof(err)) == 0) {
+		w->p->mem_chunks++;
+	} else if (!w->failed) {
+		/* its packets are staged: slower, not wrong */
+		HP_LOG(WARNING, "cuda: pool %s: %s; its packets go through the staging",
+		       mp->name, err);
+		w->failed = 1;
+	}
+}
+
+static void
+reg_pool(struct rte_mempool *mp, void *arg)
+{
+	rte_mempool_mem_iter(mp, reg_chunk, arg);
+}
+
 /* A task runs here when it names a registered kernel and has both
  * offload hooks. */
 static bool
@@ -115,6 +152,8 @@ cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 {
 	struct cuda_priv *p;
 	unsigned int s, k;
+	char which[16];
+	const char *c;
 	int gpu = 0, ret;
 
 	for (k = 0; k < dev->n_tasks; k++) {
@@ -138,13 +177,27 @@ cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 		return -ENOMEM;
 	for (k = 0; k < dev->n_tasks; k++)
 		p->kern[k] = hpk_kernel_find(dev->ctx[k].ops->offload);
+	/* ":staged" after the GPU: every packet through the staging (the
+	 * fallback path, to measure against the gather) */
+	if (arg != NULL && (c = strchr(arg, ':')) != NULL) {
+		if (strcmp(c, ":staged") != 0 || c == arg || (size_t)(c - arg) >= sizeof(which)) {
+			snprintf(err, errlen, "cuda:%s: expected cuda[:N|:emul][:staged]", arg);
+			free(p);
+			return -EINVAL;
+		}
+		p->staged = true;
+		snprintf(which, sizeof(which), "%.*s", (int)(c - arg), arg);
+		arg = which;
+	}
 	if (arg != NULL && strcmp(arg, "emul") == 0) {
 		p->emul = 1;
 		ret = hpk_open_emul(&p->k, NSTREAMS, CAP_PKTS, CAP_BYTES, p->info, sizeof(p->info));
 		if (ret < 0)
 			snprintf(err, errlen, "device cuda:emul: out of memory");
 	} else {
-		if (arg != NULL && (sscanf(arg, "%d", &gpu) != 1 || gpu < 0)) {
+		char tail;
+
+		if (arg != NULL && (sscanf(arg, "%d%c", &gpu, &tail) != 1 || gpu < 0)) {
 			snprintf(err, errlen, "cuda:%s: expected a GPU index or 'emul'", arg);
 			free(p);
 			return -EINVAL;
@@ -176,6 +229,11 @@ cuda_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 	ret = upload_tables(dev, p, err, errlen);
 	if (ret < 0)
 		goto fail;
+	/* The pools that exist now (the pipeline's mbufs are made before
+	 * its devices): a task that can be read in place is then gathered
+	 * by the GPU from the mbuf, not copied into the staging. */
+	if (!p->staged)
+		rte_mempool_walk(reg_pool, &(struct reg_walk){ .p = p });
 	/* Until measured: 30 us per batch, 0.01 ns/byte (PCIe-class). */
 	p->fixed_cyc = 30e-6 * (double)dev->env->hz;
 	p->per_byte_cyc = 0.01e-9 * (double)dev->env->hz;
@@ -263,6 +321,20 @@ stage_finish(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	}
 }
 
+/* The driver calls so far into the device's counters (the summary's
+ * driver_calls and driver_polls: calls per batch; gathered_packets: read
+ * in place from the mbufs). */
+static void
+calls_to_stats(struct hp_device *dev, const struct cuda_priv *p)
+{
+	struct hpk_calls c;
+
+	hpk_calls(p->k, &c);
+	dev->st.driver_calls = c.launch;
+	dev->st.driver_polls = c.poll;
+	dev->st.gathered_pkts = c.gathered;
+}
+
 /* Lays out and launches task k for the job's packets that have not run
  * it yet (step <= k). 1: some went to the GPU; 0: none needed it;
  * -errno: a CUDA error. */
@@ -272,25 +344,43 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 {
 	struct hp_task_ctx *tc = &dev->ctx[k];
 	const struct hpk_kernel *kn = p->kern[k];
-	struct hpk_batch *b = hpk_host(p->k, s);
+	struct hpk_batch *b = hpk_begin(p->k, s, job->n);
 	struct hp_offload *o = p->o[s];
 	int8_t *st = p->state[s];
 	uint32_t i, off = 0, count = 0, on_gpu = 0;
+	uint64_t t0 = rte_rdtsc();
 	char err[256];
 	int ret;
 
 	p->stamp++;
-	b->n_keys = 0;
 	for (i = 0; i < job->n; i++) {
+		struct rte_mbuf *m = job->pkts[i];
 		uint32_t len = 0, items, bytes;
+		uint64_t at = 0;
+		/* in place: the GPU gathers the bytes from the mbuf */
+		bool zc = tc->ops->offload_in_place &&
+			  hpk_mem_find(p->k, m->buf_addr, m->buf_len, &at);
 
-		ret = hp_meta(job->pkts[i])->step > k ? 1 :
-		      tc->ops->offload_prep(tc, job->pkts[i], &o[i], b->data + off,
+		o[i].src = NULL;
+		ret = hp_meta(m)->step > k ? 1 :
+		      tc->ops->offload_prep(tc, m, &o[i], zc ? NULL : b->data + off,
 					    CAP_BYTES - off);
+		if (ret == 0 && zc && o[i].src == NULL) {
+			HP_LOG(ERR, "cuda: task %s's prep gave no source for in-place reading",
+			       tc->ops->name);
+			return -EINVAL;
+		}
 		st[i] = (int8_t)(ret > 0 ? 1 : ret < 0 ? -1 : 0);
+		b->src[i] = 0;
 		if (ret == 0) {
 			len = o[i].in_len;
 			on_gpu++;
+			if (zc) {
+				b->src[i] = at + (uint64_t)(o[i].src - (const uint8_t *)m->buf_addr);
+				b->n_src++;
+			} else {
+				b->n_staged++;
+			}
 			if (hpk_kernel_keyed(kn)) {
 				b->key_idx[i] = key_slot(p, b, kn, o[i].key);
 				b->ctr[4 * i] = be32_at(o[i].iv);
@@ -309,12 +399,15 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 		off += bytes;
 	}
 	b->blk[job->n] = count;
-	b->n = job->n;
 	b->data_bytes = off;
+	/* the lcore's own per-packet work: prep, descriptors or copies */
+	dev->st.prep_cycles += rte_rdtsc() - t0;
+	dev->st.prep_pkts += job->n;
 	p->stage[s] = k;
 	if (on_gpu == 0)
 		return 0;
 	ret = hpk_launch(p->k, s, kn, err, sizeof(err));
+	calls_to_stats(dev, p);
 	if (ret < 0) {
 		HP_LOG(ERR, "cuda: %s", err);
 		return ret;
@@ -376,6 +469,7 @@ cuda_poll(struct hp_device *dev, int *errp)
 	s = (unsigned int)job->slot;
 	if (p->stage[s] < dev->n_tasks) {
 		r = hpk_query(p->k, s, err, sizeof(err));
+		calls_to_stats(dev, p);
 		if (r < 0) {
 			HP_LOG(ERR, "cuda: %s", err);
 			*errp = r;
@@ -444,13 +538,16 @@ cuda_describe(const struct hp_device *dev, char *buf, size_t len)
 {
 	const struct cuda_priv *p = hp_accel_priv(dev);
 
-	snprintf(buf, len, "%s: %s; %d streams, %u MiB staging per stream%s", dev->name,
-		 p->info, NSTREAMS, CAP_BYTES >> 20, p->emul ? " (emulated: no GPU)" : "");
+	snprintf(buf, len,
+		 "%s: %s; %d streams, %u MiB staging per stream, %u mbuf memory chunk(s) registered for in-place reads%s",
+		 dev->name, p->info, NSTREAMS, CAP_BYTES >> 20, p->mem_chunks,
+		 p->emul ? " (emulated: no GPU)" : "");
 }
 
 static const struct hp_accel_ops accel_cuda_ops = {
 	.name = "cuda",
-	.desc = "CUDA GPU: pinned staging, streams, event polling (plugin); cuda:emul runs the kernels' code on the CPU",
+	.usage = "cuda[:N|:emul][:staged]",
+	.desc = "CUDA GPU: pinned staging, one packed upload per batch, streams, polled completion (plugin); cuda:emul runs the kernels' code on the CPU",
 	.supports = cuda_supports,
 	.open = cuda_open,
 	.close = cuda_close,

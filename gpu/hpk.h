@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * C interface of heteroplane's CUDA code, free of DPDK so nvcc never sees
  * DPDK headers: device discovery and the preflight line, per-stream
- * pinned staging buffers allocated once, asynchronous batch launch (H2D,
- * kernel, D2H of only what the kernel changes) with completion by event
- * polling, and a host emulation that runs the kernels' per-thread code on
- * the CPU (tests and `cuda:emul` on machines without a GPU).
+ * pinned staging buffers allocated once, asynchronous batch launch (one
+ * packed upload of the per-batch arrays, the payload, the kernel, D2H of
+ * only what the kernel changes) with completion by polling the stream,
+ * and a host emulation that runs the kernels' per-thread code on the CPU
+ * (tests and `cuda:emul` on machines without a GPU).
  *
  * Kernels are found by name (hpk_kernel_find("md5")): each kernel file,
  * lib/task/<name>/<name>.cu, registers itself (hpk_kernel.h). The code
@@ -25,22 +26,33 @@ extern "C" {
 #define HPK_KEY_WORDS 44
 
 /* A batch as laid out in (pinned) host memory and mirrored on the GPU.
- * Packet i's data starts at data + off[i] (16-byte aligned) and has len[i]
- * bytes; blk[i] is the prefix sum of the work items (threads or thread
- * blocks) the kernel spreads over: 16-byte blocks unless the kernel says
- * otherwise (blk[n] = total). A kernel reads and writes the arrays it
- * needs: a keyed kernel ctr (its IV, 4 big-endian words per packet),
- * key_idx and rk (HPK_KEY_WORDS words per key); results go in place into
- * data, or into digest (16 bytes per packet), match (2 words per packet)
- * or aux (same offsets as data). */
+ * The per-packet arrays (off, len, blk, src, match, ctr, key_idx, then
+ * rk) lie in this order in one buffer, so they go up in one copy
+ * (hpk_begin packs them for the batch's packet count). Packet i's data
+ * starts at data + off[i] (16-byte aligned) and has len[i] bytes; blk[i]
+ * is the prefix sum of the work items (threads or thread blocks) the
+ * kernel spreads over: 16-byte blocks unless the kernel says otherwise
+ * (blk[n] = total). A packet gets there in one of two ways: staged (the
+ * host wrote it into data, which goes up in one copy; n_staged such
+ * packets) or gathered (src[i] != 0: the device-visible address of its
+ * len[i] bytes in registered host memory, an mbuf's data region, which a
+ * gather kernel reads over PCIe into the device's data + off[i]; n_src
+ * such). A kernel reads and writes the arrays it needs: a keyed kernel
+ * ctr (its IV, 4 big-endian words per packet), key_idx and rk
+ * (HPK_KEY_WORDS words per key); results go in place into data, or into
+ * digest (16 bytes per packet), match (2 words per packet) or aux (same
+ * offsets as data). */
 struct hpk_batch {
 	uint32_t n;
 	uint32_t n_keys;
 	uint32_t data_bytes;
+	uint32_t n_staged;   /* packets written into data by the host */
+	uint32_t n_src;      /* packets the gather reads in place (src) */
 	uint8_t *data;       /* cap_bytes */
 	uint32_t *off;       /* cap_pkts */
 	uint32_t *len;       /* cap_pkts */
 	uint32_t *blk;       /* cap_pkts + 1 */
+	uint64_t *src;       /* cap_pkts; 0: staged */
 	uint32_t *ctr;       /* 4 words (big endian values) per packet */
 	uint32_t *key_idx;   /* cap_pkts */
 	uint32_t *rk;        /* HPK_KEY_WORDS words per key, cap_pkts keys */
@@ -81,8 +93,23 @@ int hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts
 		  uint32_t cap_bytes, char *info, size_t infolen);
 void hpk_close(struct hpk_ctx *ctx);
 unsigned int hpk_copy_engines(const struct hpk_ctx *ctx);
-/* The pinned host side of stream s's batch buffers. */
+/* The pinned host side of stream s's batch buffers (laid out for the
+ * capacity until hpk_begin). */
 struct hpk_batch *hpk_host(struct hpk_ctx *ctx, unsigned int s);
+/* Lays stream s's per-packet arrays out packed for n packets (the upload
+ * then covers only them) and returns the batch to fill, with n set; NULL
+ * when n exceeds the capacity. The arrays' contents are undefined. */
+struct hpk_batch *hpk_begin(struct hpk_ctx *ctx, unsigned int s, uint32_t n);
+/* Registers host memory that batches' src point into (an mbuf pool's
+ * memory chunk), once: pinned and mapped for the GPU (cudaHostRegister,
+ * whole pages; memory registered elsewhere in the process is used when
+ * it covers the range). The emulation
+ * records the range, so that a gather outside registered memory fails
+ * there as it would fault on a GPU. 0 or -errno with err set. */
+int hpk_mem_register(struct hpk_ctx *ctx, void *addr, size_t len, char *err, size_t errlen);
+/* Whether [p, p + len) lies in registered memory: 1 with *dev_addr the
+ * address the GPU reads it at (src), else 0. */
+int hpk_mem_find(struct hpk_ctx *ctx, const void *p, size_t len, uint64_t *dev_addr);
 /* Uploads kernel k's table once: a flat blob whose format k and its task
  * share (lib/task/<name>/). The caller keeps blob alive until hpk_close
  * (the emulation reads it in place). 0 or -errno with err set. */
@@ -92,12 +119,29 @@ int hpk_table(struct hpk_ctx *ctx, const struct hpk_kernel *k, const void *blob,
  * items it adds to blk and the staging bytes it takes (16-byte aligned). */
 void hpk_span(const struct hpk_ctx *ctx, const struct hpk_kernel *k, uint32_t len,
 	      uint32_t *items, uint32_t *bytes);
-/* Issues H2D, kernel k and D2H of stream s's batch; returns at once. 0 or
- * -errno (a CUDA error: the caller falls back). */
+/* Issues stream s's batch through kernel k: one H2D of the per-packet
+ * arrays (and the keys), one of the staged payload (when some packet is
+ * staged), the gather (when some packet has src), the kernel, D2H of
+ * what it changed; returns at once. Binds the calling thread to the
+ * context's GPU first (cudaSetDevice, once per thread). No allocation on
+ * this path. 0 or -errno (a CUDA error: the caller falls back). */
 int hpk_launch(struct hpk_ctx *ctx, unsigned int s, const struct hpk_kernel *k,
 	       char *err, size_t errlen);
-/* 1 when stream s's batch is done, 0 when not yet, -errno on error. */
+/* 1 when stream s's batch is done, 0 when not yet, -errno on error
+ * (cudaStreamQuery: a stream holds one batch at a time, so no event). */
 int hpk_query(struct hpk_ctx *ctx, unsigned int s, char *err, size_t errlen);
+
+/* Driver calls of the batch path (a debug counter the plugin reports):
+ * launch counts every call hpk_launch issues (copies, kernels,
+ * cudaSetDevice when a thread first uses the context), poll every
+ * completion query. The emulation counts the calls a GPU would get. */
+struct hpk_calls {
+	uint64_t batches;
+	uint64_t launch;
+	uint64_t poll;
+	uint64_t gathered;   /* packets the GPU read in place (src) */
+};
+void hpk_calls(const struct hpk_ctx *ctx, struct hpk_calls *c);
 /* After completion: where kernel k's output for packet i of stream s's
  * batch is (what the task's offload_done reads). */
 const uint8_t *hpk_result(struct hpk_ctx *ctx, unsigned int s, const struct hpk_kernel *k,

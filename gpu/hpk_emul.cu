@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The host emulation of heteroplane's CUDA code (`cuda:emul`, the
  * emulation tests): contexts with plain host buffers in place of pinned
- * and device ones, whose launch runs the kernel's per-thread code on the
- * calling CPU through its descriptor's emulate hook, over the very batch
- * layout and table blob the GPU kernel reads. Also the host batch helpers
+ * and device ones, laid out as on the GPU, whose launch (hpk_launch,
+ * counting the driver calls a GPU would get) runs the kernel's
+ * per-thread code on the calling CPU through its descriptor's emulate
+ * hook, over the very batch layout and table blob the GPU kernel reads. Also the host batch helpers
  * the tests use.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hpk_move.cuh"
 #include "hpk_priv.h"
 
 extern "C" int
@@ -62,11 +64,23 @@ hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
 		free(c);
 		return -ENOMEM;
 	}
-	for (unsigned int i = 0; i < c->n; i++)
-		if (hpk_host_alloc(&c->s[i].h, cap_pkts, cap_bytes) < 0) {
+	for (unsigned int i = 0; i < c->n; i++) {
+		struct hpk_stream *s = &c->s[i];
+		struct hpk_batch *h = &s->h;
+		size_t ctl = hpk_pack(h, NULL, cap_pkts);
+
+		/* the GPU path's buffers, in plain host memory: the per-packet
+		 * arrays packed in one (hpk_pack), the payload, the outputs */
+		s->ctl_h = (uint8_t *)aligned_alloc(64, (ctl + 63) / 64 * 64);
+		h->data = (uint8_t *)aligned_alloc(64, (cap_bytes + 16 + 63) / 64 * 64);
+		h->aux = (uint8_t *)aligned_alloc(64, (cap_bytes + 16 + 63) / 64 * 64);
+		h->digest = (uint8_t *)calloc(cap_pkts, 16);
+		if (s->ctl_h == NULL || h->data == NULL || h->aux == NULL || h->digest == NULL) {
 			hpk_close(c);
 			return -ENOMEM;
 		}
+		hpk_pack(h, s->ctl_h, cap_pkts);
+	}
 	if (hpk_slots_open(c, err, sizeof(err)) < 0) {
 		hpk_close(c);
 		return -ENOMEM;
@@ -79,11 +93,45 @@ hpk_open_emul(struct hpk_ctx **ctx, unsigned int nstreams, uint32_t cap_pkts,
 void
 hpk_emul_close(struct hpk_ctx *c)
 {
-	for (unsigned int i = 0; c->s != NULL && i < c->n; i++)
-		hpk_host_free(&c->s[i].h);
+	for (unsigned int i = 0; c->s != NULL && i < c->n; i++) {
+		free(c->s[i].ctl_h);
+		free(c->s[i].h.data);
+		free(c->s[i].h.aux);
+		free(c->s[i].h.digest);
+	}
 	hpk_slots_close(c);
+	free(c->mem);
 	free(c->s);
 	free(c);
+}
+
+int
+hpk_emul_gather(struct hpk_ctx *c, unsigned int si, char *err, size_t errlen)
+{
+	const struct hpk_batch *h = &c->s[si].h;
+
+	for (uint32_t p = 0; p < h->n; p++) {
+		const uint64_t a = h->src[p];
+		const uint32_t l = h->len[p], nw = hpk_gather_words(a, l);
+		uint4 *out = (uint4 *)(h->data + h->off[p]);
+		uint64_t dev;
+
+		if (a == 0)
+			continue;
+		/* a GPU faults on an address it has no mapping for */
+		if (!hpk_mem_find(c, (const void *)(uintptr_t)a, l, &dev)) {
+			snprintf(err, errlen,
+				 "gather: packet %u's %u bytes at %#llx lie outside registered memory",
+				 p, l, (unsigned long long)a);
+			return -EFAULT;
+		}
+		/* the kernel's lanes in turn; word j + 1 is what the next
+		 * lane's shuffle would hand over */
+		for (uint32_t j = 0; j < hpk_gather_chunks(l); j++)
+			out[j] = hpk_gather_chunk(a, l, j, hpk_gather_load(a, nw, j),
+						  hpk_gather_load(a, nw, j + 1));
+	}
+	return 0;
 }
 
 int
@@ -154,6 +202,8 @@ hpk_layout(struct hpk_batch *b, const uint32_t *lens, uint32_t n, uint32_t cap_p
 	}
 	b->blk[n] = blocks;
 	b->n = n;
+	b->n_staged = n;
+	b->n_src = 0;
 	b->data_bytes = o;
 	return 0;
 }

@@ -25,6 +25,7 @@ struct kargs {
 	const uint32_t *off;
 	const uint32_t *len;
 	const uint32_t *blk;
+	const uint64_t *src;
 	const uint32_t *ctr;
 	const uint32_t *key_idx;
 	const uint32_t *rk;
@@ -45,14 +46,13 @@ struct hpk_kslot {
 	void *priv;          /* the kernel's own: parsed table, constants */
 };
 
-/* Device memory a kernel may need beside the batch, one per stream. */
+/* Device memory a kernel may need beside the batch, one per stream,
+ * allocated when its table is uploaded (hpk_kernel.scratch) and never on
+ * the launch path (cudaMalloc and cudaFree synchronise the device). */
 struct hpk_scratch {
 	void *p;
 	size_t cap;
 };
-
-/* At least need bytes in s (grows rarely: to the largest batch so far). */
-cudaError_t hpk_scratch_get(struct hpk_scratch *s, size_t need);
 
 /* One launch: kargs with device pointers on a GPU (st, scr set), host
  * pointers in emulation. */
@@ -87,6 +87,9 @@ struct hpk_kernel {
 	/* Optional: reads the uploaded blob (ks->tab, on the GPU ks->d_tab)
 	 * into ks->priv, checking it. 0 or -errno with err set. */
 	int (*table)(struct hpk_kslot *ks, char *err, size_t errlen);
+	/* Optional, after table: the device scratch bytes a stream needs for
+	 * a batch of cap_bytes staging bytes (allocated then, once). */
+	size_t (*scratch)(const struct hpk_kslot *ks, uint32_t cap_bytes);
 	/* Issues the kernel on r->st (np > 0); returns cudaGetLastError(). */
 	cudaError_t (*launch)(const struct hpk_run *r);
 	/* The kernel's threads, one after another, on the CPU. 0 or -errno. */

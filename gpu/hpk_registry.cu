@@ -134,6 +134,7 @@ hpk_args(struct hpk_batch *b, uint32_t p0, uint32_t np)
 	a.off = b->off;
 	a.len = b->len;
 	a.blk = b->blk;
+	a.src = b->src;
 	a.ctr = b->ctr;
 	a.key_idx = b->key_idx;
 	a.rk = b->rk;
@@ -143,4 +144,106 @@ hpk_args(struct hpk_batch *b, uint32_t p0, uint32_t np)
 	a.p0 = p0;
 	a.np = np;
 	return a;
+}
+
+static inline size_t
+al16(size_t x)
+{
+	return (x + 15) & ~(size_t)15;
+}
+
+size_t
+hpk_pack(struct hpk_batch *b, uint8_t *base, uint32_t n)
+{
+	size_t o = 0;
+
+#define PLACE(field, type, bytes) do { \
+		if (base != NULL) \
+			b->field = (type *)(base + o); \
+		o += al16(bytes); \
+	} while (0)
+	PLACE(off, uint32_t, 4ull * n);
+	PLACE(len, uint32_t, 4ull * n);
+	PLACE(blk, uint32_t, 4ull * (n + 1));
+	PLACE(src, uint64_t, 8ull * n);
+	PLACE(match, uint32_t, 8ull * n);
+	PLACE(ctr, uint32_t, 16ull * n);
+	PLACE(key_idx, uint32_t, 4ull * n);
+	PLACE(rk, uint32_t, 4ull * HPK_KEY_WORDS * n);
+#undef PLACE
+	return o;
+}
+
+size_t
+hpk_upload_bytes(const struct hpk_batch *b, const uint8_t *base, unsigned int flags)
+{
+	const uint8_t *end = (const uint8_t *)(b->blk + b->n + 1);
+
+	/* the arrays lie in hpk_pack's order: each later one ends later */
+	if (b->n_src)
+		end = (const uint8_t *)(b->src + b->n);
+	if (flags & HPK_ZERO_MATCH)
+		end = (const uint8_t *)(b->match + 2ull * b->n);
+	if (flags & HPK_KEYED)
+		end = b->n_keys ? (const uint8_t *)(b->rk + HPK_KEY_WORDS * b->n_keys) :
+				  (const uint8_t *)(b->key_idx + b->n);
+	return (size_t)(end - base);
+}
+
+extern "C" struct hpk_batch *
+hpk_begin(struct hpk_ctx *c, unsigned int si, uint32_t n)
+{
+	struct hpk_stream *s = &c->s[si];
+
+	if (n > c->cap_pkts)
+		return NULL;
+	hpk_pack(&s->h, s->ctl_h, n);
+	if (s->ctl_d != NULL)
+		hpk_pack(&s->d, s->ctl_d, n);
+	s->h.n = n;
+	s->h.n_keys = 0;
+	s->h.n_staged = 0;
+	s->h.n_src = 0;
+	return &s->h;
+}
+
+extern "C" void
+hpk_calls(const struct hpk_ctx *c, struct hpk_calls *out)
+{
+	*out = c->calls;
+}
+
+int
+hpk_mem_add(struct hpk_ctx *c, const uint8_t *lo, const uint8_t *hi, int64_t delta, int owned)
+{
+	struct hpk_mem *m = (struct hpk_mem *)realloc(c->mem, (c->n_mem + 1) * sizeof(*m));
+
+	if (m == NULL)
+		return -ENOMEM;
+	c->mem = m;
+	m[c->n_mem].lo = lo;
+	m[c->n_mem].hi = hi;
+	m[c->n_mem].delta = delta;
+	m[c->n_mem].owned = owned;
+	c->n_mem++;
+	return 0;
+}
+
+extern "C" int
+hpk_mem_find(struct hpk_ctx *c, const void *p, size_t len, uint64_t *dev_addr)
+{
+	const uint8_t *a = (const uint8_t *)p;
+
+	/* a pool is a few chunks: the last hit first, then every one */
+	for (unsigned int j = 0; j < c->n_mem; j++) {
+		unsigned int i = (c->last_mem + j) % c->n_mem;
+		const struct hpk_mem *m = &c->mem[i];
+
+		if (a >= m->lo && a + len <= m->hi) {
+			c->last_mem = i;
+			*dev_addr = (uint64_t)(uintptr_t)a + (uint64_t)m->delta;
+			return 1;
+		}
+	}
+	return 0;
 }

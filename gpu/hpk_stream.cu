@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The device side of heteroplane's CUDA code: a context per GPU with its
  * preflight line, streams each with pinned host staging and device
- * buffers allocated once, the copies of a batch (H2D of what the kernel
- * reads, D2H of only what it changes, as its descriptor says), the launch
- * through the kernel's descriptor, completion by event polling, tables
- * uploaded once, and the timing the bench uses. Kernel-specific code lives
+ * buffers allocated once, the copies of a batch (one H2D of the packed
+ * per-packet arrays, one of the payload, D2H of only what the kernel
+ * changes, as its descriptor says), the launch through the kernel's
+ * descriptor, completion by polling the stream, tables and kernel scratch
+ * allocated once when uploaded (nothing allocated or freed per batch),
+ * the calling thread bound to the context's GPU, and the timing the bench
+ * uses. Kernel-specific code lives
  * in the kernels' files (lib/task/<name>/<name>.cu).
  */
 #include <errno.h>
@@ -15,6 +18,9 @@
 
 #include <cuda_runtime.h>
 
+#include <unistd.h>
+
+#include "hpk_move.cuh"
 #include "hpk_priv.h"
 
 #define MINU(a, b) ((a) < (b) ? (a) : (b))
@@ -26,57 +32,57 @@
 		return -EIO; \
 	} } while (0)
 
-static int
-alloc_batch(struct hpk_batch *h, struct hpk_batch *d, uint32_t np, uint32_t nb,
-	    char *err, size_t errlen)
+/* The context's GPU on the calling thread: cudaSetDevice once per thread
+ * (the device lcore is not the thread that opened the context, and the
+ * runtime's current device is per thread, so cuda:N with N > 0 needs it). */
+static __thread int cur_dev = -1;
+
+static cudaError_t
+bind(struct hpk_ctx *c, uint64_t *count)
 {
+	cudaError_t e;
+
+	if (cur_dev == c->dev)
+		return cudaSuccess;
+	if (count != NULL)
+		(*count)++;
+	e = cudaSetDevice(c->dev);
+	if (e == cudaSuccess)
+		cur_dev = c->dev;
+	return e;
+}
+
+static int
+alloc_batch(struct hpk_stream *s, uint32_t np, uint32_t nb, char *err, size_t errlen)
+{
+	struct hpk_batch *h = &s->h, *d = &s->d;
+	size_t ctl = hpk_pack(h, NULL, np);
+
 	/* +16: the last block of a packet may be read whole. */
+	CK(cudaHostAlloc((void **)&s->ctl_h, ctl, cudaHostAllocDefault));
+	CK(cudaMalloc((void **)&s->ctl_d, ctl));
+	hpk_pack(h, s->ctl_h, np);
+	hpk_pack(d, s->ctl_d, np);
 	CK(cudaHostAlloc((void **)&h->data, nb + 16, cudaHostAllocDefault));
-	CK(cudaHostAlloc((void **)&h->off, 4ull * np, cudaHostAllocDefault));
-	CK(cudaHostAlloc((void **)&h->len, 4ull * np, cudaHostAllocDefault));
-	CK(cudaHostAlloc((void **)&h->blk, 4ull * (np + 1), cudaHostAllocDefault));
-	CK(cudaHostAlloc((void **)&h->ctr, 16ull * np, cudaHostAllocDefault));
-	CK(cudaHostAlloc((void **)&h->key_idx, 4ull * np, cudaHostAllocDefault));
-	CK(cudaHostAlloc((void **)&h->rk, 4ull * HPK_KEY_WORDS * np, cudaHostAllocDefault));
 	CK(cudaHostAlloc((void **)&h->digest, 16ull * np, cudaHostAllocDefault));
-	CK(cudaHostAlloc((void **)&h->match, 8ull * np, cudaHostAllocDefault));
 	CK(cudaHostAlloc((void **)&h->aux, nb + 16, cudaHostAllocDefault));
 	CK(cudaMalloc((void **)&d->data, nb + 16));
-	CK(cudaMalloc((void **)&d->off, 4ull * np));
-	CK(cudaMalloc((void **)&d->len, 4ull * np));
-	CK(cudaMalloc((void **)&d->blk, 4ull * (np + 1)));
-	CK(cudaMalloc((void **)&d->ctr, 16ull * np));
-	CK(cudaMalloc((void **)&d->key_idx, 4ull * np));
-	CK(cudaMalloc((void **)&d->rk, 4ull * HPK_KEY_WORDS * np));
 	CK(cudaMalloc((void **)&d->digest, 16ull * np));
-	CK(cudaMalloc((void **)&d->match, 8ull * np));
 	CK(cudaMalloc((void **)&d->aux, nb + 16));
 	return 0;
 }
 
 static void
-free_batch(struct hpk_batch *h, struct hpk_batch *d)
+free_batch(struct hpk_stream *s)
 {
-	cudaFreeHost(h->data);
-	cudaFreeHost(h->off);
-	cudaFreeHost(h->len);
-	cudaFreeHost(h->blk);
-	cudaFreeHost(h->ctr);
-	cudaFreeHost(h->key_idx);
-	cudaFreeHost(h->rk);
-	cudaFreeHost(h->digest);
-	cudaFreeHost(h->match);
-	cudaFreeHost(h->aux);
-	cudaFree(d->data);
-	cudaFree(d->off);
-	cudaFree(d->len);
-	cudaFree(d->blk);
-	cudaFree(d->ctr);
-	cudaFree(d->key_idx);
-	cudaFree(d->rk);
-	cudaFree(d->digest);
-	cudaFree(d->match);
-	cudaFree(d->aux);
+	cudaFreeHost(s->ctl_h);
+	cudaFreeHost(s->h.data);
+	cudaFreeHost(s->h.digest);
+	cudaFreeHost(s->h.aux);
+	cudaFree(s->ctl_d);
+	cudaFree(s->d.data);
+	cudaFree(s->d.digest);
+	cudaFree(s->d.aux);
 }
 
 extern "C" void
@@ -88,18 +94,20 @@ hpk_close(struct hpk_ctx *c)
 		hpk_emul_close(c);
 		return;
 	}
-	cudaSetDevice(c->dev);
+	bind(c, NULL);
 	for (unsigned int i = 0; c->s != NULL && i < c->n; i++) {
 		if (c->s[i].st != NULL)
 			cudaStreamSynchronize(c->s[i].st);
-		free_batch(&c->s[i].h, &c->s[i].d);
+		free_batch(&c->s[i]);
 		cudaFree(c->s[i].scr.p);
-		if (c->s[i].ev != NULL)
-			cudaEventDestroy(c->s[i].ev);
 		if (c->s[i].st != NULL)
 			cudaStreamDestroy(c->s[i].st);
 	}
 	hpk_slots_close(c);
+	for (unsigned int i = 0; i < c->n_mem; i++)
+		if (c->mem[i].owned)
+			cudaHostUnregister((void *)c->mem[i].lo);
+	free(c->mem);
 	free(c->s);
 	free(c);
 }
@@ -115,7 +123,7 @@ open_inner(struct hpk_ctx *c, char *info, size_t infolen, char *err, size_t errl
 		snprintf(err, errlen, "GPU %d requested, %d present", c->dev, ndev);
 		return -ENODEV;
 	}
-	CK(cudaSetDevice(c->dev));
+	CK(bind(c, NULL));
 	CK(cudaGetDeviceProperties(&pr, c->dev));
 	CK(cudaDriverGetVersion(&drv));
 	CK(cudaRuntimeGetVersion(&rt));
@@ -133,8 +141,7 @@ open_inner(struct hpk_ctx *c, char *info, size_t infolen, char *err, size_t errl
 		int ret;
 
 		CK(cudaStreamCreateWithFlags(&c->s[i].st, cudaStreamNonBlocking));
-		CK(cudaEventCreateWithFlags(&c->s[i].ev, cudaEventDisableTiming));
-		ret = alloc_batch(&c->s[i].h, &c->s[i].d, c->cap_pkts, c->cap_bytes, err, errlen);
+		ret = alloc_batch(&c->s[i], c->cap_pkts, c->cap_bytes, err, errlen);
 		if (ret < 0)
 			return ret;
 	}
@@ -181,20 +188,23 @@ hpk_host(struct hpk_ctx *c, unsigned int s)
 	return &c->s[s].h;
 }
 
-cudaError_t
-hpk_scratch_get(struct hpk_scratch *s, size_t need)
+/* Grows every stream's scratch to need bytes: when a table is uploaded,
+ * never on the launch path. */
+static int
+scratch_grow(struct hpk_ctx *c, size_t need, char *err, size_t errlen)
 {
-	cudaError_t e;
+	for (unsigned int i = 0; i < c->n; i++) {
+		struct hpk_scratch *s = &c->s[i].scr;
 
-	if (need <= s->cap)
-		return cudaSuccess;
-	cudaFree(s->p);
-	s->p = NULL;
-	s->cap = 0;
-	e = cudaMalloc(&s->p, need);
-	if (e == cudaSuccess)
+		if (need <= s->cap)
+			continue;
+		CK(cudaFree(s->p));
+		s->p = NULL;
+		s->cap = 0;
+		CK(cudaMalloc(&s->p, need));
 		s->cap = need;
-	return e;
+	}
+	return 0;
 }
 
 extern "C" int
@@ -210,7 +220,7 @@ hpk_table(struct hpk_ctx *c, const struct hpk_kernel *k, const void *blob, size_
 		return -EINVAL;
 	}
 	if (!c->emul) {
-		CK(cudaSetDevice(c->dev));
+		CK(bind(c, NULL));
 		CK(cudaMalloc(&ks->d_tab, len));
 		CK(cudaMemcpy(ks->d_tab, blob, len, cudaMemcpyHostToDevice));
 	}
@@ -224,7 +234,105 @@ hpk_table(struct hpk_ctx *c, const struct hpk_kernel *k, const void *blob, size_
 		ks->tab = NULL;
 		return ret;
 	}
+	if (!c->emul && k->scratch != NULL &&
+	    (ret = scratch_grow(c, k->scratch(ks, c->cap_bytes), err, errlen)) < 0)
+		return ret;
 	return 0;
+}
+
+extern "C" int
+hpk_mem_register(struct hpk_ctx *c, void *addr, size_t len, char *err, size_t errlen)
+{
+	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uint8_t *lo, *hi;
+	void *dp = NULL;
+	cudaError_t e;
+	int owned = 1;
+
+	if (c->emul) {
+		lo = (uint8_t *)addr;
+		if (hpk_mem_add(c, lo, lo + len, 0, 0) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	/* whole pages: the GPU maps pages, and the gather reads aligned
+	 * words that may reach past a chunk's ends within its pages */
+	lo = (uint8_t *)((uintptr_t)addr & ~(pg - 1));
+	hi = (uint8_t *)(((uintptr_t)addr + len + pg - 1) & ~(pg - 1));
+	/* a page the previous chunk's range took already (chunks need not
+	 * end on page boundaries): start after it */
+	for (unsigned int i = 0; i < c->n_mem; i++)
+		if (lo >= c->mem[i].lo && lo < c->mem[i].hi)
+			lo = (uint8_t *)c->mem[i].hi;
+	if (lo >= hi)
+		return 0;
+	CK(bind(c, NULL));
+	e = cudaHostRegister(lo, (size_t)(hi - lo), cudaHostRegisterMapped | cudaHostRegisterPortable);
+	if (e == cudaErrorHostMemoryAlreadyRegistered) {
+		/* by someone else in this process: usable only if it covers
+		 * the whole range, which the device pointers of both ends
+		 * show */
+		cudaGetLastError();
+		owned = 0;
+		if (cudaHostGetDevicePointer(&dp, hi - 1, 0) != cudaSuccess) {
+			cudaGetLastError();
+			snprintf(err, errlen, "memory partly registered elsewhere");
+			return -EBUSY;
+		}
+	} else if (e != cudaSuccess) {
+		cudaGetLastError();
+		snprintf(err, errlen, "cudaHostRegister(%zu bytes): %s", (size_t)(hi - lo),
+			 cudaGetErrorString(e));
+		return -EIO;
+	}
+	e = cudaHostGetDevicePointer(&dp, lo, 0);
+	if (e != cudaSuccess || hpk_mem_add(c, lo, hi, (int64_t)((uintptr_t)dp - (uintptr_t)lo),
+					    owned) < 0) {
+		snprintf(err, errlen, "cudaHostGetDevicePointer: %s", cudaGetErrorString(e));
+		if (owned)
+			cudaHostUnregister(lo);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The gather: a warp per packet whose src is set, lane l of a pass
+ * writing output chunk base + l (hpk_move.cuh). Each host word crosses
+ * PCIe once: a lane takes word j + 1 from the next lane, the last lane
+ * loads it itself. src == 0 (staged) and p >= n are warp-uniform, so the
+ * shuffles see the whole warp. Cost not measured on a GPU yet. */
+__global__ void
+k_gather(const uint64_t *src, const uint32_t *off, const uint32_t *len, uint8_t *data,
+	 uint32_t n)
+{
+	const uint32_t p = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	const uint32_t lane = threadIdx.x & 31;
+	uint64_t a;
+	uint32_t l, nw, nc;
+	uint4 *out;
+
+	if (p >= n || src[p] == 0)
+		return;
+	a = src[p];
+	l = len[p];
+	nw = hpk_gather_words(a, l);
+	nc = hpk_gather_chunks(l);
+	out = (uint4 *)(data + off[p]);
+	for (uint32_t base = 0; base < nc; base += 32) {
+		const uint32_t j = base + lane;
+		uint4 w = hpk_gather_load(a, nw, j), w1;
+
+		w1.x = __shfl_down_sync(0xffffffffu, w.x, 1);
+		w1.y = __shfl_down_sync(0xffffffffu, w.y, 1);
+		w1.z = __shfl_down_sync(0xffffffffu, w.z, 1);
+		w1.w = __shfl_down_sync(0xffffffffu, w.w, 1);
+		if (lane == 31)
+			w1 = hpk_gather_load(a, nw, j + 1);
+		if (j < nc)
+			out[j] = hpk_gather_chunk(a, l, j, w, w1);
+	}
 }
 
 /* Bytes [lo, hi) of the staging that packets [p0, p0+np) occupy. */
@@ -311,20 +419,73 @@ d2h(struct hpk_stream *s, const struct hpk_kernel *k, uint32_t p0, uint32_t np,
 	return e;
 }
 
+/* A call of the batch path: counted, and issued on a GPU (the emulation
+ * counts what a GPU would get). */
+#define OP(call) do { \
+	c->calls.launch++; \
+	if (!c->emul) \
+		CK(call); \
+	} while (0)
+
 extern "C" int
 hpk_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char *err,
 	   size_t errlen)
 {
 	struct hpk_stream *s = &c->s[si];
+	struct hpk_batch *h = &s->h, *d = &s->d;
+	uint32_t lo, hi;
 
-	if (s->h.n == 0)
+	if (h->n == 0)
 		return 0;
-	if (c->emul)
-		return hpk_emul_launch(c, si, k, err, errlen);
-	CK(h2d(s, k, 0, s->h.n, true, s->st));
-	CK(kernel(c, s, k, 0, s->h.n, s->st));
-	CK(d2h(s, k, 0, s->h.n, s->st));
-	CK(cudaEventRecord(s->ev, s->st));
+	if (!c->emul)
+		CK(bind(c, &c->calls.launch));
+	c->calls.batches++;
+	/* zeroed here, so the upload carries it: no memset call */
+	if (k->flags & HPK_ZERO_MATCH)
+		memset(h->match, 0, 8ull * h->n);
+	/* one copy of the per-packet arrays and keys (hpk_pack's order) */
+	OP(cudaMemcpyAsync(s->ctl_d, s->ctl_h, hpk_upload_bytes(h, s->ctl_h, k->flags),
+			   cudaMemcpyHostToDevice, s->st));
+	span(h, 0, h->n, &lo, &hi);
+	if (h->n_staged)
+		OP(cudaMemcpyAsync(d->data + lo, h->data + lo, hi - lo, cudaMemcpyHostToDevice,
+				   s->st));
+	/* after the staged copy: it also covers the gathered packets' slots */
+	if (h->n_src) {
+		c->calls.launch++;
+		c->calls.gathered += h->n_src;
+		if (c->emul) {
+			int ret = hpk_emul_gather(c, si, err, errlen);
+
+			if (ret < 0)
+				return ret;
+		} else {
+			k_gather<<<(h->n + 3) / 4, 128, 0, s->st>>>(d->src, d->off, d->len, d->data,
+								      h->n);
+			CK(cudaGetLastError());
+		}
+	}
+	c->calls.launch++;
+	if (c->emul) {
+		int ret = hpk_emul_launch(c, si, k, err, errlen);
+
+		if (ret < 0)
+			return ret;
+	} else {
+		CK(kernel(c, s, k, 0, h->n, s->st));
+	}
+	if (k->flags & HPK_OUT_DATA)
+		OP(cudaMemcpyAsync(h->data + lo, d->data + lo, hi - lo, cudaMemcpyDeviceToHost,
+				   s->st));
+	if (k->flags & HPK_OUT_AUX)
+		OP(cudaMemcpyAsync(h->aux + lo, d->aux + lo, hi - lo, cudaMemcpyDeviceToHost,
+				   s->st));
+	if (k->flags & HPK_OUT_DIGEST)
+		OP(cudaMemcpyAsync(h->digest, d->digest, 16ull * h->n, cudaMemcpyDeviceToHost,
+				   s->st));
+	if (k->flags & HPK_OUT_MATCH)
+		OP(cudaMemcpyAsync(h->match, d->match, 8ull * h->n, cudaMemcpyDeviceToHost,
+				   s->st));
 	return 0;
 }
 
@@ -333,14 +494,17 @@ hpk_query(struct hpk_ctx *c, unsigned int si, char *err, size_t errlen)
 {
 	cudaError_t e;
 
+	c->calls.poll++;
 	if (c->emul)
 		return 1;
-	e = cudaEventQuery(c->s[si].ev);
+	e = bind(c, &c->calls.poll);
+	if (e == cudaSuccess)
+		e = cudaStreamQuery(c->s[si].st);
 	if (e == cudaSuccess)
 		return 1;
 	if (e == cudaErrorNotReady)
 		return 0;
-	snprintf(err, errlen, "cudaEventQuery: %s", cudaGetErrorString(e));
+	snprintf(err, errlen, "cudaStreamQuery: %s", cudaGetErrorString(e));
 	return -EIO;
 }
 

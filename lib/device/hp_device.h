@@ -69,6 +69,11 @@ struct hp_dev_stats {
 	uint64_t flush[HP_FLUSH_REASONS];
 	uint64_t fallback_pkts;    /* done on the CPU path after a failure */
 	uint64_t model_cycles;     /* modeled service time, summed over batches */
+	/* a backend's driver calls: on the submit path, and completion
+	 * queries (0 when it makes none) */
+	uint64_t driver_calls, driver_polls;
+	uint64_t gathered_pkts;    /* a GPU backend's: read in place from mbufs */
+	uint64_t prep_cycles, prep_pkts; /* its lcore's per-batch preparation */
 };
 
 /* A spec's ",key=value" options, parsed the same for every kind; a kind

@@ -116,6 +116,9 @@ struct hp_dev_report {
 	uint64_t pkts;             /* delivered packets it ran */
 	double lat_mean_us, lat_p99_us;
 	uint64_t batches, batch_pkts;
+	uint64_t driver_calls, driver_polls; /* a GPU backend's (0: none) */
+	uint64_t gathered_pkts;    /* read in place from the mbufs by a GPU */
+	double prep_cycles_pkt;    /* a GPU lcore's preparation per packet (TSC) */
 	uint64_t flush[8];         /* by enum hp_flush_reason */
 	uint64_t fallback_pkts;
 	bool failed;

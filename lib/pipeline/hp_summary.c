@@ -266,6 +266,10 @@ hp_write_outputs(const struct hp_run_cfg *cfg, const struct hp_run_result *r,
 				fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
 					hp_flush_reason_names[k], d->flush[k]);
 			fprintf(f, "}, \"modeled_busy_pct\": %.3f", d->model_busy_pct);
+			fprintf(f, ", \"driver_calls\": %" PRIu64 ", \"driver_polls\": %" PRIu64
+				", \"gathered_packets\": %" PRIu64 ", \"prep_cycles_per_pkt\": %.1f",
+				d->driver_calls, d->driver_polls, d->gathered_pkts,
+				d->prep_cycles_pkt);
 		}
 		fprintf(f, ", \"failed\": %s, \"failed_at_s\": %.3f, \"fail_reason\": \"%s\", \"fallback_packets\": %" PRIu64 "}",
 			d->failed ? "true" : "false", d->failed_at_s, d->fail_reason,

@@ -151,6 +151,11 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 		dr->lat_p99_us = (double)hp_hist_quantile(&sc->dlat[i], 0.99) / 1e3;
 		dr->batches = d->st.batches;
 		dr->batch_pkts = d->st.batch_pkts;
+		dr->driver_calls = d->st.driver_calls;
+		dr->driver_polls = d->st.driver_polls;
+		dr->gathered_pkts = d->st.gathered_pkts;
+		dr->prep_cycles_pkt = d->st.prep_pkts ?
+			(double)d->st.prep_cycles / (double)d->st.prep_pkts : 0;
 		RTE_BUILD_BUG_ON(HP_FLUSH_REASONS > RTE_DIM(dr->flush));
 		memcpy(dr->flush, d->st.flush, sizeof(d->st.flush));
 		dr->fallback_pkts = d->st.fallback_pkts;

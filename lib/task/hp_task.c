@@ -247,7 +247,9 @@ hp_task_offload_copy_in(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 		return -EINVAL;
 	}
 	o->in_len = md->data_len;
-	memcpy(stage, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), md->data_len);
+	o->src = rte_pktmbuf_mtod_offset(m, const uint8_t *, md->data_off);
+	if (stage != NULL)
+		memcpy(stage, o->src, md->data_len);
 	return 0;
 }
 

@@ -42,6 +42,9 @@ struct hp_offload {
 	uint8_t iv[16];
 	uint32_t in_len;   /* bytes the task wrote into the staging */
 	uint32_t aux;      /* task-private (e.g. padding added) */
+	/* prep with no staging (offload_in_place): where the in_len bytes
+	 * are, in the packet's mbuf, for the accelerator to read in place */
+	const uint8_t *src;
 };
 
 /* One instance per lcore (tasks keep per-lcore state: cipher contexts,
@@ -117,6 +120,11 @@ struct hp_task_ops {
 	 * format is the task's and its kernel's (defined in the task's
 	 * folder). NULL when the kernel needs none. */
 	const char *offload;
+	/* prep accepts stage == NULL: it then copies nothing and points
+	 * o->src at the in_len bytes of the packet's first segment it would
+	 * have copied (the kernel reads them as they are), so the
+	 * accelerator reads the packet in place (zero copy). */
+	bool offload_in_place;
 	int (*offload_prep)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 			    struct hp_offload *o, uint8_t *stage, uint32_t room);
 	void (*offload_done)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
@@ -194,7 +202,8 @@ unsigned int hp_task_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t *i,
 			   uint32_t *len);
 
 /* offload_prep of a task whose kernel reads the data region as it is
- * (md5, dpi): process()'s checks, then the region into the staging. */
+ * (md5, dpi): process()'s checks, then the region into the staging, or
+ * with stage NULL its address into o->src (offload_in_place). */
 int hp_task_offload_copy_in(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 			    struct hp_offload *o, uint8_t *stage, uint32_t room);
 

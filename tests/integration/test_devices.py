@@ -147,7 +147,8 @@ def _plugin_built():
 @pytest.mark.parametrize("app", ["crypto", "vpn", "dedup", "ids_ac", "ids", "ran"])
 def test_cuda_plugin_emulated(hplane, tmp_path, app):
     # The whole cuda device path (task offload prep into pinned-style
-    # staging, key schedules, launch, completion, offload done) with the
+    # staging or the gather from the mbufs, key schedules, launch,
+    # completion, offload done) with the
     # kernels' per-thread code run on the CPU: every packet the sink
     # verifies came through the kernel code, byte for byte as the CPU path.
     if not _plugin_built():
@@ -161,6 +162,45 @@ def test_cuda_plugin_emulated(hplane, tmp_path, app):
     g = dev(s, "cuda-emul")
     assert g["packets"] > 100 and g["batches"] > 0
     assert s["unverified"] == 0
+    # A few driver calls a batch per task of the chain (the emulation
+    # counts the calls a GPU would get): the packed upload of the
+    # per-packet arrays, the payload, the kernel and at most two copies
+    # back; before, a keyed kernel took ten (seven copies up, the kernel,
+    # one back, an event).
+    tasks = 2 if app == "ran" else 1
+    assert 0 < g["driver_calls"] <= 5 * tasks * g["batches"], g
+    assert g["driver_polls"] > 0
+    if app in ("crypto", "dedup", "ids_ac", "ids"):
+        # Read in place (aes_ctr, md5, dpi): the GPU gathers every packet
+        # from the registered mbufs, so no payload copy goes up: the
+        # upload, the gather, the kernel and one copy back.
+        assert g["gathered_packets"] >= g["packets"], g
+        assert g["driver_calls"] <= 4 * g["batches"], g
+    else:
+        # vpn pads (aes_cbc) and ran converts (ldpc) into the staging;
+        # ran's aes_ctr stage reads the LDPC output in place
+        assert (g["gathered_packets"] > 0) == (app == "ran"), g
+
+
+def test_cuda_plugin_staged_switch(hplane, tmp_path):
+    # cuda:emul:staged: the fallback path alone (every packet copied into
+    # the staging, nothing registered or gathered), same bytes; a word
+    # other than "staged" is a usage error.
+    if not _plugin_built():
+        pytest.skip("CUDA plugin not built (no nvcc)")
+    out = tmp_path / "st"
+    run_hplane(["run", "--app", "crypto", "--gpu", "cuda:emul:staged", "--scenario", "medium",
+                "--duration", "2", "--capacity", "20000", "--out", str(out), "--quiet"])
+    s = summary(out)
+    assert_invariants(s)
+    g = dev(s, "cuda-emul")
+    assert g["packets"] > 100 and s["unverified"] == 0
+    assert g["gathered_packets"] == 0 and g["prep_cycles_per_pkt"] > 0
+    assert 0 < g["driver_calls"] <= 4 * g["batches"], g
+    p = run_hplane(["run", "--app", "crypto", "--gpu", "cuda:emul:gather", "--duration", "1",
+                    "--out", str(tmp_path / "bad")], check=False)
+    assert p.returncode == 2
+    assert "expected cuda[:N|:emul][:staged]" in p.stderr
 
 
 @pytest.mark.parametrize("app", ["vpn", "crypto", "ran"])

@@ -233,7 +233,9 @@ ctr_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	memcpy(o->key, f->key, 16);
 	make_iv(o->iv, f->nonce, md->hdr_seq);
 	o->in_len = md->data_len;
-	memcpy(stage, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), md->data_len);
+	o->src = rte_pktmbuf_mtod_offset(m, const uint8_t *, md->data_off);
+	if (stage != NULL)
+		memcpy(stage, o->src, md->data_len);
 	return 0;
 }
 
@@ -332,6 +334,7 @@ static const struct hp_task_ops task_aes_ctr = {
 	.process = ctr_process,
 	.verify = ctr_verify,
 	.offload = "aes_ctr",
+	.offload_in_place = true,
 	.offload_prep = ctr_offload_prep,
 	.offload_done = ctr_offload_done,
 };

@@ -413,6 +413,7 @@ dpi_offload_data(struct hp_task_ctx *ctx, size_t *len)
 	.params = "engine,patterns,gen,seed,plant",		\
 	.param_check = dpi_param_check,				\
 	.offload = "dpi",					\
+	.offload_in_place = true,				\
 	.offload_prep = hp_task_offload_copy_in,		\
 	.offload_done = dpi_offload_done,			\
 	.offload_data = dpi_offload_data,			\

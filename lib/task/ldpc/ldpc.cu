@@ -371,18 +371,26 @@ ldpc_items(const struct hpk_kslot *ks, uint32_t len)
 	return t != NULL ? len / t->u.ulen : 0;
 }
 
+/* The check messages of every unit a full staging holds (a unit takes at
+ * least ulen bytes of it), allocated once per stream with the table. */
+static size_t
+ldpc_scratch(const struct hpk_kslot *ks, uint32_t cap_bytes)
+{
+	const struct ltab *t = (const struct ltab *)ks->priv;
+
+	return (size_t)(cap_bytes / t->u.ulen) * t->dc.nnz * t->dc.z;
+}
+
 static cudaError_t
 ldpc_launch(const struct hpk_run *r)
 {
 	const struct ltab *t = (const struct ltab *)r->ks->priv;
 	uint32_t nu = r->h->blk[r->a.p0 + r->a.np] - r->h->blk[r->a.p0];
-	cudaError_t e;
 
 	if (nu == 0)
 		return cudaSuccess;
-	e = hpk_scratch_get(r->scr, (size_t)nu * t->dc.nnz * t->dc.z);
-	if (e != cudaSuccess)
-		return e;
+	if ((size_t)nu * t->dc.nnz * t->dc.z > r->scr->cap)
+		return cudaErrorMemoryAllocation; /* cannot happen: sized for the staging */
 	k_ldpc_units<<<nu, ldpc_threads(t->dc.z), t->dc.nb * t->dc.z, r->st>>>(
 		t->dc, t->g, t->u, r->a, (int8_t *)r->scr->p);
 	return cudaGetLastError();
@@ -476,6 +484,7 @@ static const struct hpk_kernel kern_ldpc = {
 	.items = ldpc_items,
 	.close = ldpc_close,
 	.table = ldpc_table,
+	.scratch = ldpc_scratch,
 	.launch = ldpc_launch,
 	.emulate = ldpc_emulate,
 	.result = ldpc_result,

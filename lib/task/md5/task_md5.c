@@ -113,6 +113,7 @@ static const struct hp_task_ops task_md5 = {
 	.process = md5_process,
 	.verify = md5_verify,
 	.offload = "md5",
+	.offload_in_place = true,
 	.offload_prep = hp_task_offload_copy_in,
 	.offload_done = md5_offload_done,
 	.params = "impl",

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The gather: the per-lane code of the kernel that reads a batch's
+ * gathered packets (hpk_batch.src: an mbuf's data region in registered
+ * host memory) over PCIe into the device's data buffer, shared by the GPU
+ * kernel (hpk_stream.cu, a warp per packet) and the emulation
+ * (hpk_emul.cu, the lanes one after another), so `cuda:emul` walks the
+ * very addresses and arithmetic the GPU does.
+ *
+ * Host memory is read in aligned 16-byte words only (whole read requests
+ * over PCIe). An mbuf's data region rarely starts 16-byte aligned, so
+ * output chunk j of a packet (its bytes [16 j, 16 j + 16)) is composed
+ * from host words j and j + 1 (hpk_shift16); bytes past the packet's
+ * length in its last chunk are zero. Only words that hold region bytes
+ * are read, so nothing outside the region's pages is touched.
+ */
+#ifndef HPK_MOVE_CUH
+#define HPK_MOVE_CUH
+
+#include "hpk_kernel.h"
+
+HD static inline uint32_t
+hpk_fsr(uint32_t lo, uint32_t hi, uint32_t r)
+{
+#ifdef __CUDA_ARCH__
+	return __funnelshift_r(lo, hi, r);
+#else
+	return r ? (lo >> r) | (hi << (32 - r)) : lo;
+#endif
+}
+
+/* Bytes [s, s + 16) of the 32 bytes lo|hi (s < 16; little endian). The
+ * words are picked with constant indices, so nothing goes to local
+ * memory. */
+HD static inline uint4
+hpk_shift16(uint4 lo, uint4 hi, uint32_t s)
+{
+	const uint32_t q = s >> 2, r = (s & 3) * 8;
+	uint32_t a0, a1, a2, a3, a4;
+	uint4 o;
+
+	a0 = q == 0 ? lo.x : q == 1 ? lo.y : q == 2 ? lo.z : lo.w;
+	a1 = q == 0 ? lo.y : q == 1 ? lo.z : q == 2 ? lo.w : hi.x;
+	a2 = q == 0 ? lo.z : q == 1 ? lo.w : q == 2 ? hi.x : hi.y;
+	a3 = q == 0 ? lo.w : q == 1 ? hi.x : q == 2 ? hi.y : hi.z;
+	a4 = q == 0 ? hi.x : q == 1 ? hi.y : q == 2 ? hi.z : hi.w;
+	o.x = hpk_fsr(a0, a1, r);
+	o.y = hpk_fsr(a1, a2, r);
+	o.z = hpk_fsr(a2, a3, r);
+	o.w = hpk_fsr(a3, a4, r);
+	return o;
+}
+
+/* w with its bytes from valid on zeroed (valid may be <= 0 or >= 4). */
+HD static inline uint32_t
+hpk_keep_bytes(uint32_t w, int32_t valid)
+{
+	if (valid >= 4)
+		return w;
+	if (valid <= 0)
+		return 0;
+	return w & ((1u << (8 * valid)) - 1);
+}
+
+HD static inline uint4
+hpk_zero16(void)
+{
+	uint4 z;
+
+	z.x = z.y = z.z = z.w = 0;
+	return z;
+}
+
+/* Aligned host words the region [src, src + len) touches. */
+HD static inline uint32_t
+hpk_gather_words(uint64_t src, uint32_t len)
+{
+	return ((uint32_t)(src & 15) + len + 15) / 16;
+}
+
+/* 16-byte chunks the packet takes on the device. */
+HD static inline uint32_t
+hpk_gather_chunks(uint32_t len)
+{
+	return (len + 15) / 16;
+}
+
+/* Aligned host word j of the region (nw words), zeros past them. */
+HD static inline uint4
+hpk_gather_load(uint64_t src, uint32_t nw, uint32_t j)
+{
+	const uint4 *w = (const uint4 *)(uintptr_t)(src & ~(uint64_t)15);
+
+	return j < nw ? w[j] : hpk_zero16();
+}
+
+/* Output chunk j from host words j and j + 1. */
+HD static inline uint4
+hpk_gather_chunk(uint64_t src, uint32_t len, uint32_t j, uint4 wj, uint4 wj1)
+{
+	const uint32_t s = (uint32_t)(src & 15);
+	const int32_t valid = (int32_t)len - 16 * (int32_t)j;
+	uint4 o = s ? hpk_shift16(wj, wj1, s) : wj;
+
+	if (valid < 16) {
+		o.x = hpk_keep_bytes(o.x, valid);
+		o.y = hpk_keep_bytes(o.y, valid - 4);
+		o.z = hpk_keep_bytes(o.z, valid - 8);
+		o.w = hpk_keep_bytes(o.w, valid - 12);
+	}
+	return o;
+}
+
+#endif /* HPK_MOVE_CUH */
