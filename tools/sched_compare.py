@@ -145,6 +145,12 @@ def window_tput(rows, start=1.0):
     return gb * f / tt, (pk - drained) / tt / 1e3, drained
 
 
+def pct_or(v, none=100.0):
+    """A percentage from summary.json or trace.csv; hplane writes null
+    (an empty CSV field) for a share of nothing, which misses nothing."""
+    return none if v is None or v == "" else float(v)
+
+
 def settled(rows, scale, start):
     """Deadline misses (%) and mean latency (ms, the profile's time) over
     the per-second rows from start (wall s) on, each second weighted by
@@ -160,7 +166,7 @@ def settled(rows, scale, start):
             continue
         k = float(x["delivered_pps"]) * dt
         n += k
-        miss += k * (100.0 - float(x["deadline_pct"]))
+        miss += k * (100.0 - pct_or(x["deadline_pct"]))
         lat += k * float(x["mean_us"])
     return (miss / n, lat / n / 1e3 / scale) if n > 0 else (None, None)
 
@@ -186,13 +192,13 @@ def jetson(s, scale, rows=None, settle=0.0):
         "drained": drained,
         "lat_ms": s["latency_us"]["mean"] / 1e3 / scale,
         "p99_ms": s["latency_us"]["p99"] / 1e3 / scale,
-        "miss": 100.0 - s["deadline"]["success_pct"] if s["deadline"]["packets"] else 0.0,
+        "miss": 100.0 - pct_or(s["deadline"]["success_pct"]),
         "dl_pkts": s["deadline"]["packets"],
-        "order": s["reorder"]["success_pct"],
+        "order": pct_or(s["reorder"]["success_pct"]),
         # before the window (RFC 4737) and the thesis's "successfully
         # reordered" (neither late nor drained ahead of a gap): hp_reorder.h
-        "arrived": s["reorder"].get("arrived_in_order_pct", 100.0),
-        "restored": s["reorder"].get("restored_pct", 100.0),
+        "arrived": pct_or(s["reorder"].get("arrived_in_order_pct")),
+        "restored": pct_or(s["reorder"].get("restored_pct")),
         "overhead_ms": (ov["sched_to_device"] + ov["between_tasks"] + ov["device_to_tx"]) / 1e3 / scale,
         "oh": [ov["sched_to_device"] / 1e3 / scale, ov["between_tasks"] / 1e3 / scale,
                ov["device_to_tx"] / 1e3 / scale],
@@ -240,7 +246,7 @@ def median_of(rs):
 
 def acc_share(r, k):
     share = r["share"][k] if k < len(r["share"]) else {}
-    return sum(v for n, v in share.items() if not n.startswith("cpu"))
+    return sum(pct_or(v, 0.0) for n, v in share.items() if not n.startswith("cpu"))
 
 
 def latency_ms(rows, scale):
@@ -249,7 +255,7 @@ def latency_ms(rows, scale):
 
 def accel_share(rows, scale):
     cols = [c for c in rows[0] if c.endswith("_share_pct") and not c.startswith("cpu")] if rows else []
-    return [sum(float(x[c]) for c in cols) for x in rows]
+    return [sum(pct_or(x[c], 0.0) for c in cols) for x in rows]
 
 
 def plot_one(path, scen, runs, scale, names, ycol, ylabel, title, log, xlabel):

@@ -13,7 +13,8 @@
  *   hplane report OUT                     (re)build OUT/report.html from a
  *                                         finished run's folder (report.c)
  * Bad input gets one line on stderr and exit status 2; a run whose summary
- * breaks an invariant (internal drop, verify failure, mbuf leak) exits 3.
+ * breaks an invariant (internal drop, verify failure, mbuf leak, a packet
+ * a security task refused) exits 3.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +33,7 @@
 
 #include "hp_common.h"
 #include "hp_gen.h"
+#include "hp_flowtab.h"
 #include "hp_pipeline.h"
 #include "hp_device.h"
 #include "hp_sched.h"
@@ -39,9 +41,11 @@
 #include "profile.h"
 #include "ramp.h"
 #include "report.h"
+#include "stop.h"
 
 #define EXIT_USAGE 2
 #define EXIT_INVARIANT 3
+#define MAX_PACKETS 1000000000000ull /* --packets, --count: 10^12 */
 
 static const char *prog = "hplane";
 
@@ -111,8 +115,15 @@ usage(FILE *o)
 "                        [thesis Table 4.1]\n"
 "  --deadline-us US      deadline of latency-sensitive types in the default table [2000]\n"
 "  --flows N             flows per packet type in the generator [16]\n"
-"  --max-flows N         flows tracked for order (power of two) [4096]\n"
+"  --max-flows N         flow table size, 1..1048576: flows with a sequence (order,\n"
+"                        AES counters); packets of a new flow past it are counted\n"
+"                        and go on unordered, and crypto drops them (exit 3) [131072]\n"
+"  --flow-idle S         a flow with no packet for S seconds and none in flight\n"
+"                        leaves the table, 0.01..86400, 0 = never [10]\n"
 "  --reorder-window N    reorder window per flow, power of two [64]\n"
+"  --reorder-hold-us US  longest a window waits for a missing packet before it\n"
+"                        drains (a timeout drain), 1..60000000 [the longest\n"
+"                        deadline of the type table, else 100000]\n"
 "  --burst N             burst size, 1..32 [32]\n"
 "  --ring-size N         ring and port queue size, power of two [1024]\n"
 "  --mbufs N             mbufs in the pool [32767]\n"
@@ -192,39 +203,62 @@ mkdir_p(const char *path)
 	return 0;
 }
 
+/* A flag's number, whole and within [lo, hi] (hp_parse_*: plain decimal,
+ * finite; strtoull would take " -1" as 2^64-1). */
+/* --out takes files, checked before the run: a read-only folder (or a
+ * summary.json that is a folder) failed only once the run was over. The
+ * outputs are written beside their names and renamed (hp_write_outputs),
+ * so the probe is the same operation. 0 or -errno. */
 static int
-parse_u64(const char *s, uint64_t *v)
+out_writable(const char *dir)
 {
-	char *end;
+	static const char *const names[] = { "summary.json", "trace.csv" };
+	char path[4200];
+	struct stat st;
+	unsigned int i;
+	int fd;
 
-	if (s == NULL || *s == '\0' || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return (errno || *end) ? -EINVAL : 0;
+	if (snprintf(path, sizeof(path), "%s/.hplane-probe-XXXXXX", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(path);
+	for (i = 0; i < RTE_DIM(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return -EISDIR;
+	}
+	return 0;
+}
+
+static int
+parse_u64(const char *s, uint64_t *v, uint64_t lo, uint64_t hi)
+{
+	return hp_parse_u64(s, lo, hi, v) < 0 ? -EINVAL : 0;
 }
 
 static int
 parse_uint(const char *s, unsigned int *v, unsigned int lo, unsigned int hi)
 {
-	uint64_t x;
-
-	if (parse_u64(s, &x) < 0 || x < lo || x > hi)
-		return -EINVAL;
-	*v = (unsigned int)x;
-	return 0;
+	return hp_parse_uint(s, lo, hi, v) < 0 ? -EINVAL : 0;
 }
 
 static int
-parse_double(const char *s, double *v)
+parse_double(const char *s, double *v, double lo, double hi)
 {
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	return (end == s || *end || errno || *v != *v) ? -EINVAL : 0;
+	return hp_parse_double(s, lo, hi, v) < 0 ? -EINVAL : 0;
 }
 
+static int
+hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* 32 hex digits (sscanf's %2x took " f" and "+f") */
 static int
 parse_key(const char *s, uint8_t key[16])
 {
@@ -233,11 +267,11 @@ parse_key(const char *s, uint8_t key[16])
 	if (strlen(s) != 32)
 		return -EINVAL;
 	for (i = 0; i < 16; i++) {
-		unsigned int b;
+		int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
 
-		if (sscanf(s + 2 * i, "%2x", &b) != 1)
+		if (hi < 0 || lo < 0)
 			return -EINVAL;
-		key[i] = (uint8_t)b;
+		key[i] = (uint8_t)(hi << 4 | lo);
 	}
 	return 0;
 }
@@ -273,8 +307,9 @@ enum {
 	O_SEED, O_IDLE, O_QUIET, O_PCAP, O_COUNT, O_GPU, O_PARAM,
 	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
-	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_PSPEED, O_PLOOP,
-	O_NOREPORT,
+	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_FLOWIDLE, O_HOLD_US,
+	O_PSPEED, O_PLOOP, O_NOREPORT,
+	O_END
 };
 
 static const struct option longopts[] = {
@@ -329,6 +364,8 @@ static const struct option longopts[] = {
 	{ "svc-balance", required_argument, NULL, O_SVCBAL },
 	{ "svc-scale-down", no_argument, NULL, O_SVCSD },
 	{ "gen-recycle", no_argument, NULL, O_RECYCLE },
+	{ "flow-idle", required_argument, NULL, O_FLOWIDLE },
+	{ "reorder-hold-us", required_argument, NULL, O_HOLD_US },
 	{ "pcap-speed", required_argument, NULL, O_PSPEED },
 	{ "pcap-loop", required_argument, NULL, O_PLOOP },
 	{ "no-report", no_argument, NULL, O_NOREPORT },
@@ -405,14 +442,26 @@ static int
 parse_opts(struct cli *c, int argc, char **argv)
 {
 	struct hp_run_cfg *cfg = &c->cfg;
+	bool seen[O_END - O_APP] = { false };
 	int opt;
 
+	RTE_BUILD_BUG_ON(RTE_DIM(longopts) != O_END - O_APP + 2);
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		const char *a = optarg;
 		int bad = 0;
 
+		/* a flag with a value takes one: given twice, the first was
+		 * silently dropped (a repeated --app ran the last one); only
+		 * --sched-param adds one option each time */
+		if (opt >= O_APP && opt < O_END && opt != O_SPARAM &&
+		    longopts[opt - O_APP].has_arg == required_argument) {
+			if (seen[opt - O_APP])
+				return fail(EXIT_USAGE, "--%s given twice (it takes one value; see --help)",
+					    longopts[opt - O_APP].name);
+			seen[opt - O_APP] = true;
+		}
 		switch (opt) {
 		case O_APP: cfg->app = a; break;
 		case O_SCHED: cfg->sched = a; break;
@@ -433,19 +482,23 @@ parse_opts(struct cli *c, int argc, char **argv)
 			break;
 		case O_TX: cfg->tx_arg = a; break;
 		case O_WORKERS: bad = parse_uint(a, &cfg->workers, 1, HP_MAX_WORKERS); break;
-		case O_DUR: bad = parse_double(a, &cfg->duration_s) || cfg->duration_s <= 0 ||
-				  cfg->duration_s > 3600; break;
-		case O_PKTS: bad = parse_u64(a, &cfg->max_packets); break;
-		case O_CAP: bad = parse_double(a, &cfg->capacity_pps) || cfg->capacity_pps <= 0; break;
-		case O_CALIB: bad = parse_double(a, &cfg->calib_s) || cfg->calib_s < 0.1 ||
-				    cfg->calib_s > 60; break;
+		case O_DUR: bad = parse_double(a, &cfg->duration_s, 0, 3600) ||
+				  cfg->duration_s <= 0; break;
+		case O_PKTS: bad = parse_u64(a, &cfg->max_packets, 1, MAX_PACKETS); break;
+		case O_CAP: bad = parse_double(a, &cfg->capacity_pps, 0, HP_RATE_MAX) ||
+				  cfg->capacity_pps <= 0; break;
+		case O_CALIB: bad = parse_double(a, &cfg->calib_s, 0.1, 60); break;
 		case O_OUT: cfg->out_dir = a; break;
 		case O_SIZES: c->sizes = a; break;
 		case O_SHARES: c->shares = a; break;
 		case O_TYPES: c->types_file = a; break;
-		case O_DEADLINE: bad = parse_double(a, &c->deadline_us) || c->deadline_us <= 0; break;
+		case O_DEADLINE: bad = parse_double(a, &c->deadline_us, 0, HP_DEADLINE_US_MAX) ||
+				       c->deadline_us <= 0; break;
 		case O_FLOWS: bad = parse_uint(a, &cfg->flows_per_type, 1, 4096); break;
-		case O_MAXFLOWS: bad = parse_uint(a, &cfg->max_flows, 1, 32768); break;
+		case O_MAXFLOWS: bad = parse_uint(a, &cfg->max_flows, 1, HP_FLOWTAB_MAX); break;
+		case O_FLOWIDLE: bad = parse_double(a, &cfg->flow_idle_s, 0, 86400) ||
+				       (cfg->flow_idle_s != 0 && cfg->flow_idle_s < 0.01); break;
+		case O_HOLD_US: bad = parse_double(a, &cfg->reorder_hold_us, 1, 60e6); break;
 		case O_WIN: bad = parse_uint(a, &cfg->reorder_win, 2, 1024) ||
 				  (cfg->reorder_win & (cfg->reorder_win - 1)); break;
 		case O_BURST: bad = parse_uint(a, &cfg->burst, 1, HP_BURST); break;
@@ -454,14 +507,14 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_MBUFS: bad = parse_uint(a, &cfg->mbufs, 1024, 4000000); break;
 		case O_VERIFY: bad = parse_uint(a, &cfg->verify_every, 0, 1000000000); break;
 		case O_KEY: bad = parse_key(a, cfg->task.key); break;
-		case O_SEED: bad = parse_u64(a, &cfg->seed); break;
+		case O_SEED: bad = parse_u64(a, &cfg->seed, 0, UINT64_MAX); break;
 		case O_IDLE: c->idle = a;
 			bad = strcmp(a, "auto") && strcmp(a, "yield") && strcmp(a, "spin") &&
 			      strcmp(a, "sleep"); break;
 		case O_QUIET: cfg->quiet = true; break;
 		case O_RECYCLE: cfg->gen_recycle = true; break;
 		case O_PCAP: c->pcap_out = a; break;
-		case O_COUNT: bad = parse_u64(a, &c->count) || c->count == 0; break;
+		case O_COUNT: bad = parse_u64(a, &c->count, 1, MAX_PACKETS); break;
 		case O_GPU: cfg->gpu = a; break;
 		case O_PARAM: cfg->task.param = a; break;
 		case O_FROM: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.from); break;
@@ -469,10 +522,9 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_STEP: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.step); break;
 		case O_FINE_FROM: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.fine_from); break;
 		case O_FINE_STEP: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.fine_step); break;
-		case O_HOLD: bad = parse_double(a, &c->ramp.hold_s); break;
-		case O_LOADIV: bad = parse_double(a, &cfg->load_interval_s) ||
-				     cfg->load_interval_s < HP_LOAD_INTERVAL_MIN ||
-				     cfg->load_interval_s > HP_LOAD_INTERVAL_MAX; break;
+		case O_HOLD: bad = parse_double(a, &c->ramp.hold_s, 0, 3600); break;
+		case O_LOADIV: bad = parse_double(a, &cfg->load_interval_s, HP_LOAD_INTERVAL_MIN,
+						  HP_LOAD_INTERVAL_MAX); break;
 		case O_GRAN: bad = strcmp(a, "chain") && strcmp(a, "task");
 			cfg->task_gran = !strcmp(a, "task"); break;
 		case O_SPARAM: bad = sched_opt_add(cfg, a); break;
@@ -484,8 +536,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 			      sched_opt_add(cfg, c->qtable_opt);
 			break;
 		case O_CPUMODEL: cfg->cpu_model = a; break;
-		case O_PWIV: bad = parse_double(a, &cfg->power_interval_s) ||
-				   cfg->power_interval_s < 0.1 || cfg->power_interval_s > 60; break;
+		case O_PWIV: bad = parse_double(a, &cfg->power_interval_s, 0.1, 60); break;
 		case O_BATCHES: c->prof.batches = a; break;
 		case O_REPS: bad = parse_uint(a, &c->prof.reps, 1, 100000); break;
 		case O_SAS: cfg->stages_as_services = true; break;
@@ -507,9 +558,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 			if (!strcmp(a, "max"))
 				cfg->pcap_speed = 0;
 			else
-				bad = parse_double(a, &cfg->pcap_speed) ||
-				      (cfg->pcap_speed != 0 &&
-				       (cfg->pcap_speed < 0.001 || cfg->pcap_speed > 1000));
+				bad = parse_double(a, &cfg->pcap_speed, 0, 1000) ||
+				      (cfg->pcap_speed != 0 && cfg->pcap_speed < 0.001);
 			break;
 		case O_PLOOP:
 			c->pcap_flag = "--pcap-loop";
@@ -580,7 +630,8 @@ defaults(struct cli *c)
 	cfg->ring_size = 1024;
 	cfg->mbufs = 32767;
 	cfg->flows_per_type = 16;
-	cfg->max_flows = 4096;
+	cfg->max_flows = 131072;
+	cfg->flow_idle_s = 10;
 	cfg->reorder_win = 64;
 	cfg->verify_every = 1;
 	cfg->seed = 1;
@@ -683,6 +734,10 @@ validate(struct cli *c)
 	if (ret < 0)
 		return fail(EXIT_USAGE, "cannot create output directory %s: %s", cfg->out_dir,
 			    strerror(-ret));
+	ret = out_writable(cfg->out_dir);
+	if (ret < 0)
+		return fail(EXIT_USAGE, "cannot write into output directory %s: %s", cfg->out_dir,
+			    strerror(-ret));
 	return 0;
 }
 
@@ -711,7 +766,9 @@ gen_body_setup(struct cli *c, struct hp_gen *g, struct hp_task_ctx *ctx)
 		return 0;
 	eargc = default_eal(c, eargv, store, sizeof(store));
 	eargv[eargc] = NULL;
-	if (rte_eal_init(eargc, eargv) < 0) {
+	ret = rte_eal_init(eargc, eargv);
+	hp_cli_rtdir_note(true);
+	if (ret < 0) {
 		fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
 		return -1;
 	}
@@ -730,12 +787,14 @@ cmd_gen(struct cli *c)
 {
 	struct hp_task_ctx gctx;
 	struct hp_gen g;
-	char err[256];
+	char err[256], tmp[4200];
 	pcap_t *p;
 	pcap_dumper_t *d;
 	uint8_t buf[HP_GEN_MAX_FRAME];
 	uint64_t i;
-	int ret, body;
+	int ret, body, fd, werr;
+	mode_t um;
+	FILE *f;
 
 	if (c->pcap_out == NULL)
 		return fail(EXIT_USAGE, "gen needs --pcap FILE");
@@ -758,12 +817,29 @@ cmd_gen(struct cli *c)
 		hp_gen_free(&g);
 		return EXIT_USAGE;
 	}
-	p = pcap_open_dead(DLT_EN10MB, 65535);
-	d = p ? pcap_dump_open(p, c->pcap_out) : NULL;
+	/* written beside its name and renamed: a failed write (a full disk;
+	 * pcap_dump reports nothing) leaves no short file under the name */
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", c->pcap_out) >= (int)sizeof(tmp)) {
+		ret = fail(EXIT_USAGE, "cannot write %s: %s", c->pcap_out, strerror(ENAMETOOLONG));
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	um = umask(0);
+	umask(um);
+	f = fd >= 0 && fchmod(fd, 0666 & ~um) == 0 ? fdopen(fd, "w") : NULL;
+	p = f != NULL ? pcap_open_dead(DLT_EN10MB, 65535) : NULL;
+	d = p != NULL ? pcap_dump_fopen(p, f) : NULL;
 	if (d == NULL) {
-		ret = fail(1, "cannot write %s: %s", c->pcap_out, p ? pcap_geterr(p) : "pcap");
-		if (p)
+		ret = fail(1, "cannot write %s: %s", c->pcap_out,
+			   fd < 0 || f == NULL || p == NULL ? strerror(errno) : pcap_geterr(p));
+		if (p != NULL)
 			pcap_close(p);
+		if (f != NULL)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+		if (fd >= 0)
+			unlink(tmp);
 		goto out;
 	}
 	for (i = 0; i < c->count; i++) {
@@ -779,8 +855,18 @@ cmd_gen(struct cli *c)
 		h.caplen = h.len = size;
 		pcap_dump((u_char *)d, &h, buf);
 	}
+	errno = 0;
+	werr = pcap_dump_flush(d) < 0 || ferror(f) ? (errno ? errno : EIO) :
+	       fsync(fd) < 0 && errno != EINVAL ? errno : 0;
 	pcap_dump_close(d);
 	pcap_close(p);
+	if (werr == 0 && rename(tmp, c->pcap_out) < 0)
+		werr = errno;
+	if (werr != 0) {
+		unlink(tmp);
+		ret = fail(1, "cannot write %s: %s", c->pcap_out, strerror(werr));
+		goto out;
+	}
 	printf("wrote %" PRIu64 " packets to %s\n", c->count, c->pcap_out);
 	ret = 0;
 out:
@@ -921,6 +1007,8 @@ exec_profile(struct cli *c, char *err, size_t errlen)
 {
 	int ret = hp_cmd_profile(&c->prof, &c->cfg, err, errlen);
 
+	if (ret == -EINTR)
+		return fail(128 + hp_cli_stop_signal, "%s", err);
 	return ret < 0 ? fail(ret == -EINVAL || ret == -ENOTSUP || ret == -ENODEV ?
 			      EXIT_USAGE : 1, "%s", err) : 0;
 }
@@ -956,7 +1044,8 @@ exec_run(struct cli *c, int (*report)(struct cli *, struct hp_run_result *, char
 	else
 		printf("  %-26s %s/summary.json, %s/trace.csv\n", "written", c->cfg.out_dir,
 		       c->cfg.out_dir);
-	if (rc == 0 && report != NULL && report(c, &res, err, errlen) < 0)
+	/* an interrupted ramp has no whole steps to report */
+	if (rc == 0 && report != NULL && !res.interrupted && report(c, &res, err, errlen) < 0)
 		rc = fail(1, "%s", err);
 	/* the page is built from the files just written (and ramp's), as
 	 * `hplane report` would */
@@ -968,10 +1057,19 @@ exec_run(struct cli *c, int (*report)(struct cli *, struct hp_run_result *, char
 		else
 			printf("  %-26s %s\n", "report", html);
 	}
-	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked))
+	/* a security task's refusal: the packet was dropped, not sent in
+	 * clear, but the run could not do what it was asked */
+	if (rc == 0 && (res.dropped_internal || res.verify_failures || res.mbufs_leaked ||
+			res.task_errors_security))
 		rc = fail(EXIT_INVARIANT, "invariant broken: dropped_internal=%" PRIu64
-			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64,
-			  res.dropped_internal, res.verify_failures, res.mbufs_leaked);
+			  " verify_failures=%" PRIu64 " mbufs_leaked=%" PRIu64
+			  " security_task_drops=%" PRIu64,
+			  res.dropped_internal, res.verify_failures, res.mbufs_leaked,
+			  res.task_errors_security);
+	/* stopped by a signal: the shell's status for it (130 for SIGINT,
+	 * 143 for SIGTERM), the outputs written; a failed write says 1 */
+	if (res.interrupted && rc != 1)
+		rc = 128 + res.interrupted;
 	free(res.rows);
 	return rc;
 }
@@ -1089,8 +1187,12 @@ run_verb(const struct verb *v, int argc, char **argv)
 			cli_free(&c);
 			return fail(EXIT_USAGE, "--service-cores: lcore 0 is the main lcore; list others, e.g. 1,2");
 		}
+	/* from here a signal stops the run cleanly (stop.h) */
+	hp_cli_stop_install();
+	c.cfg.stop_signal = &hp_cli_stop_signal;
 	ret = eal_args(&c, argc, argv, split, eargv, lcstore, sizeof(lcstore));
 	ret = rte_eal_init(ret, eargv);
+	hp_cli_rtdir_note(split == argc);
 	if (ret < 0) {
 		cli_free(&c);
 		return fail(EXIT_USAGE, "EAL initialisation failed: %s", rte_strerror(rte_errno));
@@ -1117,6 +1219,7 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	hp_cli_rtdir_at_exit();
 	v = verb_find(argv[1]);
 	if (v == NULL)
 		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, report, list; see --help)",

@@ -67,7 +67,9 @@ hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
 		char *end;
 		unsigned long b = strtoul(p, &end, 10);
 
-		if (end == p || b == 0 || b > HP_BATCH_MAX || o->n_batch == RTE_DIM(o->batch) ||
+		/* digits only: strtoul takes blanks, '+' and wraps "-1" */
+		if (*p < '0' || *p > '9' || end == p || b == 0 || b > HP_BATCH_MAX ||
+		    o->n_batch == RTE_DIM(o->batch) ||
 		    (o->n_batch && b <= o->batch[o->n_batch - 1]) || (*end != ',' && *end != '\0')) {
 			snprintf(err, errlen, "--batches: expected increasing batch sizes 1..%d, at most %zu",
 				 HP_BATCH_MAX, RTE_DIM(o->batch));
@@ -210,6 +212,16 @@ row_json(unsigned int batch, double fixed_us, double per_pkt_us, double per_byte
 	return r;
 }
 
+/* A signal asked to stop (stop.h): the profile ends without writing. */
+static bool
+stopped(const struct hp_run_cfg *cfg, char *err, size_t errlen)
+{
+	if (cfg->stop_signal == NULL || *cfg->stop_signal == 0)
+		return false;
+	snprintf(err, errlen, "profile: interrupted, nothing written");
+	return true;
+}
+
 /* The bare part for one device: measurements and fitted rows. */
 static int
 profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
@@ -281,6 +293,10 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 				for (rep = 0; rep < o->reps && ret == 0; rep++) {
 					uint64_t c;
 
+					if (stopped(cfg, err, errlen)) {
+						ret = -EINTR;
+						break;
+					}
 					ret = make_batch(&g, mp, dev, k, pkts, b);
 					if (ret < 0) {
 						snprintf(err, errlen, "profile: cannot build packets: %s",
@@ -399,6 +415,30 @@ jnum(json_t *o, const char *a, const char *b)
 	return json_is_number(x) ? json_number_value(x) : 0;
 }
 
+/* Whether arg is a flag profile_pipeline gives its runs itself (a flag
+ * with a value is refused when given twice): 0 if not, else how many
+ * arguments it takes up (2 for "--out DIR", 1 for "--out=DIR" or a flag
+ * without a value). */
+static int
+own_flag(const char *arg)
+{
+	static const char *const with_value[] = {
+		"--out", "--sched", "--sched-param", "--qtable", "--granularity",
+		"--imix-sizes", "--imix-shares", "--scenario", "--trace",
+	};
+	unsigned int i;
+	size_t n;
+
+	if (!strcmp(arg, "--quiet"))
+		return 1;
+	for (i = 0; i < RTE_DIM(with_value); i++) {
+		n = strlen(with_value[i]);
+		if (!strncmp(arg, with_value[i], n) && (arg[n] == '\0' || arg[n] == '='))
+			return arg[n] == '=' ? 1 : 2;
+	}
+	return 0;
+}
+
 /* With the pipeline around it: the whole chain pinned to each device,
  * one IMIX size at a time, at the stress rate, as `hplane run` children
  * given the profile's own options (less --out) and ours after them. */
@@ -433,12 +473,15 @@ profile_pipeline(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, unsign
 		av[k++] = self;
 		av[k++] = (char *)"run";
 		for (i = 2; i < o->argc; i++) {
+			int skip;
+
 			if (!strcmp(o->argv[i], "--")) {
 				eal = i;
 				break;
 			}
-			if (!strcmp(o->argv[i], "--out")) {
-				i++;
+			skip = own_flag(o->argv[i]);
+			if (skip > 0) {
+				i += skip - 1;
 				continue;
 			}
 			av[k++] = o->argv[i];
@@ -462,6 +505,10 @@ profile_pipeline(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, unsign
 			av[k++] = o->argv[i];
 		av[k] = NULL;
 		ret = child_run(av, log);
+		if (stopped(cfg, err, errlen)) {
+			ret = -EINTR;
+			break;
+		}
 		snprintf(path, sizeof(path), "%s/summary.json", dir);
 		sum = ret == 0 ? json_load_file(path, 0, &je) : NULL;
 		if (sum == NULL) {

@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hp_common.h"
+#include "hp_gen.h"
 #include "ramp.h"
 
 #define RAMP_MAX_STEPS 200
@@ -44,13 +46,12 @@ hp_ramp_free(struct hp_ramp *rp)
 int
 hp_ramp_rate(struct hp_ramp *rp, const char *s, double *v)
 {
-	char *end;
+	const char *end;
 	double x;
 	bool abs = true;
 
-	errno = 0;
-	x = strtod(s, &end);
-	if (end == s || errno || !(x > 0) || !isfinite(x))
+	/* whole, finite, bounded (hp_parse_double_prefix); then the unit */
+	if (hp_parse_double_prefix(s, 0, HP_RATE_MAX, &x, &end) < 0 || !(x > 0))
 		return -EINVAL;
 	if (*end == '\0' || !strcmp(end, "x"))
 		abs = false;
@@ -59,6 +60,8 @@ hp_ramp_rate(struct hp_ramp *rp, const char *s, double *v)
 	else if (!strcmp(end, "M") || !strcmp(end, "Mpps"))
 		x *= 1e6;
 	else if (strcmp(end, "pps") != 0)
+		return -EINVAL;
+	if (abs && x > HP_RATE_MAX)
 		return -EINVAL;
 	if (rp->abs_set && rp->abs != abs)
 		return -EINVAL;

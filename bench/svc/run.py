@@ -453,7 +453,9 @@ def pipe(b, reps, dur):
                         "ok": (js["dropped_internal"] == 0 and js["mbufs_leaked"] == 0 and
                                js["verify_failures"] == 0 and js["packets_received"] ==
                                js["packets_delivered"] + sum(js["dropped_invalid"].values())),
-                        "in_order_pct": js["reorder"]["success_pct"],
+                        # null: no order-needing packet, none out of order
+                        "in_order_pct": (100.0 if js["reorder"]["success_pct"] is None
+                                         else js["reorder"]["success_pct"]),
                         "moves": int(moves[0].split()[3]) if moves else 0})
         out["apps"][app] = {"capacity": cap, "res": res}
     out["cmd"] = ("hplane run --app APP --workers 2 --scenario medium|stress --capacity C "

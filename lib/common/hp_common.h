@@ -26,6 +26,17 @@ extern int hp_logtype;
  * "..." where cut short, always terminated. Returns buf. */
 const char *hp_quote(char *buf, size_t len, const char *s, size_t max);
 
+/* Numbers from outside (a flag, a field of a file), parsed whole: plain
+ * decimal (no blank, sign, base prefix, inf or nan), within [lo, hi].
+ * 0, -EINVAL (not a number) or -ERANGE (out of bounds, 1e400); *v is
+ * written only on success. The _prefix form parses the number at the
+ * start of s and sets *end past it, for a unit or a separator after it. */
+int hp_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
+int hp_parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v);
+int hp_parse_double(const char *s, double lo, double hi, double *v);
+int hp_parse_double_prefix(const char *s, double lo, double hi, double *v,
+			   const char **end);
+
 /* The default EAL --lcores map into buf ("--lcores=0@0,1@1,..."): lcore
  * 0 main, 1..ndev the devices, then the other polling lcores (scheduler,
  * traffic), n_poll in all, on ncpu CPUs. Each polling lcore gets a CPU of

@@ -107,12 +107,9 @@ static int
 parse_u64(const char *key, const char *val, uint64_t max, uint64_t *out,
 	  char *err, size_t errlen)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(val, &end, 10);
-	if (errno != 0 || end == val || *end != '\0' || v > max || val[0] == '-') {
+	if (hp_parse_u64(val, 0, max, &v) < 0) {
 		snprintf(err, errlen, "device option %s=%s: expected an integer 0..%llu",
 			 key, val, (unsigned long long)max);
 		return -EINVAL;
@@ -178,11 +175,10 @@ parse_opt(struct hp_dev_opts *o, const char *key, const char *val, char *err,
 		}
 		o->max_inflight = (uint32_t)v;
 	} else if (strcmp(key, "scale") == 0) {
-		char *end;
-		double f = strtod(val, &end);
+		double f = 0;
 
 		ret = 0;
-		if (end == val || *end != '\0' || !(f >= 0.01 && f <= 1000)) {
+		if (hp_parse_double(val, 0.01, 1000, &f) < 0) {
 			snprintf(err, errlen, "device option scale=%s: expected a number 0.01..1000", val);
 			ret = -EINVAL;
 		}

@@ -53,18 +53,18 @@ hp_crc32c(const void *data, uint32_t len)
 	return ~crc;
 }
 
+/* A comma-separated list of plain decimal numbers, each -1e9..1e9 (the
+ * caller checks its own bounds). */
 static int
 parse_list(const char *s, double *out, unsigned int max, unsigned int *n)
 {
-	char *end;
+	const char *end;
 
 	*n = 0;
 	while (*s) {
 		if (*n == max)
 			return -E2BIG;
-		errno = 0;
-		out[*n] = strtod(s, &end);
-		if (end == s || errno != 0 || !isfinite(out[*n]))
+		if (hp_parse_double_prefix(s, -1e9, 1e9, &out[*n], &end) < 0)
 			return -EINVAL;
 		(*n)++;
 		s = end;
@@ -406,8 +406,9 @@ hp_profile_load(struct hp_profile *p, const char *path, double cap,
 		return -ENOENT;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char *s = line, *end;
-		double t, r;
+		const char *s = line, *end;
+		double t, r, unit = 1;
+		bool of_cap = false;
 
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
@@ -419,29 +420,27 @@ hp_profile_load(struct hp_profile *p, const char *path, double cap,
 			s++;
 		if (*s == '#' || *s == '\0')
 			continue;
-		errno = 0;
-		t = strtod(s, &end);
-		if (end == s || errno || !isfinite(t) || t < 0 || t < last ||
+		/* numbers whole, finite and bounded: strtod took 1e30 pps */
+		if (hp_parse_double_prefix(s, 0, HP_PROFILE_T_MAX, &t, &end) < 0 || t < last ||
 		    !(isspace((unsigned char)*end) || *end == ',')) {
-			snprintf(err, errlen, "%s:%u: expected '<seconds> <rate>' with non-decreasing seconds",
-				 path, lineno);
+			snprintf(err, errlen, "%s:%u: expected '<seconds> <rate>' with non-decreasing seconds 0..%.0f",
+				 path, lineno, HP_PROFILE_T_MAX);
 			ret = -EINVAL;
 			goto out;
 		}
 		s = end + 1;
 		while (isspace((unsigned char)*s))
 			s++;
-		r = strtod(s, &end);
-		if (end == s || errno || !isfinite(r) || r < 0) {
-			snprintf(err, errlen, "%s:%u: bad rate (pps, 10k, 1.5M or 0.5x)",
-				 path, lineno);
+		if (hp_parse_double_prefix(s, 0, HP_RATE_MAX, &r, &end) < 0) {
+			snprintf(err, errlen, "%s:%u: bad rate (pps, 10k, 1.5M or 0.5x; at most %.0e pps or %.0fx)",
+				 path, lineno, HP_RATE_MAX, HP_RATE_X_MAX);
 			ret = -EINVAL;
 			goto out;
 		}
 		switch (*end) {
-		case 'k': case 'K': r *= 1e3; end++; break;
-		case 'M': case 'm': r *= 1e6; end++; break;
-		case 'x': case 'X': r *= cap; end++; break;
+		case 'k': case 'K': unit = 1e3; end++; break;
+		case 'M': case 'm': unit = 1e6; end++; break;
+		case 'x': case 'X': of_cap = true; end++; break;
 		default: break;
 		}
 		while (isspace((unsigned char)*end))
@@ -452,6 +451,13 @@ hp_profile_load(struct hp_profile *p, const char *path, double cap,
 			ret = -EINVAL;
 			goto out;
 		}
+		if (r > (of_cap ? HP_RATE_X_MAX : HP_RATE_MAX / unit)) {
+			snprintf(err, errlen, "%s:%u: bad rate (pps, 10k, 1.5M or 0.5x; at most %.0e pps or %.0fx)",
+				 path, lineno, HP_RATE_MAX, HP_RATE_X_MAX);
+			ret = -EINVAL;
+			goto out;
+		}
+		r *= of_cap ? cap : unit;
 		if (p->n == HP_PROFILE_MAX) {
 			snprintf(err, errlen, "%s: more than %d steps", path,
 				 HP_PROFILE_MAX);

@@ -104,6 +104,12 @@ uint32_t hp_crc32c(const void *data, uint32_t len);
 
 /* ---- rate profiles ---- */
 #define HP_PROFILE_MAX 4096
+/* Bounds of a rate profile's numbers: seconds up to an hour (the longest
+ * run), rates up to 1 Gpps (above 400 GbE's line rate of 64 B frames,
+ * 595 Mpps), fractions of capacity up to 1000x. */
+#define HP_PROFILE_T_MAX 3600.0
+#define HP_RATE_MAX 1e9
+#define HP_RATE_X_MAX 1000.0
 
 struct hp_rate_step {
 	double t;    /* seconds from start */

@@ -275,15 +275,20 @@ int
 hp_ldpc_code_create(const char *spec, struct hp_ldpc_code **out)
 {
 	unsigned int a, b, d;
-	char tail;
+	char tail, canon[64];
 	int rc;
 
 	if (spec == NULL || out == NULL)
 		return -EINVAL;
 	*out = NULL;
-	if (sscanf(spec, "wifi:%u:%u/%u%c", &a, &b, &d, &tail) == 3)
+	/* the numbers whole: the spec must read back as parsed (%u skips
+	 * blanks, takes '+' and wraps 4294967944 to 648) */
+	if (sscanf(spec, "wifi:%u:%u/%u%c", &a, &b, &d, &tail) == 3 &&
+	    snprintf(canon, sizeof(canon), "wifi:%u:%u/%u", a, b, d) > 0 &&
+	    strcmp(canon, spec) == 0)
 		rc = build_wifi(a, b, d, out);
-	else if (sscanf(spec, "nr:%u:%u%c", &a, &b, &tail) == 2)
+	else if (sscanf(spec, "nr:%u:%u%c", &a, &b, &tail) == 2 &&
+		 snprintf(canon, sizeof(canon), "nr:%u:%u", a, b) > 0 && strcmp(canon, spec) == 0)
 		rc = build_nr(a, b, out);
 	else
 		return -EINVAL;

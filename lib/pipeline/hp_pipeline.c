@@ -5,9 +5,11 @@
  * tears everything down. The stages' own code is in pl_*.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_lcore.h>
@@ -287,6 +289,23 @@ run_build(struct pl_run *r, const struct hp_sched_ops *sops, struct hp_run_resul
 	return 0;
 }
 
+/* The signal that asked the run to stop, or 0. */
+static int
+stop_signal(const struct pl_run *r)
+{
+	return r->cfg->stop_signal != NULL ? *r->cfg->stop_signal : 0;
+}
+
+/* Sleeps s seconds, or less once a stop is asked for. */
+static void
+nap(const struct pl_run *r, double s)
+{
+	uint64_t end = rte_rdtsc() + (uint64_t)(s * (double)r->hz);
+
+	while (!stop_signal(r) && rte_rdtsc() < end)
+		usleep(2000);
+}
+
 /* Capacity, measured with the same app at full rate unless given: the
  * sink's rate over the second half of the calibration. */
 static void
@@ -294,21 +313,24 @@ calibrate(struct pl_run *r, struct hp_run_result *res)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
 	double half = cfg->calib_s / 2;
-	uint64_t a, b;
+	uint64_t a, b, ta, tb;
 
 	res->capacity_pps = cfg->capacity_pps;
 	if (cfg->src != HP_SRC_GEN || cfg->capacity_pps > 0)
 		return;
 	STORE(r->calibrating, 1);
 	pl_gen_set(r, true);
-	usleep((useconds_t)(half * 1e6));
+	nap(r, half);
 	a = LOAD(r->tr->sink);
-	usleep((useconds_t)(half * 1e6));
+	ta = rte_rdtsc();
+	nap(r, half);
 	b = LOAD(r->tr->sink);
+	tb = rte_rdtsc();
 	pl_gen_set(r, false);
 	pl_wait_drained(r);
 	STORE(r->calibrating, 0);
-	res->capacity_pps = (double)(b - a) / half;
+	/* over the time the window took: a signal cuts it short */
+	res->capacity_pps = tb > ta ? (double)(b - a) * (double)r->hz / (double)(tb - ta) : 0;
 	if (res->capacity_pps < 1000)
 		res->capacity_pps = 1000;
 	if (!cfg->quiet)
@@ -366,7 +388,7 @@ measure(struct pl_run *r, struct hp_run_result *res, char *err, size_t errlen)
 		pl_progress(r);
 		if (pw.pw != NULL && now >= pw.next)
 			power_sample(r, &pw, now);
-		if (now >= stop_at ||
+		if (now >= stop_at || stop_signal(r) ||
 		    (cfg->src == HP_SRC_PCAP &&
 		     LOAD(r->sc->rx) + pl_port_drops(r) >= r->pcap_count) ||
 		    (cfg->max_packets && LOAD(r->sc->rx) >= cfg->max_packets))
@@ -374,6 +396,7 @@ measure(struct pl_run *r, struct hp_run_result *res, char *err, size_t errlen)
 		usleep(2000);
 	}
 	res->duration_s = (double)(rte_rdtsc() - start) / (double)r->hz;
+	res->interrupted = stop_signal(r);
 	if (pw.pw != NULL)
 		power_sample(r, &pw, rte_rdtsc());
 	power_close(&pw, res, &res->power);
@@ -428,6 +451,31 @@ run_teardown(struct pl_run *r, struct hp_run_result *res)
 	rte_free(r->sc);
 	rte_free(r->tr);
 	free(r->rows);
+}
+
+/* The pcap output, once its port is closed: renamed to its name when the
+ * run went well and the file holds every frame sent (net_pcap does not
+ * report a failed write: a full disk shows as a short file; a file is
+ * its 24-byte header, then a 16-byte header and the frame for each), else
+ * removed. */
+static int
+pcap_out_finish(struct pl_run *r, const struct hp_run_result *res, int ret, char *err,
+		size_t errlen)
+{
+	struct stat st;
+
+	if (ret == 0 && stat(r->tx_pcap_tmp, &st) == 0 &&
+	    (uint64_t)st.st_size < 24 + 16 * res->delivered + res->bytes_delivered) {
+		snprintf(err, errlen, "cannot write %s: %" PRIu64 " frames sent, %lld bytes written (disk full?)",
+			 r->tx_pcap, res->delivered, (long long)st.st_size);
+		ret = -EIO;
+	} else if (ret == 0 && rename(r->tx_pcap_tmp, r->tx_pcap) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", r->tx_pcap, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret < 0)
+		unlink(r->tx_pcap_tmp);
+	return ret;
 }
 
 unsigned int
@@ -487,5 +535,7 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 out:
 	/* tear down */
 	run_teardown(r, res);
+	if (r->tx_pcap_tmp[0] != '\0')
+		ret = pcap_out_finish(r, res, ret, err, errlen);
 	return ret;
 }

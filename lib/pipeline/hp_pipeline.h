@@ -8,6 +8,7 @@
 #ifndef HP_PIPELINE_H
 #define HP_PIPELINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,8 +55,11 @@ struct hp_run_cfg {
 	unsigned int ring_size;
 	unsigned int mbufs;
 	unsigned int flows_per_type;
-	unsigned int max_flows;
+	unsigned int max_flows;    /* flow table size (hp_flowtab.h) */
+	double flow_idle_s;        /* a flow without packets this long is removed
+				    * (0: never) */
 	unsigned int reorder_win;
+	double reorder_hold_us;    /* longest wait for a gap; 0: from the deadlines */
 	unsigned int verify_every; /* 0: off */
 	bool gen_recycle;          /* generator reuses delivered frames (needs
 				    * verify_every 0): a NIC at no CPU cost */
@@ -84,16 +88,24 @@ struct hp_run_cfg {
 	struct hp_imix imix;
 	struct hp_type_table types;
 	struct hp_task_cfg task;
+	/* The caller's stop request (a signal handler's flag; NULL: none):
+	 * once non-zero (the signal's number) the run ends as if its time
+	 * were up (the traffic stops, what is in flight drains, the result
+	 * is complete) and the result says so (interrupted). */
+	const volatile sig_atomic_t *stop_signal;
 };
 
 struct hp_trace_row {
 	double t;
 	double offered_pps;
 	double delivered_pps;
-	double gbps;
+	double gbps;              /* L2: frames without FCS */
+	double l1_gbps;           /* L1: + FCS, preamble, SFD, gap (HP_L1_OVERHEAD) */
 	double p50_us, p99_us;
+	/* percentages are NAN where they would be a share of nothing (no
+	 * such packet this second): null in the outputs */
 	double deadline_pct;
-	double reorder_pct;
+	double reorder_pct;       /* order-needing packets sent in order (at tx) */
 	double arrived_pct;       /* order-needing packets that reached the
 				   * reorder stage in order (hp_reorder.h) */
 	uint64_t dropped_port;
@@ -128,6 +140,21 @@ struct hp_dev_report {
 	double busy_pct;           /* loop time with work / loop time (TSC) */
 };
 
+/* Bytes a frame takes on the wire beyond its L2 length (no FCS): FCS 4,
+ * preamble and SFD 8, inter-frame gap 12; a frame under 60 B is padded to
+ * 60 first. L1 rates count these, as TRex's and pktgen's line rates do. */
+#define HP_L1_OVERHEAD 24u
+#define HP_ETH_MIN_NOFCS 60u
+
+/* What happened to the packets of one type of the type table (index 0:
+ * frames no row matched). */
+struct hp_type_count {
+	uint64_t rx;               /* classified as this type */
+	uint64_t tx;               /* delivered */
+	uint64_t bytes;            /* delivered, L2 */
+	uint64_t dl_pkts, dl_met;  /* latency-sensitive: deadlines met */
+};
+
 /* What the port saw besides the packets it passed on (pl_ports.c). */
 struct hp_port_report {
 	unsigned int mtu;          /* af_packet: the interface's MTU */
@@ -145,15 +172,32 @@ struct hp_port_report {
 struct hp_run_result {
 	double duration_s;
 	double capacity_pps;
+	int interrupted;           /* the signal that stopped the run, or 0 */
 	uint64_t offered, received, delivered, dropped_port, dropped_internal;
 	uint64_t dropped_invalid[HP_DROP_REASONS];
-	uint64_t verify_failures, verified, unverified, task_errors;
+	uint64_t verify_failures, verified, unverified;
+	/* packets a task refused: dropped (reason task_error), never sent
+	 * on; of them, refused by a security task (an invariant) */
+	uint64_t task_errors, task_errors_security;
 	uint64_t mbufs_leaked, mbufs_total;
-	uint64_t bytes_delivered;
+	uint64_t bytes_received;   /* L2, as received (invalid frames too) */
+	uint64_t bytes_delivered;  /* L2: frames without FCS */
+	uint64_t bytes_delivered_l1; /* + HP_L1_OVERHEAD a frame, runts padded */
+	struct hp_type_count type[HP_MAX_TYPES + 1];
 	struct hp_hist lat;        /* ns */
 	uint64_t deadline_pkts, deadline_met;
 	uint64_t reorder_pkts, reorder_in_order, reorder_late, reorder_drains;
 	uint64_t reorder_arrived_ooo, reorder_drained; /* see hp_reorder.h */
+	uint64_t reorder_timeout_drains, reorder_skipped;
+	double reorder_hold_us;
+	/* order measured at tx against each flow's input order: order-needing
+	 * packets sent, and those sent after every lower sequence of their
+	 * flow; packets of any tracked flow sent behind a higher one */
+	uint64_t order_out, order_out_in_order, out_of_order_all;
+	/* the flow table: size, flows at the end, most at once, taken,
+	 * removed idle, packets of new flows it could not take */
+	uint64_t flows_max, flows_live, flows_peak, flows_created, flows_expired;
+	uint64_t flows_refused;
 	uint64_t dev_pkts[HP_MAX_DEVICES];
 	struct hp_dev_report dev[HP_MAX_DEVICES];
 	unsigned int n_dev;

@@ -30,6 +30,8 @@ hp_run_sched_env(const struct hp_run_cfg *cfg, struct hp_sched_env *env)
 	for (i = 0; i < cfg->imix.n; i++)
 		env->imix_mean_bytes += cfg->imix.size[i] * cfg->imix.share[i];
 	env->seed = cfg->seed;
+	/* the flow table's positions: rte_hash holds 8 keys at least */
+	env->max_flows = cfg->max_flows < 8 ? 8 : cfg->max_flows;
 	env->n_params = cfg->n_sched_params;
 	memcpy(env->params, cfg->sched_params, sizeof(env->params));
 	env->conf = cfg->sched_conf;

@@ -4,6 +4,7 @@
  * the result once every stage has stopped.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,10 +69,21 @@ pl_loads_fini(struct pl_run *r)
 		hp_load_unregister(pl_loop_load(r, i));
 }
 
+/* A percentage, or "-" where it would be a share of nothing (NAN). */
+static const char *
+pct_str(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "%6s", "-");
+	else
+		snprintf(buf, len, "%5.1f%%", v);
+	return buf;
+}
+
 static void
 print_row(const struct pl_run *r, const struct hp_trace_row *row)
 {
-	char load[256];
+	char load[256], dl[16], ro[16];
 	size_t o;
 	unsigned int i;
 
@@ -79,10 +91,10 @@ print_row(const struct pl_run *r, const struct hp_trace_row *row)
 	for (i = 0; i < r->n_dev && o < sizeof(load); i++)
 		o += (size_t)snprintf(load + o, sizeof(load) - o, " %s %3.0f%%",
 				      r->dev[i].name, row->worker_busy_pct[i]);
-	printf("[%5.1fs] offered %8.3f Mpps  delivered %8.3f Mpps %7.3f Gbps  p50 %8.1f us  p99 %8.1f us  deadline %5.1f%%  reorder %5.1f%%  port-drops %" PRIu64 "  load: %s\n",
+	printf("[%5.1fs] offered %8.3f Mpps  delivered %8.3f Mpps %7.3f Gbps L2  p50 %8.1f us  p99 %8.1f us  deadline %s  reorder %s  port-drops %" PRIu64 "  load: %s\n",
 	       row->t, row->offered_pps / 1e6, row->delivered_pps / 1e6, row->gbps,
-	       row->p50_us, row->p99_us, row->deadline_pct, row->reorder_pct,
-	       row->dropped_port, load);
+	       row->p50_us, row->p99_us, pct_str(dl, sizeof(dl), row->deadline_pct),
+	       pct_str(ro, sizeof(ro), row->reorder_pct), row->dropped_port, load);
 	/* load estimates (lib/load, docs/load.md), one loop a line */
 	for (i = 0; i < row->n_load; i++) {
 		const struct hp_load *ld = pl_loop_load(r, i);
@@ -115,6 +127,8 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	unsigned int i;
 
 	res->received = sc->rx;
+	res->bytes_received = sc->bytes_rx;
+	memcpy(res->type, sc->tcnt, sizeof(res->type));
 	res->n_tasks = r->app->n_tasks;
 	memcpy(res->dropped_invalid, sc->invalid, sizeof(sc->invalid));
 	/* what came after the last row */
@@ -130,6 +144,21 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	res->reorder_drains = sc->ro.st.early_drains;
 	res->reorder_arrived_ooo = sc->ro.st.arrived_ooo;
 	res->reorder_drained = sc->ro.st.drained;
+	res->reorder_timeout_drains = sc->ro.st.timeout_drains;
+	res->reorder_skipped = sc->ro.st.skipped;
+	res->reorder_hold_us = pl_reorder_hold_us(r->cfg);
+	res->order_out = sc->order_out;
+	res->order_out_in_order = sc->order_out_in_order;
+	res->out_of_order_all = sc->out_of_order_all;
+	res->flows_max = sc->ft.max;
+	res->flows_live = sc->ft.live;
+	res->flows_peak = sc->ft.st.peak;
+	res->flows_created = sc->ft.st.created;
+	res->flows_expired = sc->ft.st.expired;
+	res->flows_refused = sc->ft.st.refused;
+	/* refused packets never leave: the scheduler dropped them */
+	res->task_errors = sc->task_err;
+	res->task_errors_security = sc->task_err_sec;
 	res->n_dev = r->n_dev;
 	for (i = 0; i < r->n_dev; i++) {
 		const struct hp_device *d = &r->dev[i];
@@ -200,21 +229,24 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 		res->dropped_port = r->tr->dropped_port;
 		res->delivered = r->tr->sink;
 		res->bytes_delivered = r->tr->sink_bytes;
-		res->task_errors = r->tr->ver.task_err;
 	} else {
 		res->dropped_port = pl_port_drops(r);
 		res->offered = res->received + res->dropped_port;
 		res->delivered = sc->tx;
 		res->bytes_delivered = sc->bytes_tx;
-		res->task_errors = sc->task_err;
 	}
-	/* What came in and neither left nor was dropped with a reason. */
+	/* on the wire: every frame padded to 60 B, plus FCS, preamble and
+	 * gap (the scheduler's tx count; the sink sees the same frames) */
+	res->bytes_delivered_l1 = res->bytes_delivered + sc->l1_pad +
+				  HP_L1_OVERHEAD * res->delivered;
+	/* What came in and neither left nor was dropped with a reason
+	 * (invalid at classification, or refused by a task). */
 	{
 		uint64_t inv = 0, out;
 
 		for (i = 0; i < HP_DROP_REASONS; i++)
 			inv += res->dropped_invalid[i];
-		out = res->delivered + inv;
+		out = res->delivered + inv + res->task_errors;
 		res->dropped_internal = res->received > out ? res->received - out : 0;
 	}
 	res->n_rows = r->n_rows;

@@ -229,7 +229,7 @@ pcap_setup(struct pl_run *r, char *err, size_t errlen)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
 	struct pl_ports *pp = r->ports;
-	char args[4300], tx[4200];
+	char args[4300];
 	int ret;
 
 	ret = pl_pcap_scan(cfg->src_arg, &pp->pcap, err, errlen);
@@ -264,9 +264,13 @@ pcap_setup(struct pl_run *r, char *err, size_t errlen)
 		return -EIO;
 	}
 	r->rx_port = (uint16_t)ret;
-	/* without rx_pcap net_pcap's rx queue is a null one */
-	pcap_tx_path(cfg, tx, sizeof(tx));
-	snprintf(args, sizeof(args), "tx_pcap=%s", tx);
+	/* without rx_pcap net_pcap's rx queue is a null one; the output is
+	 * written under a temporary name, renamed once the port is closed
+	 * (hp_run): an interrupted or failed run leaves no half-written
+	 * file under the real name */
+	pcap_tx_path(cfg, r->tx_pcap, sizeof(r->tx_pcap));
+	snprintf(r->tx_pcap_tmp, sizeof(r->tx_pcap_tmp), "%s.%d.tmp", r->tx_pcap, (int)getpid());
+	snprintf(args, sizeof(args), "tx_pcap=%s", r->tx_pcap_tmp);
 	return vdev_port("net_pcap_hp", args, &r->tx_port, err, errlen);
 }
 

@@ -18,6 +18,7 @@
 #include <rte_mempool.h>
 
 #include "hp_device.h"
+#include "hp_flowtab.h"
 #include "hp_pipeline.h"
 #include "hp_reorder.h"
 #include "hp_sched.h"
@@ -28,18 +29,13 @@
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #define PUB(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
-struct pl_flow {
-	uint64_t id;
-	uint32_t seq;
-	uint8_t used;
-};
-
 /* The scheduler's counters at the last trace row: read and written once a
  * second, kept apart from the pass's state. */
 struct pl_sched_row {
-	uint64_t tx, bytes, dl, dlmet, ro, roin, off, portdrop;
+	uint64_t tx, bytes, l1pad, dl, dlmet, ro, roin, off, portdrop;
 	uint64_t held;             /* packets the reorder stage held */
 	uint64_t roooo;            /* reorder.st.arrived_ooo */
+	uint64_t outp, outin;      /* order_out, order_out_in_order */
 	uint64_t busy, total, in;
 	uint64_t wbusy[HP_MAX_DEVICES], wtotal[HP_MAX_DEVICES];
 	uint64_t back[HP_MAX_DEVICES]; /* completions per device */
@@ -59,8 +55,7 @@ struct pl_sched {
 	unsigned int pend_n;
 	bool pend_open;
 	struct hp_reorder ro;
-	struct pl_flow *flows;
-	uint32_t flow_mask;
+	struct hp_flowtab ft;     /* flows by 5-tuple: sequence, order, in flight */
 	uint64_t sent_w[HP_MAX_DEVICES], back_w[HP_MAX_DEVICES];
 	uint64_t back_base[HP_MAX_DEVICES];
 	uint64_t cyc2ns_mult; /* ns = cycles * mult >> 32 */
@@ -68,8 +63,22 @@ struct pl_sched {
 	struct hp_type_index tix; /* cfg->types by frame length */
 	/* counters (scheduler-owned; others read them relaxed) */
 	uint64_t rx, tx, bytes_tx, invalid[HP_DROP_REASONS];
+	uint64_t bytes_rx;        /* L2, every frame received */
+	uint64_t l1_pad;          /* delivered runts' padding to 60 B */
+	struct hp_type_count tcnt[HP_MAX_TYPES + 1]; /* per packet type */
+	/* the port stamped each frame's arrival in t_rx (the generator, at
+	 * its enqueue); else the rx burst's time is the arrival */
+	bool port_stamps;
 	uint64_t freed;           /* frames it freed (invalid), never reset */
-	uint64_t dl_pkts, dl_met, task_err;
+	uint64_t dl_pkts, dl_met;
+	/* packets a task refused, dropped with reason task_error; of them,
+	 * refused by a security task (the exit status says so) */
+	uint64_t task_err, task_err_sec;
+	uint64_t untracked;       /* packets of flows the full table refused */
+	/* at tx, against each flow's input order: order-needing packets
+	 * sent, those sent after every lower sequence of their flow, and
+	 * packets of any tracked flow sent behind a higher sequence */
+	uint64_t order_out, order_out_in_order, out_of_order_all;
 	uint64_t oh1, proc, oh3; /* cycle sums over tx'ed packets */
 	uint64_t busy_cycles, total_cycles;
 	/* of busy_cycles, the way in: from the rx poll that brought packets
@@ -179,6 +188,9 @@ struct pl_run {
 	unsigned int shown;        /* rows printed as progress lines */
 	uint64_t pcap_count;       /* records a pcap source offers, all passes */
 	struct pl_ports *ports;    /* pl_ports.c's own state */
+	/* the pcap output: written under a temporary name, renamed once the
+	 * port is closed (pl_ports.c's pcap_setup sets both) */
+	char tx_pcap[4200], tx_pcap_tmp[4220];
 	unsigned int n_stages;
 	struct hp_stage stage[HP_MAX_DEVICES + 2];
 	struct hp_launch launch;
@@ -190,6 +202,7 @@ int pl_sched_setup(struct pl_run *r, const struct hp_sched_ops *sops, char *err,
 		   size_t errlen);
 void pl_sched_free(struct pl_run *r);
 void pl_lat_fold(struct pl_run *r, struct pl_sched *sc);
+double pl_reorder_hold_us(const struct hp_run_cfg *cfg);
 
 /* pl_traffic.c */
 extern const struct hp_stage_ops pl_traffic_stage;

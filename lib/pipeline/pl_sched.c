@@ -4,6 +4,7 @@
  * per-flow reorder, metrics, tx), then keeps the books (in flight, load,
  * the policy's tick, one trace row a second, the end of the run).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,27 +28,9 @@
  * packet, way back 71 -> 62; 2 and 4 alike, 8 a little worse. */
 #define PF_AHEAD 4u
 
-static inline uint16_t
-flow_slot(struct pl_sched *sc, uint64_t id)
-{
-	uint32_t i = (uint32_t)id & sc->flow_mask, n;
-
-	for (n = 0; n <= sc->flow_mask; n++, i = (i + 1) & sc->flow_mask) {
-		struct pl_flow *f = &sc->flows[i];
-
-		if (f->used && f->id == id)
-			return (uint16_t)i;
-		if (!f->used) {
-			f->used = 1;
-			f->id = id;
-			f->seq = 0;
-			return (uint16_t)i;
-		}
-	}
-	return HP_FLOW_UNTRACKED;
-}
-
-/* Returns 0 if the packet was classified, or drops it with a reason. */
+/* Returns 0 if the packet was classified, or drops it with a reason. Its
+ * flow is sched_flows()' (the burst's lookups go together); HP_MF_REORDER
+ * says here whether this packet's type needs order. */
 static inline int
 classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
 {
@@ -55,9 +38,10 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	struct hp_meta *md = hp_meta(m);
 	struct hp_flow_key key;
 	enum hp_drop_reason why;
-	uint16_t off, len, slot;
+	uint16_t off, len;
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	bool reorder, latency;
+	uint64_t arrival;
 	int type;
 
 	if (m->nb_segs != 1)
@@ -75,6 +59,9 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	RTE_BUILD_BUG_ON(offsetof(struct hp_meta, flow_id) != RTE_CACHE_LINE_SIZE);
 	RTE_BUILD_BUG_ON(HP_MAX_DEVICES > HP_SCHED_MAX_DEV);
 	RTE_BUILD_BUG_ON(sizeof(struct hp_meta) > 2 * RTE_CACHE_LINE_SIZE);
+	/* latency counts from the port's arrival: the generator's stamp
+	 * (its time in the port's queue included), else this rx burst's */
+	arrival = sc->port_stamps ? md->t_rx : now;
 	memset(md, 0, HP_META_SCHED_CLEAR);
 	memset(&md->flow_id, 0, HP_META_DEV_CLEAR);
 	md->flow_id = hp_flow_hash(&key);
@@ -82,27 +69,80 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	latency = key.dscp == HP_DSCP_EF;
 	type = hp_type_index_lookup(&sc->tix, rte_pktmbuf_pkt_len(m), reorder, latency);
 	md->type = (uint8_t)type;
+	sc->tcnt[type].rx++;
 	if (type > 0) {
 		/* The table decides: a type row may override the header hints. */
 		reorder = cfg->types.t[type - 1].reorder;
 		latency = cfg->types.t[type - 1].latency;
 	}
-	md->t_rx = now;
+	md->t_rx = arrival;
 	if (latency && type > 0) {
 		md->flags |= HP_MF_LATENCY;
-		md->t_deadline = now + sc->dl_cycles[type];
+		md->t_deadline = arrival + sc->dl_cycles[type];
 	}
-	slot = flow_slot(sc, md->flow_id);
-	md->flow_slot = slot;
-	md->flow_seq = slot == HP_FLOW_UNTRACKED ? 0 : sc->flows[slot].seq++;
-	if (reorder && slot != HP_FLOW_UNTRACKED)
+	/* order: the type's, or the header's (TCP, whatever the type
+	 * table says of this size: order belongs to the flow) */
+	if (reorder || key.proto == IPPROTO_TCP)
 		md->flags |= HP_MF_REORDER;
 	if (key.proto == IPPROTO_TCP)
 		md->flags |= HP_MF_TCP;
-	md->hdr_seq = md->flow_seq;
 	hp_meta_payload(md, p, off, len);
-	hp_meta_seq_note(md);
 	return 0;
+}
+
+/* The classified packets' flows, looked up together so that rte_hash
+ * prefetches the burst's buckets and keys at once, then per packet its
+ * sequence; whether it is kept in order, which is its flow's property:
+ * a flow needs order from its first packet that does (TCP, or a type
+ * that needs order) on, whatever the sizes (types) of its packets after
+ * that, so the window never waits for a sequence that goes around it;
+ * and whether the sequence is unique (a security task refuses one that
+ * is not). */
+static inline void
+sched_flows(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint64_t now)
+{
+	struct hp_flowtab *ft = &sc->ft;
+	uint64_t ids[HP_BURST];
+	int32_t pos[HP_BURST];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ids[i] = hp_meta(pkts[i])->flow_id;
+	hp_flowtab_find_bulk(ft, ids, n, pos);
+	for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++)
+		if (pos[i] >= 0)
+			hp_flowtab_prefetch(ft, (uint32_t)pos[i]);
+	for (i = 0; i < n; i++) {
+		struct hp_meta *md = hp_meta(pkts[i]);
+		bool order = (md->flags & HP_MF_REORDER) != 0;
+		uint32_t slot;
+
+		if (i + PF_AHEAD < n && pos[i + PF_AHEAD] >= 0)
+			hp_flowtab_prefetch(ft, (uint32_t)pos[i + PF_AHEAD]);
+		slot = pos[i] >= 0 ? (uint32_t)pos[i] : hp_flowtab_add(ft, ids[i], now);
+		md->flow_slot = slot;
+		md->flags &= ~HP_MF_REORDER;
+		if (likely(slot != HP_FLOW_UNTRACKED)) {
+			struct hp_flow *f = &ft->f[slot];
+
+			md->flow_seq = hp_flowtab_in(ft, slot, now);
+			if (unlikely(order && !f->order)) {
+				f->order = 1;
+				hp_reorder_flow_start(&sc->ro, slot, md->flow_seq);
+			}
+			if (f->order)
+				md->flags |= HP_MF_REORDER;
+		} else {
+			hp_flowtab_count(ft, 1);
+			sc->untracked++;
+		}
+		if (!(md->flags & HP_MF_HPHDR))
+			md->hdr_seq = md->flow_seq;
+		hp_meta_seq_note(md);
+		/* 2^32 packets in: a 32-bit sequence may repeat (IV reuse) */
+		if (unlikely(!hp_flowtab_seq_unique(ft)) && !(md->flags & HP_MF_HPHDR))
+			md->seq_ok = 0;
+	}
 }
 
 /* Folds the per-device histograms of the open second into the second's
@@ -124,10 +164,17 @@ static inline void
 account_tx(struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
 {
 	struct hp_meta *md = hp_meta(m);
+	struct hp_type_count *tc = &sc->tcnt[md->type];
 	uint64_t lat = now - md->t_rx;
 	uint64_t ns = (lat * sc->cyc2ns_mult) >> 32;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
 
-	sc->bytes_tx += rte_pktmbuf_pkt_len(m);
+	sc->bytes_tx += len;
+	/* per type and L1 (a runt is padded on the wire): a few adds and a
+	 * conditional move on lines this function reads anyway */
+	sc->l1_pad += len < HP_ETH_MIN_NOFCS ? HP_ETH_MIN_NOFCS - len : 0;
+	tc->tx++;
+	tc->bytes += len;
 	/* one add per packet (~23 instructions, callgrind): the second's,
 	 * the run's and the device's histograms are sums of these, formed
 	 * once a row by pl_lat_fold() */
@@ -137,11 +184,23 @@ account_tx(struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
 	sc->oh3 += now - md->t_done;
 	if (md->flags & HP_MF_LATENCY) {
 		sc->dl_pkts++;
-		if (now <= md->t_deadline)
+		tc->dl_pkts++;
+		if (now <= md->t_deadline) {
 			sc->dl_met++;
+			tc->dl_met++;
+		}
 	}
-	if (md->status != HP_ST_OK)
-		sc->task_err++;
+	/* order as the flow's receiver sees it: behind a higher sequence of
+	 * its flow that already left, or not (the window's books aside) */
+	if (likely(md->flow_slot != HP_FLOW_UNTRACKED)) {
+		bool ok = hp_flowtab_out(&sc->ft, md->flow_slot, md->flow_seq, true);
+
+		sc->out_of_order_all += !ok;
+		if (md->flags & HP_MF_REORDER) {
+			sc->order_out++;
+			sc->order_out_in_order += ok;
+		}
+	}
 	if (sc->s.ops->tx != NULL)
 		sc->s.ops->tx(&sc->s, m, now);
 }
@@ -152,8 +211,12 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	struct pl_sched_row *row = &sc->row;
 
 	memset(sc->invalid, 0, sizeof(sc->invalid));
-	sc->rx = sc->tx = sc->bytes_tx = 0;
-	sc->dl_pkts = sc->dl_met = sc->task_err = 0;
+	memset(sc->tcnt, 0, sizeof(sc->tcnt));
+	sc->rx = sc->tx = sc->bytes_tx = sc->bytes_rx = sc->l1_pad = 0;
+	sc->dl_pkts = sc->dl_met = sc->task_err = sc->task_err_sec = 0;
+	sc->untracked = sc->order_out = sc->order_out_in_order = sc->out_of_order_all = 0;
+	/* flows stay (their sequences go on); their counts start here */
+	sc->ft.st = (struct hp_flowtab_stats){ .peak = sc->ft.live };
 	sc->oh1 = sc->proc = sc->oh3 = 0;
 	sc->busy_cycles = sc->total_cycles = sc->in_cycles = 0;
 	sc->cpu_ns0 = hp_thread_cpu_ns();
@@ -180,6 +243,8 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	row->next = 0;
 }
 
+/* a / b in percent; none where b is nothing (NAN: null in the outputs,
+ * not "100 % of 0") */
 static double
 pct_of(uint64_t a, uint64_t b, double none)
 {
@@ -194,9 +259,6 @@ sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	struct hp_trace_row *row;
 	uint64_t off = pl_offered_now(r), pd = pl_port_drops(r);
 	uint64_t ro = sc->ro.st.packets, roin = sc->ro.st.in_order, all = 0;
-	/* in-order sends over the second's sends (pushed less what the window
-	 * kept; releases of earlier packets count too) */
-	int64_t sent = (int64_t)(ro - p->ro) + (int64_t)p->held - (int64_t)sc->ro.held;
 	unsigned int i;
 
 	if (r->n_rows >= HP_TRACE_MAX)
@@ -207,11 +269,15 @@ sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	row->offered_pps = (double)(off - p->off) / dt;
 	row->delivered_pps = (double)(sc->tx - p->tx) / dt;
 	row->gbps = (double)(sc->bytes_tx - p->bytes) * 8 / dt / 1e9;
+	row->l1_gbps = row->gbps + (double)((sc->tx - p->tx) * HP_L1_OVERHEAD +
+					    sc->l1_pad - p->l1pad) * 8 / dt / 1e9;
 	row->p50_us = (double)hp_hist_quantile(&sc->ilat, 0.5) / 1e3;
 	row->p99_us = (double)hp_hist_quantile(&sc->ilat, 0.99) / 1e3;
-	row->deadline_pct = pct_of(sc->dl_met - p->dlmet, sc->dl_pkts - p->dl, 100.0);
-	row->reorder_pct = sent > 0 ? 100.0 * (double)(roin - p->roin) / (double)sent : 100.0;
-	row->arrived_pct = 100.0 - pct_of(sc->ro.st.arrived_ooo - p->roooo, ro - p->ro, 0.0);
+	row->deadline_pct = pct_of(sc->dl_met - p->dlmet, sc->dl_pkts - p->dl, NAN);
+	/* order-needing packets sent this second, in order at tx */
+	row->reorder_pct = pct_of(sc->order_out_in_order - p->outin, sc->order_out - p->outp,
+				  NAN);
+	row->arrived_pct = 100.0 - pct_of(sc->ro.st.arrived_ooo - p->roooo, ro - p->ro, NAN);
 	row->dropped_port = pd - p->portdrop;
 	row->sched_busy_pct = pct_of(sc->busy_cycles - p->busy, sc->total_cycles - p->total, 0);
 	row->sched_in_pct = pct_of(sc->in_cycles - p->in, sc->busy_cycles - p->busy, 0);
@@ -227,19 +293,22 @@ sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	for (i = 0; i < r->n_dev; i++)
 		all += sc->back_w[i] - p->back[i];
 	for (i = 0; i < r->n_dev; i++) {
-		row->dev_share_pct[i] = pct_of(sc->back_w[i] - p->back[i], all, 0);
+		row->dev_share_pct[i] = pct_of(sc->back_w[i] - p->back[i], all, NAN);
 		p->back[i] = sc->back_w[i];
 	}
 	for (i = 0; i < HP_POWER_MAX; i++)
 		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
 	p->tx = sc->tx;
 	p->bytes = sc->bytes_tx;
+	p->l1pad = sc->l1_pad;
 	p->dl = sc->dl_pkts;
 	p->dlmet = sc->dl_met;
 	p->ro = ro;
 	p->roin = roin;
 	p->held = sc->ro.held;
 	p->roooo = sc->ro.st.arrived_ooo;
+	p->outp = sc->order_out;
+	p->outin = sc->order_out_in_order;
 	p->off = off;
 	p->portdrop = pd;
 	p->busy = sc->busy_cycles;
@@ -273,7 +342,7 @@ task_back(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, unsigned in
 	}
 	if (sc->s.ops->done != NULL)
 		sc->s.ops->done(&sc->s, m, w, k, now);
-	if (!r->cfg->task_gran || md->step >= n_tasks)
+	if (!r->cfg->task_gran || md->step >= n_tasks || md->status != HP_ST_OK)
 		return false;
 	sc->redo[(sc->redo_head + sc->redo_n) & sc->redo_mask] = m;
 	sc->redo_n++;
@@ -304,6 +373,8 @@ sched_tick(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	sc->next_tick = now + r->hz / 1000;
 	if (sc->s.ops->tick != NULL)
 		sc->s.ops->tick(&sc->s, now);
+	/* idle flows out, a slice of the table a tick (hp_flowtab.h) */
+	hp_flowtab_expire(&sc->ft, now);
 }
 
 /* rx: the header line and the metadata classify() writes */
@@ -334,7 +405,7 @@ static inline unsigned int
 sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
-	unsigned int burst = cfg->burst, n, i;
+	unsigned int burst = cfg->burst, n, i, k;
 	struct rte_mbuf *buf[HP_BURST];
 	int quit;
 
@@ -345,6 +416,15 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 		if (cfg->src != HP_SRC_GEN && LOAD(r->sched_quit))
 			sc->rx_closed = true;
 		return 0;
+	}
+	/* --packets N from a foreign port: exactly N (the generator stops
+	 * itself at N); what comes later stays in the port */
+	if (cfg->max_packets && cfg->src != HP_SRC_GEN) {
+		if (sc->rx >= cfg->max_packets) {
+			sc->rx_closed = LOAD(r->sched_quit) != 0;
+			return 0;
+		}
+		burst = (unsigned int)RTE_MIN((uint64_t)burst, cfg->max_packets - sc->rx);
 	}
 	/* Read before the poll: a frame enqueued before the stop was asked
 	 * for is in the ring when the poll runs, so an empty poll after it
@@ -366,14 +446,18 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++)
 		prefetch_in(buf[i]);
 	sc->rx += n;
-	for (i = 0; i < n; i++) {
+	for (i = 0, k = 0; i < n; i++) {
 		if (i + 2 * PF_AHEAD < n)
 			rte_prefetch0(buf[i + 2 * PF_AHEAD]);
 		if (i + PF_AHEAD < n)
 			prefetch_in(buf[i + PF_AHEAD]);
+		sc->bytes_rx += rte_pktmbuf_pkt_len(buf[i]);
 		if (classify(r, sc, buf[i], now) == 0)
-			sc->pend[sc->pend_n++] = buf[i];
+			sc->pend[sc->pend_n + k++] = buf[i];
 	}
+	if (k != 0)
+		sched_flows(sc, &sc->pend[sc->pend_n], k, now);
+	sc->pend_n += k;
 	return n;
 }
 
@@ -436,16 +520,64 @@ sched_flush(struct pl_run *r, struct pl_sched *sc)
 			sc->sent_w[w] += hp_staging_flush_ring(sc->wst[w], r->dev[w].in);
 }
 
-/* Way back, 1: completions -> reorder -> tx staging, while tx staging has
- * room for a burst and what it may release. */
-static inline unsigned int
-sched_collect(struct pl_run *r, struct pl_sched *sc)
+/* Packets on their way out: metrics, the check of foreign traffic, tx
+ * staging. */
+static inline void
+sched_out(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf **emit, unsigned int e,
+	  uint64_t now)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
-	unsigned int burst = cfg->burst, w, i, k, n, e, work = 0;
+	unsigned int k;
+
+	for (k = 0; k < e; k++) {
+		account_tx(sc, emit[k], now);
+		/* foreign ports: the sink's check runs here */
+		if (cfg->src != HP_SRC_GEN)
+			pl_verify_every(&r->tr->ver, cfg->verify_every, emit[k]);
+		hp_staging_put(&sc->txs, emit[k]);
+	}
+}
+
+/* A packet a task refused never leaves as it is: it is dropped here with
+ * reason task_error and counted (a security task's refusal apart), and
+ * its sequence is skipped, so its flow's window does not wait for it.
+ * Writes what the skip releases to emit; returns how many. Out of line:
+ * it is rare. */
+static __rte_noinline unsigned int
+sched_task_drop(struct pl_sched *sc, struct rte_mbuf *m, struct rte_mbuf **emit)
+{
+	struct hp_meta *md = hp_meta(m);
+	unsigned int e = 0;
+
+	sc->task_err++;
+	sc->task_err_sec += md->sec_err;
+	if (md->flow_slot != HP_FLOW_UNTRACKED) {
+		if (md->flags & HP_MF_REORDER)
+			e = hp_reorder_skip(&sc->ro, md->flow_slot, md->flow_seq, emit);
+		hp_flowtab_out(&sc->ft, md->flow_slot, md->flow_seq, false);
+	}
+	PUB(sc->freed, sc->freed + 1);
+	rte_pktmbuf_free(m);
+	return e;
+}
+
+/* Way back, 1: windows whose gap outlived the hold drain, then
+ * completions -> reorder -> tx staging, while tx staging has room for a
+ * burst and what it may release. */
+static inline unsigned int
+sched_collect(struct pl_run *r, struct pl_sched *sc, uint64_t t0)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	unsigned int burst = cfg->burst, w, i, n, e, work = 0;
 	struct rte_mbuf *buf[HP_BURST], *emit[HP_STAGING_MAX];
 	uint64_t now;
 
+	sc->ro.now = t0;
+	if (unlikely(hp_reorder_due(&sc->ro))) {
+		e = hp_reorder_expire(&sc->ro, emit, hp_staging_room(&sc->txs));
+		sched_out(r, sc, emit, e, t0);
+		work += e;
+	}
 	for (w = 0; w < r->n_dev; w++) {
 		if (hp_staging_room(&sc->txs) < burst + sc->ro.win + 1)
 			break;
@@ -460,6 +592,7 @@ sched_collect(struct pl_run *r, struct pl_sched *sc)
 		for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++)
 			prefetch_back(buf[i]);
 		now = rte_rdtsc();
+		sc->ro.now = now;
 		for (i = 0; i < n; i++) {
 			struct hp_meta *md = hp_meta(buf[i]);
 
@@ -467,20 +600,16 @@ sched_collect(struct pl_run *r, struct pl_sched *sc)
 				prefetch_back(buf[i + PF_AHEAD]);
 			if (task_back(r, sc, buf[i], w, now))
 				continue; /* back for its next task */
-			if (md->flags & HP_MF_REORDER) {
+			if (unlikely(md->status != HP_ST_OK)) {
+				e = sched_task_drop(sc, buf[i], emit);
+			} else if (md->flags & HP_MF_REORDER) {
 				e = hp_reorder_push(&sc->ro, md->flow_slot,
 						    md->flow_seq, buf[i], emit);
 			} else {
 				emit[0] = buf[i];
 				e = 1;
 			}
-			for (k = 0; k < e; k++) {
-				account_tx(sc, emit[k], now);
-				/* foreign ports: the sink's check runs here */
-				if (cfg->src != HP_SRC_GEN)
-					pl_verify_every(&r->tr->ver, cfg->verify_every, emit[k]);
-				hp_staging_put(&sc->txs, emit[k]);
-			}
+			sched_out(r, sc, emit, e, now);
 		}
 	}
 	return work;
@@ -542,24 +671,25 @@ sched_rows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 }
 
 /* End of run, everything else out: the reorder windows let go of what
- * they hold, a part per pass so tx staging never overflows. Out of line:
- * it runs a few times a run. */
+ * they hold (the flows on the hold queue), a part per pass so tx staging
+ * never overflows. Out of line: it runs a few times a run. */
 static __rte_noinline int
-sched_drain_windows(struct pl_sched *sc, uint64_t now)
+sched_drain_windows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 {
 	struct rte_mbuf *emit[HP_STAGING_MAX];
-	unsigned int i, k, e;
+	unsigned int e;
 
 	if (sc->ro.held == 0)
 		return HP_STAGE_DONE;
-	for (i = 0; i <= sc->flow_mask && sc->ro.held; i++) {
-		e = hp_reorder_flush(&sc->ro, i, emit);
-		for (k = 0; k < e; k++) {
-			account_tx(sc, emit[k], now);
-			hp_staging_put(&sc->txs, emit[k]);
+	while (sc->ro.held && sc->txs.len <= sc->txs.cap / 2) {
+		e = hp_reorder_flush_next(&sc->ro, emit);
+		if (e == 0) {
+			/* cannot happen: every flow holding a packet is queued */
+			HP_LOG(ERR, "reorder: %" PRIu64 " packets held by no queued flow",
+			       sc->ro.held);
+			return HP_STAGE_DONE;
 		}
-		if (sc->txs.len > sc->txs.cap / 2)
-			break;
+		sched_out(r, sc, emit, e, now);
 	}
 	return 1;
 }
@@ -589,7 +719,7 @@ sched_pass(void *arg)
 	if (in)
 		sc->in_cycles += rte_rdtsc() - t0;
 	/* the way back: completions, reorder, tx */
-	work = in + sched_collect(r, sc);
+	work = in + sched_collect(r, sc, t0);
 	work += sched_tx(r, sc);
 	inflight = sched_books(r, sc);
 	now = rte_rdtsc();
@@ -602,7 +732,7 @@ sched_pass(void *arg)
 	sched_rows(r, sc, now);
 	if (LOAD(r->sched_quit) && sc->rx_closed && inflight == sc->ro.held &&
 	    sc->txs.len == 0)
-		return sched_drain_windows(sc, now);
+		return sched_drain_windows(r, sc, now);
 	return work ? (int)work : -EAGAIN;
 }
 
@@ -633,10 +763,19 @@ sched_stop(void *arg)
 static void
 sched_finish(void *arg)
 {
-	struct pl_sched *sc = ((struct pl_run *)arg)->sc;
+	struct pl_run *r = arg;
+	struct pl_sched *sc = r->sc;
+	uint64_t now = rte_rdtsc();
 
 	if (sc->alone)
 		sc->cpu_ns = hp_thread_cpu_ns() - sc->cpu_ns0;
+	/* the last, partial second (a 4 s run had 3 rows), up to the end of
+	 * the drain, so that the rows add up to the run; a tail of a few ms
+	 * with nothing delivered in it would be a row of rates made of noise
+	 * (a late scheduler may deliver thousands in those ms: they count) */
+	if (LOAD(r->t0) != 0 && sc->row.next != 0 &&
+	    (now - sc->row.last >= r->hz / 20 || sc->tx != sc->row.tx))
+		sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
 }
 
 const struct hp_stage_ops pl_sched_stage = {
@@ -717,6 +856,52 @@ sched_setup(struct pl_run *r, struct pl_sched *sc, char *err, size_t errlen)
 	return 0;
 }
 
+/* How long a window waits for a gap (hp_reorder.h), in microseconds:
+ * --reorder-hold-us, else the longest deadline of the type table (past
+ * it no packet of the run is still on time), else the thesis's 100 ms. */
+double
+pl_reorder_hold_us(const struct hp_run_cfg *cfg)
+{
+	double us = 0;
+	unsigned int i;
+
+	if (cfg->reorder_hold_us > 0)
+		return cfg->reorder_hold_us;
+	for (i = 0; i < cfg->types.n; i++)
+		if (cfg->types.t[i].latency && cfg->types.t[i].deadline_us > us)
+			us = cfg->types.t[i].deadline_us;
+	return us > 0 ? us : 100000.0;
+}
+
+/* The flow table and the reorder windows: a window per flow that holds
+ * something, at most one per mbuf (only held packets take one). */
+static int
+sched_flows_setup(struct pl_run *r, struct pl_sched *sc, char *err, size_t errlen)
+{
+	const struct hp_run_cfg *cfg = r->cfg;
+	/* 0: flows are never removed */
+	uint64_t idle = cfg->flow_idle_s > 0 ? (uint64_t)(cfg->flow_idle_s * (double)r->hz) :
+					       (uint64_t)INT64_MAX;
+	int ret;
+
+	/* the sweep runs once a tick (1 ms) */
+	ret = hp_flowtab_init(&sc->ft, cfg->max_flows, idle,
+			      (uint64_t)(cfg->flow_idle_s * 1000.0), (int)rte_socket_id());
+	if (ret < 0) {
+		snprintf(err, errlen, "flow table of %u flows: %s", cfg->max_flows,
+			 ret == -EINVAL ? "bad size" : "out of memory");
+		return ret;
+	}
+	ret = hp_reorder_init_pool(&sc->ro, sc->ft.n_pos, cfg->reorder_win, cfg->mbufs);
+	if (ret < 0) {
+		snprintf(err, errlen, "reorder windows: %s", ret == -EINVAL ?
+			 "window must be a power of two >= 2" : "out of memory");
+		return ret;
+	}
+	sc->ro.hold = (uint64_t)(pl_reorder_hold_us(cfg) * 1e-6 * (double)r->hz);
+	return 0;
+}
+
 /* The scheduler's state: flow table, reorder windows, deadlines, staging
  * per device, and the policy's view and set-up. */
 int
@@ -725,23 +910,15 @@ pl_sched_setup(struct pl_run *r, const struct hp_sched_ops *sops, char *err,
 {
 	const struct hp_run_cfg *cfg = r->cfg;
 	struct pl_sched *sc = r->sc;
-	uint32_t nf = rte_align32pow2(cfg->max_flows);
 	char serr[256] = "";
 	unsigned int i;
 	int ret;
 
-	sc->flows = calloc(nf, sizeof(*sc->flows));
-	sc->flow_mask = nf - 1;
-	if (sc->flows == NULL || nf > 65535) {
-		snprintf(err, errlen, "max flows must be 1..32768");
-		return -EINVAL;
-	}
-	ret = hp_reorder_init(&sc->ro, nf, cfg->reorder_win);
-	if (ret < 0) {
-		snprintf(err, errlen, "reorder window must be a power of two >= 2");
+	ret = sched_flows_setup(r, sc, err, errlen);
+	if (ret < 0)
 		return ret;
-	}
 	sc->cyc2ns_mult = (uint64_t)((1e9 * 4294967296.0) / (double)r->hz);
+	sc->port_stamps = cfg->src == HP_SRC_GEN;
 	for (i = 0; i < cfg->types.n; i++)
 		sc->dl_cycles[i + 1] = hp_us_to_tsc(cfg->types.t[i].deadline_us);
 	hp_type_index_build(&sc->tix, &cfg->types);
@@ -789,5 +966,5 @@ pl_sched_free(struct pl_run *r)
 	if (sc->s.ops && sc->s.ops->fini)
 		sc->s.ops->fini(&sc->s);
 	hp_reorder_free(&sc->ro);
-	free(sc->flows);
+	hp_flowtab_free(&sc->ft);
 }

@@ -86,6 +86,17 @@ generate(struct pl_run *r, struct pl_traffic *tr, uint64_t now)
 	if (tr->credit < 1)
 		return 0;
 	k = tr->credit < burst ? (unsigned int)tr->credit : burst;
+	/* --packets N: the port receives exactly N in the measured phase;
+	 * after that the generator offers nothing more */
+	if (r->cfg->max_packets && !LOAD(r->calibrating)) {
+		uint64_t in = tr->offered - tr->dropped_port;
+
+		if (in >= r->cfg->max_packets) {
+			tr->credit = 0;
+			return 0;
+		}
+		k = (unsigned int)RTE_MIN((uint64_t)k, r->cfg->max_packets - in);
+	}
 	/* Like a NIC, a full rx queue drops at no cost to the host: only
 	 * frames that fit are built. A generator that built and freed them
 	 * would burn the CPU it shares with the scheduler on a small machine
@@ -98,9 +109,18 @@ generate(struct pl_run *r, struct pl_traffic *tr, uint64_t now)
 		pkts[i] = tr->recyc[--tr->recyc_n];
 	if (fit > old && rte_pktmbuf_alloc_bulk(r->pool, pkts + old, fit - old) != 0)
 		fit = old; /* no buffer for the "NIC": a port drop */
+	/* The port's arrival stamp (latency counts from it, time in the rx
+	 * queue included): one store a frame into metadata line 0, which
+	 * the scheduler writes next anyway; a built frame's line is being
+	 * written here already (gen_len). */
+	for (i = 0; i < old; i++)
+		hp_meta(pkts[i])->t_rx = now;
 	for (i = old; i < fit; i++) {
+		struct hp_meta *md = hp_meta(pkts[i]);
+
 		hp_gen_build(&tr->gen, pkts[i]);
-		hp_meta(pkts[i])->gen_len = (uint16_t)rte_pktmbuf_pkt_len(pkts[i]);
+		md->gen_len = (uint16_t)rte_pktmbuf_pkt_len(pkts[i]);
+		md->t_rx = now;
 	}
 	sent = fit ? rte_ring_enqueue_burst(tr->rx_ring, (void **)pkts, fit, NULL) : 0;
 	if (sent < fit)

@@ -61,10 +61,17 @@ pl_verify_free(struct pl_verify *v)
 	v->scratch = NULL;
 }
 
+/* The start of the measured phase: the run's counts and the tasks' own
+ * (their log lines at the end) leave the calibration out. */
 void
 pl_verify_reset(struct pl_verify *v)
 {
+	unsigned int k;
+
 	v->verified = v->fail = v->unverified = v->task_err = 0;
+	for (k = 0; k < v->n_tasks; k++)
+		if (v->vctx[k].ops != NULL && v->vctx[k].ops->ctx_reset != NULL)
+			v->vctx[k].ops->ctx_reset(&v->vctx[k]);
 }
 
 void

@@ -84,6 +84,30 @@ parse_bool(const char *s, bool *out)
 	return -EINVAL;
 }
 
+/* Splits a type-table line into its 5 comma-separated fields, blanks
+ * around each removed; the number of fields found. */
+static unsigned int
+type_fields(char *p, char *fld[5])
+{
+	unsigned int n = 0;
+	char *e;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (n == 5)
+			return 6;
+		fld[n++] = p;
+		e = p + strcspn(p, ",");
+		p = *e == ',' ? e + 1 : NULL;
+		*e = '\0';
+		while (e > fld[n - 1] && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			*--e = '\0';
+		if (p == NULL)
+			return n;
+	}
+}
+
 int
 hp_type_table_load(struct hp_type_table *tt, const char *path, char *err,
 		   size_t errlen)
@@ -101,19 +125,23 @@ hp_type_table_load(struct hp_type_table *tt, const char *path, char *err,
 	}
 	memset(tt, 0, sizeof(*tt));
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char f_re[16], f_lat[16];
+		char *p = line, *fld[5];
 		unsigned int lo, hi;
-		double dl;
-		char *p = line;
 		struct hp_type *t;
+		double dl;
 
 		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			snprintf(err, errlen, "%s:%u: line too long", path, lineno);
+			ret = -EINVAL;
+			goto out;
+		}
+		line[strcspn(line, "\n")] = '\0';
 		while (*p == ' ' || *p == '\t')
 			p++;
-		if (*p == '#' || *p == '\n' || *p == '\0')
+		if (*p == '#' || *p == '\0' || *p == '\r')
 			continue;
-		if (sscanf(p, "%u , %u , %15[^, ] , %15[^, ] , %lf", &lo, &hi,
-			   f_re, f_lat, &dl) != 5) {
+		if (type_fields(p, fld) != 5) {
 			snprintf(err, errlen, "%s:%u: expected 'min,max,reorder,latency,deadline_us'",
 				 path, lineno);
 			ret = -EINVAL;
@@ -126,11 +154,15 @@ hp_type_table_load(struct hp_type_table *tt, const char *path, char *err,
 			goto out;
 		}
 		t = &tt->t[tt->n];
-		if (lo > hi || hi > 65535 || dl < 0 ||
-		    parse_bool(f_re, &t->reorder) < 0 ||
-		    parse_bool(f_lat, &t->latency) < 0) {
-			snprintf(err, errlen, "%s:%u: bad value (min<=max<=65535, yes/no flags, deadline>=0)",
-				 path, lineno);
+		/* every number whole and bounded: %u took 4294967551 as 255,
+		 * %lf took nan and 1e400 */
+		if (hp_parse_uint(fld[0], 0, 65535, &lo) < 0 ||
+		    hp_parse_uint(fld[1], lo, 65535, &hi) < 0 ||
+		    hp_parse_double(fld[4], 0, HP_DEADLINE_US_MAX, &dl) < 0 ||
+		    parse_bool(fld[2], &t->reorder) < 0 ||
+		    parse_bool(fld[3], &t->latency) < 0) {
+			snprintf(err, errlen, "%s:%u: bad value (min<=max<=65535, yes/no flags, deadline 0..%.0f us)",
+				 path, lineno, HP_DEADLINE_US_MAX);
 			ret = -EINVAL;
 			goto out;
 		}

@@ -59,7 +59,8 @@ extern const char *const hp_drop_reason_names[HP_DROP_REASONS];
 /* Per-packet status after the tasks. */
 enum hp_status {
 	HP_ST_OK = 0,
-	HP_ST_TASK_ERR = 1, /* a task refused the packet; it is still delivered */
+	HP_ST_TASK_ERR = 1, /* a task refused the packet: the scheduler drops it
+			     * (reason task_error), it never leaves unprocessed */
 };
 
 /* The metadata every stage reads and writes (mbuf private area, so
@@ -82,7 +83,7 @@ struct hp_meta {
 	uint64_t sched_tag;   /* the scheduling policy's note on this packet
 			       * (qlearn: its state-action per decision) */
 	uint32_t flow_seq;    /* per-flow sequence assigned at rx */
-	uint16_t flow_slot;   /* index of the flow in the scheduler's table,
+	uint32_t flow_slot;   /* index of the flow in the scheduler's table,
 			       * HP_FLOW_UNTRACKED when the table was full */
 	uint16_t l4_off;      /* offset of the L4 payload in the frame */
 	uint8_t type;         /* packet type (1-based index into the type table) */
@@ -104,6 +105,9 @@ struct hp_meta {
 	uint8_t device;       /* device (worker) index that ran the chain */
 	uint8_t status;       /* enum hp_status */
 	uint8_t seq_ok;       /* hdr_seq is unique in the flow (hp_meta_seq_note) */
+	uint8_t sec_err;      /* the task that refused it is a security task
+			       * (hp_task_fail_secure): the run's exit status
+			       * says so */
 	uint32_t res32 __rte_aligned(4); /* task result: e.g. DPI match count */
 	uint32_t res32b;      /* task result: e.g. DPI first match id */
 	uint8_t digest[16];   /* task result: e.g. MD5 */
@@ -119,7 +123,7 @@ struct hp_meta {
  * that flow. Without an hp header (HP_MF_HPHDR) such a packet has no
  * unique sequence, and tasks that derive an IV or counter from it must
  * refuse it (task_err ENOTUNIQ) rather than reuse one. */
-#define HP_FLOW_UNTRACKED UINT16_MAX
+#define HP_FLOW_UNTRACKED UINT32_MAX
 
 #define HP_MF_REORDER  0x01 /* flow needs order */
 #define HP_MF_LATENCY  0x02 /* latency sensitive (has a deadline) */
@@ -195,6 +199,9 @@ struct hp_type_table {
 	unsigned int n;
 	struct hp_type t[HP_MAX_TYPES];
 };
+
+/* The largest deadline a type may have: an hour, the longest run. */
+#define HP_DEADLINE_US_MAX 3.6e9
 
 void hp_type_table_default(struct hp_type_table *tt, double deadline_us);
 /* Loads "min,max,reorder,latency,deadline_us" lines; returns 0 or -errno

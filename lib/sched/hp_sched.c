@@ -50,7 +50,7 @@ hp_sched_check(const struct hp_sched_ops *ops, struct hp_sched_env *env, char *e
 	       size_t errlen)
 {
 	char q[80];
-	unsigned int i;
+	unsigned int i, j;
 
 	env->conf = NULL;
 	for (i = 0; i < env->n_params; i++) {
@@ -72,6 +72,13 @@ hp_sched_check(const struct hp_sched_ops *ops, struct hp_sched_env *env, char *e
 			snprintf(err, errlen, "unknown option '%s' (%s)", q, keys);
 			return -EINVAL;
 		}
+		/* an option takes one value: given twice, which one was meant? */
+		for (j = 0; j < i; j++)
+			if (strncmp(env->params[j], item, (size_t)(eq - item) + 1) == 0) {
+				snprintf(err, errlen, "option '%s': %.*s given twice", q,
+					 (int)RTE_MIN(eq - item, 40), item);
+				return -EINVAL;
+			}
 	}
 	return ops->check != NULL ? ops->check(env, err, errlen) : 0;
 }

@@ -65,6 +65,7 @@ struct hp_sched_env {
 	double capacity_pps;         /* the capacity given (0: measured later) */
 	double imix_mean_bytes;      /* mean frame bytes of the offered mix */
 	uint64_t seed;
+	uint32_t max_flows;          /* flow slots of the run (flow_slot < it) */
 	/* The policy's own options, "KEY=VALUE" each, in the order given
 	 * (hp_sched_param() finds one); hp_sched_check() refuses a key the
 	 * policy does not list in hp_sched_ops.params. */
@@ -173,7 +174,7 @@ struct hp_sched_pkt {
 	uint8_t step;         /* task to decide (always 0 with chain) */
 	uint8_t type;         /* packet type (1-based; 0: no table row) */
 	bool reorder;         /* its flow needs order */
-	uint16_t flow_slot;   /* HP_FLOW_UNTRACKED: no per-flow state */
+	uint32_t flow_slot;   /* HP_FLOW_UNTRACKED: no per-flow state */
 	uint64_t flow_id;
 	uint64_t t_rx;        /* TSC at scheduler rx */
 	uint64_t deadline;    /* TSC; 0: none */

@@ -42,7 +42,7 @@
 
 #include "hp_sched_policy.h"
 
-#define N_FLOWS 65536          /* flow_slot is 16 bits */
+#define N_FLOWS 65536          /* flow slots when env->max_flows is 0 */
 #define HORIZON_BATCHES 3.0    /* accelerator: two batches inside, one
 				 * filling (inflight=2 of the GPU worker) */
 #define DEADLINE_HORIZON 1.5   /* latency-sensitive packets may queue deeper */
@@ -581,7 +581,8 @@ adaptive_init(struct hp_sched *s, char *err, size_t errlen)
 
 	if (a == NULL)
 		return -ENOMEM;
-	ret = hp_adaptive_setup(a, s, N_FLOWS, err, errlen);
+	ret = hp_adaptive_setup(a, s, s->env->max_flows ? s->env->max_flows : N_FLOWS,
+				err, errlen);
 	if (ret < 0) {
 		free(a);
 		return ret;

@@ -18,13 +18,12 @@ pin_dev(const struct hp_sched_env *env, unsigned int n_dev, uint32_t *d, char *e
 	size_t errlen)
 {
 	const char *v = hp_sched_param(env, "dev");
-	unsigned long x;
-	char *end, q[48];
+	unsigned int x;
+	char q[48];
 
 	if (v == NULL)
 		return 0;
-	x = strtoul(v, &end, 10);
-	if (end == v || *end != '\0' || *v == '-' || x >= n_dev) {
+	if (n_dev == 0 || hp_parse_uint(v, 0, n_dev - 1, &x) < 0) {
 		snprintf(err, errlen, "dev=%s: expected a device index 0..%u",
 			 hp_quote(q, sizeof(q), v, 32), n_dev - 1);
 		return -EINVAL;

@@ -92,13 +92,12 @@ static int
 static_util(const struct hp_sched_env *env, double *util, char *err, size_t errlen)
 {
 	const char *v = hp_sched_param(env, "util");
-	char *end, q[48];
+	char q[48];
 
 	*util = 0.5;
 	if (v == NULL)
 		return 0;
-	*util = strtod(v, &end);
-	if (end == v || *end != '\0' || !(*util > 0 && *util <= 1)) {
+	if (hp_parse_double(v, 0, 1, util) < 0 || !(*util > 0)) {
 		snprintf(err, errlen, "util=%s: expected 0 < util <= 1",
 			 hp_quote(q, sizeof(q), v, 32));
 		return -EINVAL;

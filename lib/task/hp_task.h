@@ -70,8 +70,9 @@ struct hp_task_ops {
 	 * or the tx port's offload flags): the payload is still in its
 	 * core's cache there, and every device kind runs either process or
 	 * offload_done (which does the same). A packet the task cannot
-	 * handle gets meta->status = HP_ST_TASK_ERR and a task_err code; it
-	 * is never freed here. Returns the number of packets processed (always n). */
+	 * handle gets meta->status = HP_ST_TASK_ERR and a task_err code (the
+	 * scheduler drops it with reason task_error); it is never freed
+	 * here. Returns the number of packets processed (always n). */
 	uint16_t (*process)(struct hp_task_ctx *ctx, struct rte_mbuf **pkts,
 			    uint16_t n);
 	/* Reference path for verification, run by the sink on a copy: buf
@@ -130,6 +131,10 @@ struct hp_task_ops {
 	void (*offload_done)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 			     const struct hp_offload *o, const uint8_t *out);
 	const void *(*offload_data)(struct hp_task_ctx *ctx, size_t *len);
+	/* Optional: zeroes what the context has counted so far (the counts
+	 * ctx_free logs), at the start of the measured phase, so that the
+	 * capacity calibration before it is not counted. */
+	void (*ctx_reset)(struct hp_task_ctx *ctx);
 };
 
 int hp_task_register(const struct hp_task_ops *ops);
@@ -190,6 +195,15 @@ hp_task_fail(struct hp_meta *md, int err)
 {
 	md->status = HP_ST_TASK_ERR;
 	md->task_err = (uint16_t)err;
+}
+
+/* The same for a security task (encryption): a packet it refuses would
+ * have left in clear text, so its drop breaks the run's invariants. */
+static inline void
+hp_task_fail_secure(struct hp_meta *md, int err)
+{
+	hp_task_fail(md, err);
+	md->sec_err = 1;
 }
 
 /* Takes the next packets of pkts[*i..n) that are still fine (status

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,30 @@ BUILD = Path(os.environ.get("BUILD_DIR", ROOT / "build"))
 HPLANE = Path(os.environ.get("HPLANE", BUILD / "apps/hplane/hplane"))
 
 
-def run_hplane(args, timeout=120, check=True):
-    p = subprocess.run([str(HPLANE)] + list(args), capture_output=True, text=True,
-                       timeout=timeout)
+# Every hplane this session started (pid, start, end): none may leave
+# DPDK's runtime directory behind (dpdk_runtime_dirs_left, at the end).
+HPLANE_RUNS = []
+
+
+def dpdk_runtime_dir(pid):
+    """Where DPDK 22.11 puts the runtime directory of an hplane run with
+    the default EAL arguments (file prefix hplane<pid>)."""
+    base = "/var/run" if os.geteuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
+    return Path(base) / "dpdk" / f"hplane{pid}"
+
+
+def run_hplane(args, timeout=120, check=True, **kw):
+    t0 = time.time()
+    with subprocess.Popen([str(HPLANE)] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, **kw) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+    HPLANE_RUNS.append((proc.pid, t0, time.time()))
+    p = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     if check and p.returncode != 0:
         raise AssertionError(f"hplane {' '.join(args)} exited {p.returncode}\n"
                              f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}")
@@ -33,7 +55,32 @@ def assert_invariants(s):
     assert s["verify_failures"] == 0, s
     assert s["mbufs_leaked"] == 0, s
     invalid = sum(s["dropped_invalid"].values())
-    assert s["packets_received"] == s["packets_delivered"] + invalid, s
+    # a packet a task refused is dropped (task_error), never sent on
+    assert s["packets_received"] == s["packets_delivered"] + invalid + s["task_errors"], s
+
+
+@pytest.fixture(scope="session", autouse=True)
+def dpdk_runtime_dirs_left():
+    """No /var/run/dpdk/hplane<pid> left behind by the suite's runs (each
+    run used to leave one; hundreds after a suite)."""
+    yield
+    left = runtime_dirs_left(HPLANE_RUNS)
+    assert not left, f"DPDK runtime directories left behind: {left[:5]}"
+
+
+def runtime_dirs_left(runs):
+    """The runtime directories of runs [(pid, start, end)] still there. A
+    directory made outside a run's time belongs to a later process that
+    got the same pid (other programs use DPDK on this machine too)."""
+    left = []
+    for pid, t0, t1 in runs:
+        try:
+            ct = dpdk_runtime_dir(pid).stat().st_ctime
+        except FileNotFoundError:
+            continue
+        if t0 - 1 <= ct <= t1 + 1:
+            left.append(str(dpdk_runtime_dir(pid)))
+    return left
 
 
 @pytest.fixture(scope="session")
@@ -44,29 +91,65 @@ def hplane():
 
 
 # Values no flag should take quietly: empty, junk, negative, huge, NaN,
-# an empty list item, a newline and a terminal escape.
-HOSTILE = ["", "x", "-1", "0", "1e99", "99999999999999999999", "nan", "1,,2", "a\nb", "\x1b[2J"]
+# infinities, what wraps a 32-bit parse (4294967551 is 255 + 2^32), blanks
+# around a number, an empty list item, a newline and a terminal escape.
+HOSTILE = ["", "x", "-1", "0", "1e99", "99999999999999999999", "nan", "inf", "1e400",
+           "4294967551", " 1", "1 ", "1,,2", "a\nb", "\x1b[2J"]
+# Not a number at all, or not a finite one, or not whole: a flag whose
+# value is a number must refuse each itself (its name in the line).
+NOT_NUMBERS = ["", "x", "-1", "nan", "inf", "-inf", "1e400", " 1", "1 ", "0x10", "1y",
+               "99999999999999999999"]
+NUMBER_ARGS = {"N", "S", "PPS", "US", "T", "A", "X", "HEX"}
 
 
-def assert_every_flag_refused(run, help_text, head, tail, values=HOSTILE, only=None):
+def help_flags(help_text):
+    """(flag, ARG or '', the flag's help text) for every `  --flag [ARG]`
+    line of help_text."""
+    found = list(re.finditer(r"^  (--[a-z0-9-]+)( [A-Z]+)?", help_text, re.M))
+    return [(m.group(1), (m.group(2) or "").strip(),
+             help_text[m.start():found[i + 1].start() if i + 1 < len(found) else None])
+            for i, m in enumerate(found)]
+
+
+def assert_one_line(p, what):
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    assert p.returncode == 2 and len(lines) == 1, (what, p.returncode, p.stderr)
+    assert not any(c in lines[0] for c in "\x1b\r"), (what, lines[0])
+    return lines[0]
+
+
+def assert_every_flag_refused(run, help_text, head, tail, values=HOSTILE, numbers=False,
+                              repeats=False, repeatable=(), only=None):
     """Every `  --flag [ARG]` of help_text (or those of it named in only),
-    with each hostile value, between head and tail (tail is an argument the
-    program refuses, so no run starts): run(args) must exit 2 with one line
-    on stderr and no raw control character in it. Returns the number of
-    runs."""
-    flags = re.findall(r"^  (--[a-z0-9-]+)( [A-Z]+)?", help_text, re.M)
+    with each hostile value, between head and tail (tail is an argument
+    the program refuses, so no run starts): run(args) must exit 2 with one
+    line on stderr and no raw control character in it. numbers: a flag whose ARG is a number
+    (NUMBER_ARGS) refuses each of NOT_NUMBERS in a line naming it.
+    repeats: a flag with a value, given twice (with its default from the
+    help, or a value its parser takes), is refused in a line that says so,
+    but those in repeatable. Returns the number of runs."""
+    flags = help_flags(help_text)
     assert len(flags) > 15, flags
     if only is not None:
         flags = [f for f in flags if f[0] in only]
         assert {f[0] for f in flags} == set(only), (flags, only)
     n = 0
-    for flag, arg in flags:
+    for flag, arg, text in flags:
         if flag == "--help":
             continue
         for v in (values if arg else [None]):
-            p = run(head + [flag] + ([v] if v is not None else []) + tail)
-            lines = [l for l in p.stderr.splitlines() if l.strip()]
-            assert p.returncode == 2 and len(lines) == 1, (flag, v, p.returncode, p.stderr)
-            assert not any(c in lines[0] for c in "\x1b\r"), (flag, v, lines[0])
+            assert_one_line(run(head + [flag] + ([v] if v is not None else []) + tail),
+                            (flag, v))
+            n += 1
+        if numbers and arg in NUMBER_ARGS:
+            for v in NOT_NUMBERS:
+                line = assert_one_line(run(head + [flag, v] + tail), (flag, v))
+                assert flag in line, (flag, v, line)
+                n += 1
+        if repeats and arg and flag not in repeatable:
+            d = re.search(r"\[([0-9.]+|[a-z]+)\]", text)
+            v = "0" * 32 if arg == "HEX" else d.group(1) if d else "1"
+            line = assert_one_line(run(head + [flag, v, flag, v] + tail), (flag, "twice"))
+            assert flag in line and "twice" in line, (flag, v, line)
             n += 1
     return n

@@ -259,23 +259,29 @@ def test_no_iv_reuse_beyond_flow_table(app, tmp_path):
 
     src, out = tmp_path / "in.pcap", tmp_path / "out.pcap"
     write_pcap(src, flows=3, per_flow=10, payload=payload)
-    run_hplane(["run", "--app", app, "--source", f"pcap:{src}", "--tx", str(out),
-                "--max-flows", "1", "--quiet", "--out", str(tmp_path / "run")])
+    p = run_hplane(["run", "--app", app, "--source", f"pcap:{src}", "--tx", str(out),
+                    "--max-flows", "1", "--quiet", "--out", str(tmp_path / "run")],
+                   check=False)
+    # a security task refused packets: the run says an invariant broke
+    assert p.returncode == 3, p.stderr
+    assert "security_task_drops=20" in p.stderr, p.stderr
     s = summary(tmp_path / "run")
-    assert s["packets_delivered"] == 30
-    # only the first flow got a slot: the other two have no unique seq
-    assert s["task_errors"] == 20 and s["verify_failures"] == 0, s
+    # only the first flow got a slot: the other two have no unique seq,
+    # and their packets are dropped (task_error), never sent in clear
+    assert s["packets_delivered"] == 10
+    assert s["task_errors"] == 20 and s["task_errors_security"] == 20, s
+    assert s["verify_failures"] == 0 and s["dropped_internal"] == 0, s
+    assert s["flows"]["refused_packets"] == 20, s["flows"]
     plain = enc = 0
     sent = set(bodies.values())
     for _, frame in dpkt.pcap.Reader(open(out, "rb")):
         l4 = dpkt.ethernet.Ethernet(frame).data.data
-        if l4.sport == 20000:
-            assert bytes(l4.data) not in sent
-            enc += 1
-        else:
-            assert bytes(l4.data) in sent  # refused: left as it was
+        assert l4.sport == 20000
+        if bytes(l4.data) in sent:
             plain += 1
-    assert (enc, plain) == (10, 20)
+        else:
+            enc += 1
+    assert (enc, plain) == (10, 0)
 
 
 def test_gen_pcap_with_app_bodies_replays_verified(tmp_path):

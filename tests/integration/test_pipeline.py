@@ -240,8 +240,14 @@ def test_every_flag_hostile_values(hplane, cmd):
     """Every flag of `hplane run`/`ramp` (from its --help) with hostile
     values, ahead of a bad --workers so that no run starts: the parser
     answers each with exit 2 and one line (a flag value with a newline once
-    broke the line). What the checks after parsing do is tested above."""
+    broke the line). For run (ramp shares the parser): a flag whose value
+    is a number refuses everything that is not a whole, finite one in its
+    bounds itself (NaN, inf, 1e400, blanks, hex), and a flag with a value
+    given twice is refused (a repeated --app ran the last one). What the
+    checks after parsing do is tested above and in test_foreign_run."""
     h = run_hplane([cmd, "--help"], check=False, timeout=30)
     n = assert_every_flag_refused(lambda a: run_hplane(a, check=False, timeout=30),
-                                  h.stdout + h.stderr, [cmd], ["--workers", "0"])
-    assert n > 300
+                                  h.stdout + h.stderr, [cmd], ["--workers", "0"],
+                                  numbers=cmd == "run", repeats=cmd == "run",
+                                  repeatable=("--sched-param",))
+    assert n > (800 if cmd == "run" else 600)

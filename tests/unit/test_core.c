@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests of the core blocks: packet-type table, classification (IPv4,
  * IPv6, VLAN/QinQ), headers after a task (lengths, checksums, offload
- * flags), small generated frames, reorder
- * window, IMIX mix, histogram percentiles, staging/retry and AES-CTR (NIST
+ * flags), small generated frames, reorder window (skips, timeouts, its
+ * window pool), the scheduler's flow table, IMIX mix, histogram
+ * percentiles, staging/retry and AES-CTR (NIST
  * SP 800-38A F.5.1 vectors through the task's process and verify paths).
  */
 #include <setjmp.h>
@@ -24,6 +25,7 @@
 
 #include "hp_aes_ctr.h"
 #include "hp_common.h"
+#include "hp_flowtab.h"
 #include "hp_gen.h"
 #include "hp_hist.h"
 #include "hp_pkt.h"
@@ -697,6 +699,241 @@ test_reorder_wrap(void **state)
 	hp_reorder_free(&r);
 }
 
+/* A dropped packet's sequence is skipped: the window does not wait for
+ * it, wherever it falls (the front, inside, beyond the window). */
+static void
+test_reorder_skip(void **state)
+{
+	struct hp_reorder r;
+	struct rte_mbuf *out[W + 1];
+	unsigned int n, free0;
+
+	(void)state;
+	assert_int_equal(hp_reorder_init(&r, 2, W), 0);
+	/* 0 out, 2 and 3 held behind 1, then 1 is dropped */
+	assert_int_equal(hp_reorder_push(&r, 0, 0, tag(0), out), 1);
+	assert_int_equal(hp_reorder_push(&r, 0, 2, tag(2), out), 0);
+	assert_int_equal(hp_reorder_push(&r, 0, 3, tag(3), out), 0);
+	n = hp_reorder_skip(&r, 0, 1, out);
+	assert_int_equal(n, 2);
+	assert_int_equal(seq_of(out[0]), 2);
+	assert_int_equal(seq_of(out[1]), 3);
+	assert_int_equal(r.held, 0);
+	assert_int_equal(r.flows[0].held, 0);
+	assert_int_equal(r.n_free, r.n_win); /* the window went back */
+	/* a skip ahead of a gap: 5 dropped while 4 is on its way; 6 waits
+	 * for 4 only, and 4 releases 6 over the skipped 5 */
+	assert_int_equal(hp_reorder_skip(&r, 0, 5, out), 0);
+	assert_int_equal(hp_reorder_push(&r, 0, 6, tag(6), out), 0);
+	assert_int_equal(r.held, 1);
+	n = hp_reorder_push(&r, 0, 4, tag(4), out);
+	assert_int_equal(n, 2);
+	assert_int_equal(seq_of(out[0]), 4);
+	assert_int_equal(seq_of(out[1]), 6);
+	/* the front, with nothing held: the window just moves */
+	assert_int_equal(hp_reorder_skip(&r, 0, 7, out), 0);
+	assert_int_equal(hp_reorder_push(&r, 0, 8, tag(8), out), 1);
+	/* behind the window: nothing to do */
+	assert_int_equal(hp_reorder_skip(&r, 0, 2, out), 0);
+	/* beyond the window: it drains, like an early packet */
+	assert_int_equal(hp_reorder_push(&r, 0, 10, tag(10), out), 0);
+	n = hp_reorder_skip(&r, 0, 9 + 2 * W, out);
+	assert_int_equal(n, 1);
+	assert_int_equal(seq_of(out[0]), 10);
+	assert_int_equal(r.st.skipped, 5);
+	assert_int_equal(r.st.early_drains, 1);
+	assert_int_equal(r.st.late, 0);
+	assert_int_equal(r.st.in_order, 7); /* 0 2 3 4 6 8 10 */
+	/* flow 1 waits behind a gap with only a skipped sequence held (the
+	 * packet of the gap went around the window: the pool was empty);
+	 * its slot is then taken by a new flow: the skip is forgotten and
+	 * the window goes back to the pool */
+	free0 = r.n_free; /* flow 0 still waits behind its skip */
+	hp_reorder_flow_start(&r, 1, 100);
+	assert_int_equal(hp_reorder_skip(&r, 1, 101, out), 0);
+	assert_int_equal(r.flows[1].held, 1);
+	assert_int_equal(r.n_free, free0 - 1);
+	hp_reorder_flow_start(&r, 1, 500);
+	assert_int_equal(r.flows[1].held, 0);
+	assert_int_equal(r.n_free, free0);
+	assert_int_equal(hp_reorder_push(&r, 1, 501, tag(501), out), 0);
+	assert_int_equal(hp_reorder_push(&r, 1, 500, tag(500), out), 2);
+	assert_int_equal(r.n_free, free0);
+	hp_reorder_free(&r);
+}
+
+/* A gap is waited for at most the hold: then the window drains (a
+ * timeout drain); a gap that closes in time costs nothing; the wait
+ * starts again when the front moves. Clock in plain units. */
+static void
+test_reorder_timeout(void **state)
+{
+	struct hp_reorder r;
+	struct rte_mbuf *out[4 * W];
+	unsigned int n;
+
+	(void)state;
+	assert_int_equal(hp_reorder_init(&r, 2, W), 0);
+	r.hold = 100;
+	r.now = 1000;
+	assert_int_equal(hp_reorder_push(&r, 0, 1, tag(1), out), 0);
+	assert_int_equal(hp_reorder_push(&r, 0, 2, tag(2), out), 0);
+	assert_false(hp_reorder_due(&r));
+	r.now = 1099;
+	assert_int_equal(hp_reorder_expire(&r, out, RTE_DIM(out)), 0);
+	r.now = 1100;
+	assert_true(hp_reorder_due(&r));
+	/* no room for a window's worth: nothing yet */
+	assert_int_equal(hp_reorder_expire(&r, out, W - 1), 0);
+	n = hp_reorder_expire(&r, out, RTE_DIM(out));
+	assert_int_equal(n, 2);
+	assert_int_equal(seq_of(out[0]), 1);
+	assert_int_equal(seq_of(out[1]), 2);
+	assert_int_equal(r.st.timeout_drains, 1);
+	assert_int_equal(r.st.drained, 2);
+	assert_int_equal(r.flows[0].base, 3);
+	assert_int_equal(r.held, 0);
+	/* 0 comes after all: late, sent at once */
+	assert_int_equal(hp_reorder_push(&r, 0, 0, tag(0), out), 1);
+	assert_int_equal(r.st.late, 1);
+	/* a gap closed in time: no drain */
+	r.now = 2000;
+	assert_int_equal(hp_reorder_push(&r, 0, 4, tag(4), out), 0);
+	r.now = 2050;
+	assert_int_equal(hp_reorder_push(&r, 0, 3, tag(3), out), 2);
+	r.now = 2200;
+	assert_int_equal(hp_reorder_expire(&r, out, RTE_DIM(out)), 0);
+	assert_int_equal(r.q_n, 0);
+	/* 6 and 8 wait for 5 from 2500; 5 comes at 2550 and releases 6:
+	 * 8 waits for 7 from then, not from 2500 */
+	r.now = 2500;
+	assert_int_equal(hp_reorder_push(&r, 0, 6, tag(6), out), 0);
+	assert_int_equal(hp_reorder_push(&r, 0, 8, tag(8), out), 0);
+	r.now = 2550;
+	assert_int_equal(hp_reorder_push(&r, 0, 5, tag(5), out), 2); /* 5, 6 */
+	r.now = 2600;
+	assert_int_equal(hp_reorder_expire(&r, out, RTE_DIM(out)), 0);
+	assert_int_equal(r.st.timeout_drains, 1);
+	r.now = 2650;
+	assert_int_equal(hp_reorder_expire(&r, out, RTE_DIM(out)), 1);
+	assert_int_equal(seq_of(out[0]), 8);
+	assert_int_equal(r.st.timeout_drains, 2);
+	/* without a hold nothing ever drains on time */
+	r.hold = 0;
+	r.q_last = 0;
+	assert_int_equal(hp_reorder_push(&r, 1, 1, tag(1), out), 0);
+	r.now = UINT64_MAX / 2;
+	assert_int_equal(hp_reorder_expire(&r, out, RTE_DIM(out)), 0);
+	/* the end of the run finds every flow that holds something */
+	assert_int_equal(hp_reorder_flush_next(&r, out), 1);
+	assert_int_equal(hp_reorder_flush_next(&r, out), 0);
+	assert_int_equal(r.held, 0);
+	hp_reorder_free(&r);
+}
+
+/* Windows come from a pool, taken only while a flow holds something. */
+static void
+test_reorder_pool(void **state)
+{
+	struct hp_reorder r;
+	struct rte_mbuf *out[W + 1];
+
+	(void)state;
+	assert_int_equal(hp_reorder_init_pool(&r, 1000, W, 1), 0);
+	assert_int_equal(r.n_win, 1);
+	/* in-order flows need none */
+	assert_int_equal(hp_reorder_push(&r, 500, 0, tag(0), out), 1);
+	assert_int_equal(hp_reorder_push(&r, 999, 0, tag(0), out), 1);
+	assert_int_equal(r.n_free, 1);
+	/* flow 3 holds the only window: flow 4's early packet goes at once */
+	assert_int_equal(hp_reorder_push(&r, 3, 1, tag(1), out), 0);
+	assert_int_equal(r.n_free, 0);
+	assert_int_equal(hp_reorder_push(&r, 4, 1, tag(1), out), 1);
+	assert_int_equal(r.st.no_window, 1);
+	assert_int_equal(hp_reorder_push(&r, 3, 0, tag(0), out), 2);
+	assert_int_equal(r.n_free, 1);
+	assert_int_equal(hp_reorder_push(&r, 4, 3, tag(3), out), 0);
+	assert_int_equal(r.n_free, 0);
+	/* a flow that starts again (a new flow in its slot) at any sequence */
+	hp_reorder_flow_start(&r, 7, 123456);
+	assert_int_equal(hp_reorder_push(&r, 7, 123456, tag(5), out), 1);
+	assert_int_equal(r.st.late, 0);
+	hp_reorder_free(&r);
+	assert_true(hp_reorder_init_pool(&r, 4, W, 0) < 0);
+}
+
+/* ---- the scheduler's flow table ---- */
+static void
+test_flowtab(void **state)
+{
+	struct hp_flowtab t;
+	uint64_t ids[20];
+	int32_t pos[20];
+	uint32_t s, slot[20];
+	unsigned int i, n;
+
+	(void)state;
+	assert_int_equal(hp_flowtab_init(&t, 0, 100, 1, 0), -EINVAL);
+	assert_int_equal(hp_flowtab_init(&t, HP_FLOWTAB_MAX + 1, 100, 1, 0), -EINVAL);
+	assert_int_equal(hp_flowtab_init(&t, 16, 100, 1, 0), 0);
+	for (i = 0; i < 20; i++)
+		ids[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+	/* 16 flows fit, each a position of its own; the 17th is refused */
+	for (i = 0; i < 16; i++) {
+		slot[i] = hp_flowtab_add(&t, ids[i], 10);
+		assert_true(slot[i] < t.n_pos);
+		assert_int_equal(hp_flowtab_in(&t, slot[i], 10), i);
+		for (unsigned int j = 0; j < i; j++)
+			assert_int_not_equal(slot[i], slot[j]);
+	}
+	assert_int_equal(t.live, 16);
+	assert_int_equal(hp_flowtab_add(&t, ids[16], 10), HP_FLOW_UNTRACKED);
+	assert_int_equal(t.st.refused, 1);
+	/* ... but a flow already in is found, full or not */
+	assert_int_equal(hp_flowtab_add(&t, ids[3], 10), slot[3]);
+	hp_flowtab_find_bulk(&t, ids, 20, pos);
+	for (i = 0; i < 20; i++)
+		assert_true(i < 16 ? pos[i] == (int32_t)slot[i] : pos[i] < 0);
+	/* a flow's sequences start at the packets counted in before it:
+	 * flow 3 took 3, its next packet 4; output order: 4 goes out
+	 * before 3, which then is behind it */
+	s = hp_flowtab_in(&t, slot[3], 20);
+	assert_int_equal(s, 4);
+	assert_true(hp_flowtab_out(&t, slot[3], s, true));
+	assert_false(hp_flowtab_out(&t, slot[3], 3, true));
+	/* idle flows with nothing in flight go; the others stay */
+	for (i = 0; i < 16; i++)
+		if (i != 5 && i != 3)
+			hp_flowtab_out(&t, slot[i], i, true);
+	assert_int_equal(hp_flowtab_expire(&t, 109), 0);  /* not idle yet */
+	assert_int_equal(hp_flowtab_expire(&t, 110), 14); /* 5 in flight, 3 recent */
+	assert_int_equal(t.live, 2);
+	assert_int_equal(t.st.expired, 14);
+	/* the id cache forgot them: the lookup finds only 3 and 5 (twice:
+	 * once through rte_hash, once through the cache it filled) */
+	for (n = 0; n < 2; n++) {
+		hp_flowtab_find_bulk(&t, ids, 16, pos);
+		for (i = 0; i < 16; i++)
+			assert_true(i == 3 || i == 5 ? pos[i] == (int32_t)slot[i] : pos[i] < 0);
+	}
+	/* room again; a flow that comes back starts above all it had */
+	for (i = 0; i < 14; i++)
+		assert_true(hp_flowtab_add(&t, ids[i == 5 ? 16 : i == 3 ? 17 : i], 200) <
+			    t.n_pos);
+	assert_int_equal(t.live, 16);
+	s = hp_flowtab_add(&t, ids[0], 200);
+	assert_true(hp_flowtab_in(&t, s, 200) >= 17);
+	assert_true(hp_flowtab_seq_unique(&t));
+	t.seq_next = 1ull << 32;
+	assert_false(hp_flowtab_seq_unique(&t));
+	hp_flowtab_free(&t);
+	/* a table smaller than rte_hash's least still holds exactly max */
+	assert_int_equal(hp_flowtab_init(&t, 1, 100, 1, 0), 0);
+	assert_true(hp_flowtab_add(&t, 1, 0) < t.n_pos);
+	assert_int_equal(hp_flowtab_add(&t, 2, 0), HP_FLOW_UNTRACKED);
+	hp_flowtab_free(&t);
+}
+
 /* ---- IMIX mix ---- */
 static void
 test_imix_shares(void **state)
@@ -1061,6 +1298,10 @@ main(void)
 		cmocka_unit_test(test_reorder_early_and_late),
 		cmocka_unit_test(test_reorder_wrap),
 		cmocka_unit_test(test_reorder_arrival_order),
+		cmocka_unit_test(test_reorder_skip),
+		cmocka_unit_test(test_reorder_timeout),
+		cmocka_unit_test(test_reorder_pool),
+		cmocka_unit_test(test_flowtab),
 		cmocka_unit_test(test_imix_shares),
 		cmocka_unit_test(test_profiles),
 		cmocka_unit_test(test_quote),

@@ -482,7 +482,7 @@ test_sched_options(void **state)
 
 	(void)state;
 	plat_init(&p, false);
-	/* the last one given wins, as with flags; a key is matched whole */
+	/* a key is matched whole (the check below refuses a repeated one) */
 	p.env.params[0] = "dev=0";
 	p.env.params[1] = "device=1";
 	p.env.params[2] = "dev=1";
@@ -495,6 +495,12 @@ test_sched_options(void **state)
 	assert_non_null(strstr(err, "unknown option 'device=1' (it reads dev)"));
 	check_one(&p, "rr", "dev=0", -EINVAL, "it takes none");
 	check_one(&p, "static", "=1", -EINVAL, "KEY=VALUE");
+	/* a key given twice: one value meant, the other silently lost */
+	p.env.params[0] = "dev=0";
+	p.env.params[1] = "dev=1";
+	p.env.n_params = 2;
+	assert_int_equal(check(&p, "pin", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "option 'dev=1': dev given twice"));
 	/* values are the policy's own: checked before the run ... */
 	check_one(&p, "static", "util=0", -EINVAL, "util=0: expected 0 < util <= 1");
 	check_one(&p, "pin", "dev=3", -EINVAL, "expected a device index 0..2");

@@ -243,20 +243,20 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			    md->flow_id)
 				break; /* encrypt the burst first (rare) */
 			if (hp_pkt_hdrs(m, &key, &p->jh[k]) != 0) {
-				hp_task_fail(md, EINVAL);
+				hp_task_fail_secure(md, EINVAL);
 				continue;
 			}
 			/* No hp header and no flow-table slot: seq is 0 for
 			 * every packet of the flow, so the IV would repeat. */
 			if (!hp_meta_seq_unique(md)) {
-				hp_task_fail(md, ENOTUNIQ);
+				hp_task_fail_secure(md, ENOTUNIQ);
 				continue;
 			}
 			f = cbc_flow(p, md, &key);
 			p->pin[slot] = p->gen;
 			len = cbc_pad_pkt(m, md, &p->jh[k], &p->grow[k]);
 			if (len < 0) {
-				hp_task_fail(md, -len);
+				hp_task_fail_secure(md, -len);
 				continue;
 			}
 			md->data_len = (uint16_t)len;
@@ -270,7 +270,7 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			if (p->evp && hp_nf_cbc_evp(f->raw, p->ivs[k],
 						    p->jobs[k].buf, (uint32_t)len,
 						    1) != 0) {
-				hp_task_fail(md, EIO);
+				hp_task_fail_secure(md, EIO);
 				continue;
 			}
 			p->jm[k++] = m;
@@ -278,7 +278,7 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		if (!p->evp && k > 0 &&
 		    hp_nf_cbc_encrypt_burst(p->mb, p->jobs, k) != 0) {
 			for (unsigned int j = 0; j < k; j++)
-				hp_task_fail(hp_meta(p->jm[j]), EIO);
+				hp_task_fail_secure(hp_meta(p->jm[j]), EIO);
 			continue;
 		}
 		for (unsigned int j = 0; j < k; j++)
@@ -305,11 +305,11 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	if (md->status != HP_ST_OK)
 		return 1;
 	if (hp_pkt_hdrs(m, &key, &h) != 0) {
-		hp_task_fail(md, EINVAL);
+		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
 	if (!hp_meta_seq_unique(md)) {
-		hp_task_fail(md, ENOTUNIQ);
+		hp_task_fail_secure(md, ENOTUNIQ);
 		return -ENOTUNIQ;
 	}
 	end = (uint32_t)md->data_off + md->data_len;
@@ -318,15 +318,15 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	trailer = rte_pktmbuf_data_len(m) - end;
 	if (end != (uint32_t)h.pay + h.pay_len || end > rte_pktmbuf_data_len(m) ||
 	    plen > room) {
-		hp_task_fail(md, EINVAL);
+		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
 	if (ip_len(m, &h) + g > UINT16_MAX) {
-		hp_task_fail(md, EMSGSIZE);
+		hp_task_fail_secure(md, EMSGSIZE);
 		return -EMSGSIZE;
 	}
 	if (g > trailer && g - trailer > rte_pktmbuf_tailroom(m)) {
-		hp_task_fail(md, ENOSPC);
+		hp_task_fail_secure(md, ENOSPC);
 		return -ENOSPC;
 	}
 	f = cbc_flow(p, md, &key);
@@ -352,12 +352,12 @@ cbc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 
 	/* the headers as prep found them, before the packet grows */
 	if (hp_pkt_hdrs(m, &key, &h) != 0) {
-		hp_task_fail(md, EINVAL);
+		hp_task_fail_secure(md, EINVAL);
 		return;
 	}
 	/* prep checked the room; append cannot fail here */
 	if (o->aux > trailer && rte_pktmbuf_append(m, (uint16_t)(o->aux - trailer)) == NULL) {
-		hp_task_fail(md, ENOSPC);
+		hp_task_fail_secure(md, ENOSPC);
 		return;
 	}
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);

@@ -4,10 +4,13 @@
  *   key_flow = CBC-MAC(master, flow_msg(0x01))
  *   nonce    = CBC-MAC(master, flow_msg(0x02))[0..7]
  *   counter  = nonce | be32(seq) | be32(0), incremented per 16-byte block
- * where seq is the sender's per-flow sequence from the hp header (or the
- * per-flow arrival index for foreign traffic; a packet with neither, from
- * a flow beyond the scheduler's flow table, is refused with ENOTUNIQ
- * rather than encrypted under a reused counter). The data region is the L4
+ * where seq is the sender's per-flow sequence from the hp header (or, for
+ * foreign traffic, the scheduler's per-flow sequence, which never repeats
+ * in a run: hp_flowtab.h). A packet with neither, from a flow the full
+ * flow table could not take, is refused with ENOTUNIQ rather than
+ * encrypted under a reused counter, and every refusal is a security one
+ * (hp_task_fail_secure): the scheduler drops the packet, and the run's
+ * exit status says an invariant broke. The data region is the L4
  * payload after the 16-byte hp header, so a receiver can read seq in the
  * clear (docs/packet-format.md); flow_msg is one block for IPv4 (the
  * CBC-MAC is then its ECB encryption) and three for IPv6 (hp_flow_msg).
@@ -26,16 +29,22 @@
 #include "hp_common.h"
 #include "hp_task.h"
 
-/* Flows per lcore, direct mapped on flow_id. Large, because a miss costs
- * two full EVP inits (~10k cycles with OpenSSL 3's provider lookups): at
- * 256 slots the generator's ~100 flows collided often enough to cost the
- * worker ~1,000 cycles per packet on average (bench/pipeline, 2026-11-22).
- * Contexts are made on a slot's first use. */
+/* Flows per lcore, direct mapped on flow_id: a cache, not a table (a
+ * miss derives the flow's key again, so no number of flows makes it
+ * wrong). Large, because a slot's first use costs two full EVP inits
+ * (~10k cycles with OpenSSL 3's provider lookups): at 256 slots the
+ * generator's ~100 flows collided often enough to cost the worker ~1,000
+ * cycles per packet on average (bench/pipeline, 2026-11-22). A slot
+ * taken over by another flow keeps its cipher and only changes the key,
+ * and the verify path's ECB context is keyed when verify needs it. */
 #define CTR_CACHE 4096
 
 struct ctr_flow {
 	uint64_t flow_id;
-	int valid;
+	uint8_t valid;
+	uint8_t ctr_set;     /* ctr has its cipher: a new key is a re-key */
+	uint8_t ecb_set;     /* ecb has its cipher */
+	uint8_t ecb_keyed;   /* ecb has this flow's key */
 	uint8_t nonce[8];
 	uint8_t key[16];     /* the flow key (offload to an accelerator) */
 	EVP_CIPHER_CTX *ctr; /* AES-128-CTR with the flow key */
@@ -118,9 +127,7 @@ ctr_flow(struct ctr_priv *p, const struct hp_meta *md, const struct hp_flow_key 
 		return f;
 	if (f->ctr == NULL)
 		f->ctr = EVP_CIPHER_CTX_new();
-	if (f->ecb == NULL)
-		f->ecb = EVP_CIPHER_CTX_new();
-	if (f->ctr == NULL || f->ecb == NULL)
+	if (f->ctr == NULL)
 		return NULL;
 	ml = hp_flow_msg(key, 0x01, msg);
 	if (cbc_mac(p->master, msg, ml, fkey) != 0)
@@ -128,17 +135,36 @@ ctr_flow(struct ctr_priv *p, const struct hp_meta *md, const struct hp_flow_key 
 	hp_flow_msg(key, 0x02, msg);
 	if (cbc_mac(p->master, msg, ml, nb) != 0)
 		return NULL;
-	if (EVP_EncryptInit_ex(f->ctr, EVP_aes_128_ctr(), NULL, fkey, NULL) != 1 ||
-	    EVP_EncryptInit_ex(f->ecb, EVP_aes_128_ecb(), NULL, fkey, NULL) != 1) {
-		f->valid = 0;
+	f->valid = 0;
+	f->ecb_keyed = 0;
+	/* a context that has its cipher takes a new key without the
+	 * provider's cipher lookup */
+	if (EVP_EncryptInit_ex(f->ctr, f->ctr_set ? NULL : EVP_aes_128_ctr(), NULL, fkey,
+			       NULL) != 1)
 		return NULL;
-	}
-	EVP_CIPHER_CTX_set_padding(f->ecb, 0);
+	f->ctr_set = 1;
 	memcpy(f->nonce, nb, 8);
 	memcpy(f->key, fkey, 16);
 	f->flow_id = md->flow_id;
 	f->valid = 1;
 	return f;
+}
+
+/* The flow's ECB context for the verify path, keyed on first use. */
+static EVP_CIPHER_CTX *
+ctr_ecb(struct ctr_flow *f)
+{
+	if (f->ecb_keyed)
+		return f->ecb;
+	if (f->ecb == NULL && (f->ecb = EVP_CIPHER_CTX_new()) == NULL)
+		return NULL;
+	if (EVP_EncryptInit_ex(f->ecb, f->ecb_set ? NULL : EVP_aes_128_ecb(), NULL, f->key,
+			       NULL) != 1)
+		return NULL;
+	EVP_CIPHER_CTX_set_padding(f->ecb, 0);
+	f->ecb_set = 1;
+	f->ecb_keyed = 1;
+	return f->ecb;
 }
 
 static inline void
@@ -178,25 +204,25 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		if (md->status != HP_ST_OK || md->data_len == 0)
 			continue;
 		if (hp_pkt_hdrs(m, &key, &h) != 0) {
-			hp_task_fail(md, EINVAL);
+			hp_task_fail_secure(md, EINVAL);
 			continue;
 		}
 		/* No hp header and no flow-table slot: seq would be 0 for
 		 * every packet of the flow, i.e. a reused counter block. */
 		if (!hp_meta_seq_unique(md)) {
-			hp_task_fail(md, ENOTUNIQ);
+			hp_task_fail_secure(md, ENOTUNIQ);
 			continue;
 		}
 		f = ctr_flow(p, md, &key);
 		if (f == NULL) {
-			hp_task_fail(md, EIO);
+			hp_task_fail_secure(md, EIO);
 			continue;
 		}
 		make_iv(iv, f->nonce, md->hdr_seq);
 		d = rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off);
 		if (EVP_EncryptInit_ex(f->ctr, NULL, NULL, NULL, iv) != 1 ||
 		    EVP_EncryptUpdate(f->ctr, d, &outl, d, md->data_len) != 1) {
-			hp_task_fail(md, EIO);
+			hp_task_fail_secure(md, EIO);
 			continue;
 		}
 		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
@@ -218,16 +244,16 @@ ctr_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	if (md->status != HP_ST_OK || md->data_len == 0)
 		return 1;
 	if (md->data_len > room || hp_pkt_hdrs(m, &key, &h) != 0) {
-		hp_task_fail(md, EINVAL);
+		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
 	if (!hp_meta_seq_unique(md)) {
-		hp_task_fail(md, ENOTUNIQ);
+		hp_task_fail_secure(md, ENOTUNIQ);
 		return -ENOTUNIQ;
 	}
 	f = ctr_flow(ctx->priv, md, &key);
 	if (f == NULL) {
-		hp_task_fail(md, EIO);
+		hp_task_fail_secure(md, EIO);
 		return -EIO;
 	}
 	memcpy(o->key, f->key, 16);
@@ -252,7 +278,7 @@ ctr_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 	if (hp_pkt_hdrs(m, &key, &h) == 0)
 		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
 	else
-		hp_task_fail(md, EINVAL); /* prep parsed them: cannot happen */
+		hp_task_fail_secure(md, EINVAL); /* prep parsed them: cannot happen */
 }
 
 /* Reference CTR: the ECB block function and our own counter arithmetic
@@ -289,12 +315,14 @@ ctr_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	struct hp_flow_key key;
 	struct hp_pkt_hdrs h;
 	struct ctr_flow *f;
+	EVP_CIPHER_CTX *ecb;
 	uint8_t iv[16];
 
-	if (hp_pkt_hdrs(m, &key, &h) != 0 || (f = ctr_flow(p, md, &key)) == NULL)
+	if (hp_pkt_hdrs(m, &key, &h) != 0 || (f = ctr_flow(p, md, &key)) == NULL ||
+	    (ecb = ctr_ecb(f)) == NULL)
 		return -ENOTSUP;
 	make_iv(iv, f->nonce, md->hdr_seq);
-	return ctr_ref(f->ecb, iv, buf, *len);
+	return ctr_ref(ecb, iv, buf, *len);
 }
 
 int

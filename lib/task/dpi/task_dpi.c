@@ -44,7 +44,7 @@ static int
 dpi_opts_parse(const char *param, struct dpi_opts *o, char *err, size_t errlen)
 {
 	static const char *const engines[] = { "hs", "ac", NULL };
-	char v[64], *end;
+	char v[64];
 	int rc;
 
 	memset(o, 0, sizeof(*o));
@@ -65,11 +65,10 @@ dpi_opts_parse(const char *param, struct dpi_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (hp_task_opt_get(param, "gen", v, sizeof(v)) != 0) {
-		unsigned long x;
+		unsigned int x;
 
-		errno = 0;
-		x = strtoul(v, &end, 0);
-		if (v[0] == '-' || *end || errno || x < 1 || x > 1000000) {
+		/* whole decimals (hp_num.c): base 0 read "010" as 8 */
+		if (hp_parse_uint(v, 1, 1000000, &x) < 0) {
 			snprintf(err, errlen, "dpi: bad gen '%s' (1..1000000 patterns)", v);
 			return -EINVAL;
 		}
@@ -80,17 +79,13 @@ dpi_opts_parse(const char *param, struct dpi_opts *o, char *err, size_t errlen)
 		o->gen = (uint32_t)x;
 	}
 	if (hp_task_opt_get(param, "seed", v, sizeof(v)) != 0) {
-		errno = 0;
-		o->seed = strtoull(v, &end, 0);
-		if (v[0] == '\0' || v[0] == '-' || *end || errno) {
+		if (hp_parse_u64(v, 0, UINT64_MAX, &o->seed) < 0) {
 			snprintf(err, errlen, "dpi: bad seed '%s'", v);
 			return -EINVAL;
 		}
 	}
 	if (hp_task_opt_get(param, "plant", v, sizeof(v)) != 0) {
-		errno = 0;
-		o->plant = strtod(v, &end);
-		if (end == v || *end || errno || !(o->plant >= 0 && o->plant <= 1)) {
+		if (hp_parse_double(v, 0, 1, &o->plant) < 0) {
 			snprintf(err, errlen, "dpi: bad plant '%s' (share of generated packets with a pattern, 0..1)",
 				 v);
 			return -EINVAL;
@@ -212,6 +207,15 @@ dpi_free(struct hp_task_ctx *ctx)
 	free(p);
 	ctx->priv = NULL;
 	dpi_shared_put();
+}
+
+static void
+dpi_reset(struct hp_task_ctx *ctx)
+{
+	struct dpi_priv *p = ctx->priv;
+
+	if (p != NULL)
+		p->v_gen = p->v_planted = p->v_found = p->v_match = 0;
 }
 
 static int
@@ -417,6 +421,7 @@ dpi_offload_data(struct hp_task_ctx *ctx, size_t *len)
 	.offload_prep = hp_task_offload_copy_in,		\
 	.offload_done = dpi_offload_done,			\
 	.offload_data = dpi_offload_data,			\
+	.ctx_reset = dpi_reset,					\
 }
 
 static const struct hp_task_ops task_dpi = DPI_TASK_OPS("dpi",

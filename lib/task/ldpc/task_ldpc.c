@@ -56,16 +56,11 @@ struct ldpc_priv {
 	size_t blob_len;
 };
 
+/* A whole decimal (hp_parse_u64: no blank, sign or base prefix). */
 static int
 parse_u64(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (*s == '\0' || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || *end ? -EINVAL : 0;
+	return hp_parse_u64(s, 0, UINT64_MAX, v);
 }
 
 /* Parses and checks the options; on error a one-line reason in err. */
@@ -165,6 +160,15 @@ ldpc_free(struct hp_task_ctx *ctx)
 	hp_ldpc_code_free(p->code);
 	free(p);
 	ctx->priv = NULL;
+}
+
+static void
+ldpc_reset(struct hp_task_ctx *ctx)
+{
+	struct ldpc_priv *p = ctx->priv;
+
+	if (p != NULL)
+		p->v_pkts = p->v_units = 0;
 }
 
 static int
@@ -444,5 +448,6 @@ static const struct hp_task_ops task_ldpc = {
 	.offload_prep = ldpc_offload_prep,
 	.offload_done = ldpc_offload_done,
 	.offload_data = ldpc_offload_data,
+	.ctx_reset = ldpc_reset,
 };
 HP_TASK_REGISTER(task_ldpc)
