@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Traffic generator: real Ethernet/IPv4/UDP|TCP frames of an IMIX
+ * Traffic generator: real Ethernet/IPv4/UDP|TCP frames, with valid IPv4,
+ * UDP and TCP checksums, of an IMIX
  * (Johansson & Pap §4.11: 243/486/1458 B, shares 2:1:2), the five packet
  * types expressed in headers (TCP = needs order, DSCP EF = latency
  * sensitive), a per-flow sequence and an integrity tag in the hp header,
@@ -17,7 +18,10 @@
 #include "hp_pkt.h"
 
 #define HP_IMIX_MAX 8
-#define HP_GEN_MIN_FRAME 70 /* Eth + IPv4 + TCP + hp header */
+/* Frame sizes are without the FCS (as DPDK and pcap count them): 60 is
+ * Ethernet's minimum, the wire's 64-byte frame. A TCP frame below 70 bytes
+ * (Eth + IPv4 + TCP + hp header) carries no hp header. */
+#define HP_GEN_MIN_FRAME 60
 #define HP_GEN_MAX_FRAME 2000
 #define HP_DSCP_EF 46
 
@@ -44,7 +48,8 @@ struct hp_gen_flow {
  * hdr_len: header bytes in front of the body; room: bytes available for
  * the body. Returns the body length written (0..room): the frame is
  * hdr_len + that long, so a hook may make frames longer or shorter than
- * size. The generator computes the CRC32C tag over what it wrote. */
+ * size. The generator computes the CRC32C tag over what it wrote. A frame
+ * too short for the hp header (TCP below 70 bytes) is not given to it. */
 typedef uint32_t (*hp_gen_body_fn)(void *arg, uint64_t gen_id, uint32_t size,
 				   uint32_t hdr_len, uint8_t *body,
 				   uint32_t room);

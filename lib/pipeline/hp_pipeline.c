@@ -155,12 +155,14 @@ devices_build(struct pl_run *r, char *err, size_t errlen)
 	unsigned int i;
 	int ret;
 
+	r->task_cfg = cfg->task;
+	r->task_cfg.tx_offload = r->tx_offload;
 	r->env = (struct hp_dev_env){
 		.epoch = &r->epoch,
 		.burst = cfg->burst,
 		.hz = r->hz,
 		.app = r->app,
-		.task_cfg = &cfg->task,
+		.task_cfg = &r->task_cfg,
 		.task_gran = cfg->task_gran,
 	};
 	memcpy(r->env.tasks, r->tasks, sizeof(r->tasks));

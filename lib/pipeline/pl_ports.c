@@ -148,6 +148,10 @@ port_setup(struct pl_run *r, uint16_t port, bool promisc, bool *promisc_set, cha
 	int ret;
 
 	ret = rte_eth_dev_info_get(port, &info);
+	/* the checksums the port can put right itself (hp_pkt_l4_fixup) */
+	conf.txmode.offloads = ret == 0 ? info.tx_offload_capa & HP_PKT_TX_CKSUM_OFFLOADS : 0;
+	if (port == r->tx_port)
+		r->tx_offload = conf.txmode.offloads;
 	if (ret == 0)
 		ret = rte_eth_dev_configure(port, 1, 1, &conf);
 	if (ret == 0)

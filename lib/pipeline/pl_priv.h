@@ -171,9 +171,12 @@ struct pl_run {
 	struct rte_mempool *pool;
 	uint16_t rx_port, tx_port;
 	int rx_port_ok, tx_port_ok;
+	uint64_t tx_offload;       /* checksum offloads enabled on tx_port */
 	unsigned int n_dev;        /* cpu devices + accelerator */
 	struct hp_device *dev;
 	struct hp_dev_env env;
+	/* the devices' task configuration: the run's, with tx_offload */
+	struct hp_task_cfg task_cfg;
 	struct pl_sched *sc;
 	struct pl_traffic *tr;
 	/* control: gen_ctl = changes << 1 | generator on (pl_gen_set) */

@@ -8,7 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
 #include <rte_byteorder.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
@@ -35,14 +38,20 @@ struct hp_app_hdr {
 /* Why a packet was dropped at classification (never inside the pipeline). */
 enum hp_drop_reason {
 	HP_DROP_NONE = 0,
-	HP_DROP_NOT_IPV4,       /* not Ethernet/IPv4 (ARP, IPv6, ...) */
-	HP_DROP_TRUNC_ETH,      /* shorter than an Ethernet header */
+	HP_DROP_NOT_IP,         /* neither IPv4 nor IPv6 (ARP, LLDP, MPLS, ...) */
+	HP_DROP_TRUNC_ETH,      /* shorter than its Ethernet header and tags */
 	HP_DROP_TRUNC_IPV4,     /* IPv4 header or total length beyond the frame */
 	HP_DROP_BAD_IPV4,       /* IHL < 5, version != 4 */
 	HP_DROP_TRUNC_L4,       /* UDP/TCP header or length beyond the IP packet */
-	HP_DROP_NOT_UDP_TCP,    /* other IP protocol */
+	HP_DROP_NOT_UDP_TCP,    /* other IP protocol (ICMP, ESP, ...) */
 	HP_DROP_IP_FRAGMENT,    /* fragments carry no L4 header to classify */
 	HP_DROP_SEGMENTED,      /* frame spread over several mbufs */
+	HP_DROP_VLAN_DEPTH,     /* more than two VLAN tags */
+	HP_DROP_TRUNC_IPV6,     /* IPv6 header, payload length or an extension
+				 * header beyond the frame */
+	HP_DROP_BAD_IPV6,       /* version != 6, payload length 0 (jumbogram) */
+	HP_DROP_IPV6_EXT,       /* an IPv6 extension header not walked (see
+				 * hp_parse_hdrs), or more than HP_IPV6_EXT_MAX */
 	HP_DROP_REASONS
 };
 extern const char *const hp_drop_reason_names[HP_DROP_REASONS];
@@ -226,39 +235,148 @@ hp_type_index_lookup(const struct hp_type_index *ix, uint32_t len, bool reorder,
 }
 
 /* ---- classification ---- */
+
+/* A flow's 5-tuple. IPv4 addresses are in src_ip/dst_ip; IPv6 ones in
+ * src6/dst6 (ipv6 = 1; src_ip/dst_ip are 0 then), which an IPv4 key
+ * leaves unwritten: compare and hash keys with hp_flow_hash, not memcmp. */
 struct hp_flow_key {
 	uint32_t src_ip;   /* network order */
 	uint32_t dst_ip;
 	uint16_t src_port; /* network order */
 	uint16_t dst_port;
 	uint8_t proto;
-	uint8_t dscp;
+	uint8_t dscp;      /* IPv4 DSCP, or IPv6 traffic class >> 2 */
+	uint8_t ipv6;
+	uint8_t src6[16];
+	uint8_t dst6[16];
 };
 
-/* Parses Ethernet/IPv4/UDP|TCP, fills key, l4 payload offset and length.
- * Returns HP_DROP_NONE or the reason the frame cannot be classified. */
-/* Inline: the scheduler classifies every packet with it (a call and the
+/* Where a classified frame's headers are (offsets from the frame's start). */
+struct hp_pkt_hdrs {
+	uint16_t l3;       /* IP header: after Ethernet and 0..2 VLAN tags */
+	uint16_t l4;       /* UDP/TCP header: after IPv4 options or the IPv6
+			    * extension headers walked */
+	uint16_t pay;      /* L4 payload */
+	uint16_t pay_len;  /* its length: to the UDP length or the IP packet's
+			    * end (Ethernet padding after it is not payload) */
+	uint8_t ipv6;
+	uint8_t proto;     /* IPPROTO_UDP or IPPROTO_TCP */
+};
+
+/* IPv6 extension headers walked before the L4 header, at most: hop-by-hop
+ * options (0) and destination options (60), which say nothing about the
+ * payload. The others are refused: fragment (44) as ip_fragment; routing
+ * (43), whose last address would replace the destination in the L4
+ * checksum's pseudo-header; AH (51), which authenticates the payload a task
+ * changes; mobility, HIP, shim6 and the experimental values (135, 139, 140,
+ * 253, 254) as ipv6_ext_header. ESP (50) and "no next header" (59) are not
+ * UDP/TCP. */
+#define HP_IPV6_EXT_MAX 4
+
+/* 802.1Q (0x8100) and 802.1ad (0x88a8, and the pre-standard 0x9100) tags. */
+static inline bool
+hp_ether_is_vlan(uint16_t et_be)
+{
+	return et_be == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+	       et_be == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ) ||
+	       et_be == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ1);
+}
+
+/* The IPv6 part of hp_parse_hdrs: the fixed header at off, the extension
+ * headers walked (HP_IPV6_EXT_MAX), key and h->l4; *l4len gets the bytes
+ * from the L4 header to the packet's end. */
+static inline enum hp_drop_reason
+hp_parse_ipv6(const uint8_t *frame, uint32_t len, uint32_t off, struct hp_flow_key *key,
+	      struct hp_pkt_hdrs *h, uint32_t *l4len)
+{
+	const struct rte_ipv6_hdr *ip6 = (const void *)(frame + off);
+	uint32_t end, l4 = off + sizeof(*ip6), n, vtc;
+	uint8_t nh;
+
+	if (len < l4)
+		return HP_DROP_TRUNC_IPV6;
+	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
+	if ((vtc >> 28) != 6 || ip6->payload_len == 0)
+		return HP_DROP_BAD_IPV6;
+	end = l4 + rte_be_to_cpu_16(ip6->payload_len);
+	if (end > len)
+		return HP_DROP_TRUNC_IPV6;
+	nh = ip6->proto;
+	for (n = 0; nh != IPPROTO_UDP && nh != IPPROTO_TCP; n++) {
+		switch (nh) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_DSTOPTS:
+			if (n == HP_IPV6_EXT_MAX)
+				return HP_DROP_IPV6_EXT;
+			if (l4 + 8 > end || l4 + (frame[l4 + 1] + 1u) * 8 > end)
+				return HP_DROP_TRUNC_IPV6;
+			nh = frame[l4];
+			l4 += (frame[l4 + 1] + 1u) * 8;
+			break;
+		case IPPROTO_FRAGMENT:
+			return HP_DROP_IP_FRAGMENT;
+		case IPPROTO_ROUTING:
+		case IPPROTO_AH:
+		case 135: /* mobility */
+		case 139: /* HIP */
+		case 140: /* shim6 */
+		case 253: /* experiments (RFC 3692) */
+		case 254:
+			return HP_DROP_IPV6_EXT;
+		default:
+			return HP_DROP_NOT_UDP_TCP;
+		}
+	}
+	key->src_ip = 0;
+	key->dst_ip = 0;
+	memcpy(key->src6, ip6->src_addr, 16);
+	memcpy(key->dst6, ip6->dst_addr, 16);
+	key->ipv6 = 1;
+	key->proto = nh;
+	key->dscp = (uint8_t)((vtc >> 22) & 0x3f);
+	h->ipv6 = 1;
+	h->l4 = (uint16_t)l4;
+	*l4len = end - l4;
+	return HP_DROP_NONE;
+}
+
+/* Parses Ethernet (0..2 VLAN tags) / IPv4 or IPv6 / UDP|TCP: the 5-tuple
+ * into key, where the headers are into h. Returns HP_DROP_NONE or the
+ * reason the frame cannot be classified. Tags are only read: a packet
+ * leaves with the tags it came with.
+ * Inline: the scheduler classifies every packet with it (a call and the
  * key written through memory cost ~30 instructions per packet). */
 static inline enum hp_drop_reason
-hp_parse(const uint8_t *frame, uint32_t len, struct hp_flow_key *key,
-	 uint16_t *l4_payload_off, uint16_t *l4_payload_len)
+hp_parse_hdrs(const uint8_t *frame, uint32_t len, struct hp_flow_key *key,
+	      struct hp_pkt_hdrs *h)
 {
 	const struct rte_ether_hdr *eth = (const void *)frame;
 	const struct rte_ipv4_hdr *ip;
 	uint32_t off = sizeof(*eth), ihl, tot, l4len, hl;
+	enum hp_drop_reason why;
 	uint16_t et;
 
 	if (len < sizeof(*eth))
 		return HP_DROP_TRUNC_ETH;
 	et = eth->ether_type;
-	if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
-		if (len < off + 4)
+	while (unlikely(hp_ether_is_vlan(et))) {
+		if (off == sizeof(*eth) + 2 * sizeof(struct rte_vlan_hdr))
+			return HP_DROP_VLAN_DEPTH;
+		if (len < off + sizeof(struct rte_vlan_hdr))
 			return HP_DROP_TRUNC_ETH;
-		et = *(const uint16_t *)(frame + off + 2);
-		off += 4;
+		et = ((const struct rte_vlan_hdr *)(frame + off))->eth_proto;
+		off += sizeof(struct rte_vlan_hdr);
+	}
+	h->l3 = (uint16_t)off;
+	if (unlikely(et == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6))) {
+		why = hp_parse_ipv6(frame, len, off, key, h, &l4len);
+		if (why != HP_DROP_NONE)
+			return why;
+		off = h->l4;
+		goto l4;
 	}
 	if (et != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
-		return HP_DROP_NOT_IPV4;
+		return HP_DROP_NOT_IP;
 	if (len < off + sizeof(*ip))
 		return HP_DROP_TRUNC_IPV4;
 	ip = (const void *)(frame + off);
@@ -279,8 +397,12 @@ hp_parse(const uint8_t *frame, uint32_t len, struct hp_flow_key *key,
 	key->dst_ip = ip->dst_addr;
 	key->proto = ip->next_proto_id;
 	key->dscp = ip->type_of_service >> 2;
+	key->ipv6 = 0;
+	h->ipv6 = 0;
 	off += ihl;
+	h->l4 = (uint16_t)off;
 	l4len = tot - ihl;
+l4:
 	if (key->proto == IPPROTO_UDP) {
 		const struct rte_udp_hdr *u = (const void *)(frame + off);
 
@@ -306,18 +428,58 @@ hp_parse(const uint8_t *frame, uint32_t len, struct hp_flow_key *key,
 	} else {
 		return HP_DROP_NOT_UDP_TCP;
 	}
-	*l4_payload_off = (uint16_t)(off + hl);
-	*l4_payload_len = (uint16_t)(l4len - hl);
+	h->proto = key->proto;
+	h->pay = (uint16_t)(off + hl);
+	h->pay_len = (uint16_t)(l4len - hl);
 	return HP_DROP_NONE;
+}
+
+/* hp_parse_hdrs for those who need the 5-tuple and the L4 payload only:
+ * fills key, the payload's offset and length. */
+static inline enum hp_drop_reason
+hp_parse(const uint8_t *frame, uint32_t len, struct hp_flow_key *key,
+	 uint16_t *l4_payload_off, uint16_t *l4_payload_len)
+{
+	struct hp_pkt_hdrs h;
+	enum hp_drop_reason why = hp_parse_hdrs(frame, len, key, &h);
+
+	if (why == HP_DROP_NONE) {
+		*l4_payload_off = h.pay;
+		*l4_payload_len = h.pay_len;
+	}
+	return why;
+}
+
+/* The headers of a packet that classified: 0, or -EINVAL when they do
+ * not parse (a multi-segment mbuf, or headers a task broke). */
+static inline int
+hp_pkt_hdrs(struct rte_mbuf *m, struct hp_flow_key *key, struct hp_pkt_hdrs *h)
+{
+	if (m->nb_segs != 1 ||
+	    hp_parse_hdrs(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
+			  key, h) != HP_DROP_NONE)
+		return -EINVAL;
+	return 0;
 }
 
 static inline uint64_t
 hp_flow_hash(const struct hp_flow_key *k)
 {
-	uint32_t a = rte_hash_crc_4byte(k->src_ip, 0x9e3779b9);
-	uint32_t b;
+	uint32_t a, b;
 
-	a = rte_hash_crc_4byte(k->dst_ip, a);
+	if (unlikely(k->ipv6)) {
+		uint32_t w[8];
+		unsigned int i;
+
+		memcpy(w, k->src6, 16);
+		memcpy(w + 4, k->dst6, 16);
+		a = 0x9e3779b9;
+		for (i = 0; i < 8; i++)
+			a = rte_hash_crc_4byte(w[i], a);
+	} else {
+		a = rte_hash_crc_4byte(k->src_ip, 0x9e3779b9);
+		a = rte_hash_crc_4byte(k->dst_ip, a);
+	}
 	b = rte_hash_crc_4byte(((uint32_t)k->src_port << 16) | k->dst_port, a);
 	b = rte_hash_crc_4byte(k->proto, b);
 	return ((uint64_t)a << 32) | b;
@@ -344,8 +506,43 @@ hp_meta_payload(struct hp_meta *md, const uint8_t *frame, uint16_t off, uint16_t
 	}
 }
 
-/* AES block that names a flow (see docs/packet-format.md). */
+/* AES block that names an IPv4 flow (see docs/packet-format.md). */
 void hp_flow_block(const struct hp_flow_key *key, uint8_t domain,
 		   uint8_t out[16]);
+
+/* The message a flow's per-flow AES keys are derived from by CBC-MAC (AES
+ * in CBC mode with a zero IV, the last block) under the master key,
+ * docs/packet-format.md: for IPv4 the block of hp_flow_block (one block:
+ * the CBC-MAC is the ECB encryption, as before IPv6); for IPv6
+ * src6 | dst6 | src_port | dst_port | proto | 0 x 10 | domain. Returns its
+ * length, 16 or HP_FLOW_MSG_MAX. */
+#define HP_FLOW_MSG_MAX 48
+unsigned int hp_flow_msg(const struct hp_flow_key *key, uint8_t domain,
+			 uint8_t out[HP_FLOW_MSG_MAX]);
+
+/* ---- headers after a task changed the payload ---- */
+
+/* The port offloads hp_pkt_l4_fixup uses (RTE_ETH_TX_OFFLOAD_*). */
+#define HP_PKT_TX_CKSUM_OFFLOADS (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | \
+				  RTE_ETH_TX_OFFLOAD_UDP_CKSUM | \
+				  RTE_ETH_TX_OFFLOAD_TCP_CKSUM)
+
+/* After a task changed a classified packet's L4 payload (h from
+ * hp_pkt_hdrs, taken before the change) and made it grow bytes longer at
+ * its end (the frame's data already holds them): adds grow to the IPv4
+ * total length or the IPv6 payload length and to the UDP length, and puts
+ * the checksums right: the IPv4 header's when grow changed it, the
+ * UDP/TCP one always (a UDP/IPv4 checksum of 0, "none", stays 0). With
+ * the checksum offloads in tx_offload (the tx port's enabled
+ * RTE_ETH_TX_OFFLOAD_* bits) it sets the mbuf's offload flags, l2_len and
+ * l3_len and the pseudo-header sum the NIC starts from instead; without,
+ * rte_ipv4_udptcp_cksum/rte_ipv6_udptcp_cksum. */
+void hp_pkt_l4_fixup(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow,
+		     uint64_t tx_offload);
+
+/* Whether the IPv4 header checksum and the UDP/TCP checksum of a
+ * classified frame are right (a UDP/IPv4 checksum of 0 counts as right):
+ * for tests and the sink. */
+bool hp_pkt_cksum_ok(const uint8_t *frame, uint32_t len);
 
 #endif /* HP_PKT_H */

@@ -23,6 +23,9 @@ struct hp_task_cfg {
 	uint8_t key[16];       /* master key (AES tasks derive per-flow keys) */
 	const char *param;     /* task-specific option string (may be NULL) */
 	unsigned int socket;   /* NUMA socket of the calling lcore */
+	/* The tx port's checksum offloads (HP_PKT_TX_CKSUM_OFFLOADS bits it
+	 * has enabled; 0: none), for hp_pkt_l4_fixup. */
+	uint64_t tx_offload;
 };
 
 struct hp_task_ops;
@@ -61,9 +64,14 @@ struct hp_task_ops {
 	void (*ctx_free)(struct hp_task_ctx *ctx);
 	/* Runs the function on n packets in place. The data region of each
 	 * packet is meta->data_off/data_len; results that are not payload go
-	 * into meta (res32, digest, ...). A packet the task cannot handle gets
-	 * meta->status = HP_ST_TASK_ERR and a task_err code (the scheduler
-	 * drops it with reason task_error); it is never freed
+	 * into meta (res32, digest, ...). A task that changes the L4 payload
+	 * (or its length) leaves the packet's headers right before it
+	 * returns, with hp_pkt_l4_fixup (lengths, IPv4 and UDP/TCP checksums
+	 * or the tx port's offload flags): the payload is still in its
+	 * core's cache there, and every device kind runs either process or
+	 * offload_done (which does the same). A packet the task cannot
+	 * handle gets meta->status = HP_ST_TASK_ERR and a task_err code (the
+	 * scheduler drops it with reason task_error); it is never freed
 	 * here. Returns the number of packets processed (always n). */
 	uint16_t (*process)(struct hp_task_ctx *ctx, struct rte_mbuf **pkts,
 			    uint16_t n);

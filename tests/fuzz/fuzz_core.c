@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * libFuzzer target over the core's parsers of outside input: frames
- * (hp_parse: Ethernet/VLAN/IPv4/UDP/TCP headers of every received packet),
+ * (hp_parse: Ethernet/VLAN/QinQ/IPv4/IPv6/UDP/TCP headers of every received
+ * packet, and hp_pkt_l4_fixup, what a task does to them after),
  * packet-type tables (--types FILE), rate traces (--trace FILE), service-
  * time profiles (--gpu model:FILE.json, hplane profile's output), Q-tables
  * (--qtable FILE), DPI pattern sets (--param patterns=FILE) and the IMIX
@@ -156,6 +157,33 @@ imix(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/* A frame that classifies, as a task leaves it (hp_pkt_l4_fixup, in
+ * software or for a NIC's offload): the headers stay inside the frame, and
+ * in software the UDP/TCP checksum comes out right (the IPv4 header's too,
+ * when it was right before). */
+static void
+fixup(uint8_t *frame, uint32_t len, uint8_t sel)
+{
+	struct rte_mbuf m;
+	struct hp_flow_key key;
+	struct hp_pkt_hdrs h;
+	bool sw = (sel & 0x80) == 0, ip_ok;
+
+	if (hp_parse_hdrs(frame, len, &key, &h) != HP_DROP_NONE)
+		return;
+	if (h.l3 >= h.l4 || h.l4 + 8 > h.pay || (uint32_t)h.pay + h.pay_len > len)
+		abort();
+	ip_ok = h.ipv6 || rte_ipv4_cksum((const struct rte_ipv4_hdr *)(frame + h.l3)) == 0;
+	memset(&m, 0, sizeof(m));
+	m.buf_addr = frame;
+	m.data_len = (uint16_t)len;
+	m.pkt_len = len;
+	m.nb_segs = 1;
+	hp_pkt_l4_fixup(&m, &h, 0, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
+	if (sw && ip_ok && !hp_pkt_cksum_ok(frame, len))
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -187,6 +215,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (hp_parse(frame, (uint32_t)(size - 1), &key, &off, &len) == HP_DROP_NONE &&
 		    (uint32_t)off + len > size - 1)
 			abort(); /* the payload it reports lies inside the frame */
+		fixup(frame, (uint32_t)(size - 1), data[0]);
 		free(frame);
 		return 0;
 	}

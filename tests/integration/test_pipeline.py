@@ -154,7 +154,7 @@ def test_pcap_replay_with_bad_packets(hplane, tmp_path):
     assert s["packets_delivered"] == len(frames)
     inv = s["dropped_invalid"]
     assert inv["truncated_ipv4"] == 6 and inv["truncated_l4"] == 3
-    assert inv["not_ipv4"] == 3
+    assert inv["not_ip"] == 3
     assert sum(inv.values()) == n_bad
     assert s["verified"] == len(frames)
     outs = [buf for _, buf in dpkt.pcap.Reader(open(outpcap, "rb"))]

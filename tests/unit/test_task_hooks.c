@@ -3,7 +3,9 @@
  * hook (frame and header lengths, CRC tag, clamping to the room), the
  * app-level glue (which context writes bodies, --param checks), the ldpc
  * and dpi bodies through their tasks' process and verify paths, and the
- * refusal of packets without a unique sequence by aes_ctr and aes_cbc.
+ * refusal of packets without a unique sequence by aes_ctr and aes_cbc, and
+ * their offload path against process() on foreign IPv4/IPv6/VLAN/QinQ
+ * packets (the same bytes and right checksums on every device kind).
  * Tasks of optional blocks (ldpc, nf) are skipped when not built in.
  */
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
 #include <rte_eal.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -307,6 +310,176 @@ test_no_unique_seq(void **state)
 	hp_gen_free(&g);
 }
 
+/* A frame with vlans tags (0..2: 802.1ad outer), IPv4 or IPv6 (with a
+ * destination options header when ext), UDP or TCP, and plen bytes of
+ * payload, its checksums right; returns its length. */
+static uint32_t
+foreign_frame(uint8_t *f, unsigned int vlans, bool v6, bool ext, bool tcp, uint32_t plen)
+{
+	static const uint16_t tpid[] = { RTE_ETHER_TYPE_QINQ, RTE_ETHER_TYPE_VLAN };
+	uint32_t off = 12, l4, hl = tcp ? 20 : 8, i;
+	struct rte_mbuf *m;
+	struct hp_flow_key k = { 0 };
+	struct hp_pkt_hdrs h = { 0 };
+	uint16_t v;
+
+	memset(f, 0, 256);
+	f[0] = 0x02;
+	f[6] = 0x02;
+	for (i = 0; i < vlans; i++, off += 4) {
+		v = rte_cpu_to_be_16(tpid[2 - vlans + i]);
+		memcpy(f + off, &v, 2);
+		f[off + 3] = (uint8_t)(10 + i); /* VLAN id */
+	}
+	v = rte_cpu_to_be_16(v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+	memcpy(f + off, &v, 2);
+	off += 2;
+	if (v6) {
+		l4 = off + 40 + (ext ? 8 : 0);
+		f[off] = 0x60;
+		v = rte_cpu_to_be_16((uint16_t)(l4 - off - 40 + hl + plen));
+		memcpy(f + off + 4, &v, 2);
+		f[off + 6] = ext ? IPPROTO_DSTOPTS : (tcp ? IPPROTO_TCP : IPPROTO_UDP);
+		f[off + 7] = 64;
+		f[off + 8] = 0x20; /* 2001:db8::1 > 2001:db8::2 */
+		f[off + 9] = 0x01;
+		f[off + 10] = 0x0d;
+		f[off + 11] = 0xb8;
+		memcpy(f + off + 24, f + off + 8, 16);
+		f[off + 23] = 1;
+		f[off + 39] = 2;
+		if (ext)
+			f[off + 40] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+	} else {
+		l4 = off + 20;
+		f[off] = 0x45;
+		v = rte_cpu_to_be_16((uint16_t)(20 + hl + plen));
+		memcpy(f + off + 2, &v, 2);
+		f[off + 8] = 64;
+		f[off + 9] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+		f[off + 12] = 10;
+		f[off + 15] = 1;
+		f[off + 16] = 10;
+		f[off + 19] = 2;
+		((struct rte_ipv4_hdr *)(f + off))->hdr_checksum =
+			rte_ipv4_cksum((struct rte_ipv4_hdr *)(f + off));
+	}
+	f[l4] = 0x9c; /* ports 40000 > 443 */
+	f[l4 + 1] = 0x40;
+	f[l4 + 2] = 0x01;
+	f[l4 + 3] = 0xbb;
+	if (tcp) {
+		f[l4 + 12] = 0x50;
+	} else {
+		v = rte_cpu_to_be_16((uint16_t)(8 + plen));
+		memcpy(f + l4 + 4, &v, 2);
+	}
+	for (i = 0; i < plen; i++)
+		f[l4 + hl + i] = (uint8_t)(i * 13 + 1);
+	/* the checksums through an mbuf, as a task leaves them */
+	m = rte_pktmbuf_alloc(pool);
+	assert_non_null(m);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)(l4 + hl + plen)), f, l4 + hl + plen);
+	assert_int_equal(hp_pkt_hdrs(m, &k, &h), 0);
+	hp_pkt_l4_fixup(m, &h, 0, 0);
+	memcpy(f, rte_pktmbuf_mtod(m, uint8_t *), l4 + hl + plen);
+	rte_pktmbuf_free(m);
+	assert_true(hp_pkt_cksum_ok(f, l4 + hl + plen));
+	return l4 + hl + plen;
+}
+
+/* The mbuf of a foreign frame as the scheduler hands it to a device. */
+static struct rte_mbuf *
+foreign_packet(const uint8_t *f, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct hp_meta *md = hp_meta(m);
+	struct hp_flow_key k = { 0 };
+	struct hp_pkt_hdrs h = { 0 };
+
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), f, len);
+	assert_int_equal(hp_pkt_hdrs(m, &k, &h), 0);
+	memset(md, 0, sizeof(*md));
+	md->flow_id = hp_flow_hash(&k);
+	md->flow_slot = 3;
+	md->hdr_seq = 41;
+	md->data_off = h.pay;
+	md->data_len = h.pay_len;
+	hp_meta_seq_note(md);
+	return m;
+}
+
+/* An accelerator's kernel for aes_ctr and aes_cbc, on the CPU: the
+ * keystream XOR, or CBC encryption of the padded staging. */
+static void
+kernel_on_cpu(const char *task, const struct hp_offload *o, uint8_t *stage)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int outl;
+
+	assert_non_null(c);
+	assert_int_equal(EVP_EncryptInit_ex(c, strcmp(task, "aes_ctr") == 0 ? EVP_aes_128_ctr() :
+					    EVP_aes_128_cbc(), NULL, o->key, o->iv), 1);
+	EVP_CIPHER_CTX_set_padding(c, 0);
+	assert_int_equal(EVP_EncryptUpdate(c, stage, &outl, stage, (int)o->in_len), 1);
+	EVP_CIPHER_CTX_free(c);
+}
+
+/* aes_ctr and aes_cbc on foreign IPv4/IPv6, untagged/802.1Q/QinQ,
+ * UDP/TCP packets: process() and the accelerator's path (offload_prep, a
+ * kernel, offload_done) leave the same bytes, lengths and right
+ * checksums, so every device kind sends the same frame. */
+static void
+test_offload_matches_process(void **state)
+{
+	static const char *const names[] = { "aes_ctr", "aes_cbc" };
+	static const uint32_t plens[] = { 6, 31, 700 };
+	struct hp_task_cfg cfg = { .key = { 4, 5, 6 } };
+	uint8_t f[1024], stage[2048];
+	unsigned int t, c, p;
+
+	(void)state;
+	for (t = 0; t < RTE_DIM(names); t++) {
+		struct hp_task_ctx ctx = { .ops = hp_task_find(names[t]), .cfg = &cfg };
+
+		if (ctx.ops == NULL)
+			continue;
+		assert_int_equal(ctx.ops->ctx_init(&ctx), 0);
+		for (c = 0; c < 3 * 2 * 2 * 2; c++) {
+			for (p = 0; p < RTE_DIM(plens); p++) {
+				uint32_t len = foreign_frame(f, c % 3, c / 3 % 2, c / 6 % 2,
+							     c / 12 % 2, plens[p]);
+				struct rte_mbuf *a = foreign_packet(f, len);
+				struct rte_mbuf *b = foreign_packet(f, len);
+				struct hp_offload o;
+
+				assert_int_equal(ctx.ops->process(&ctx, &a, 1), 1);
+				assert_int_equal(hp_meta(a)->status, HP_ST_OK);
+				assert_int_equal(ctx.ops->offload_prep(&ctx, b, &o, stage,
+								       sizeof(stage)), 0);
+				kernel_on_cpu(names[t], &o, stage);
+				ctx.ops->offload_done(&ctx, b, &o, stage);
+				assert_int_equal(hp_meta(b)->status, HP_ST_OK);
+				assert_int_equal(a->data_len, b->data_len);
+				assert_int_equal(hp_meta(a)->data_len, hp_meta(b)->data_len);
+				assert_memory_equal(rte_pktmbuf_mtod(a, uint8_t *),
+						    rte_pktmbuf_mtod(b, uint8_t *), a->data_len);
+				assert_memory_not_equal(rte_pktmbuf_mtod(a, uint8_t *) +
+							hp_meta(a)->data_off, f +
+							hp_meta(a)->data_off, plens[p]);
+				/* the tags are kept */
+				assert_memory_equal(rte_pktmbuf_mtod(a, uint8_t *), f,
+						    14 + 4 * (c % 3));
+				assert_true(hp_pkt_cksum_ok(rte_pktmbuf_mtod(a, uint8_t *),
+							    a->data_len));
+				rte_pktmbuf_free(a);
+				rte_pktmbuf_free(b);
+			}
+		}
+		ctx.ops->ctx_free(&ctx);
+	}
+}
+
 int
 main(void)
 {
@@ -319,6 +492,7 @@ main(void)
 		cmocka_unit_test(test_ldpc_bodies),
 		cmocka_unit_test(test_dpi_bodies),
 		cmocka_unit_test(test_no_unique_seq),
+		cmocka_unit_test(test_offload_matches_process),
 	};
 	int ret;
 

@@ -518,6 +518,43 @@ hp_body(uint8_t *f, uint32_t len, uint32_t *boff, uint32_t *blen)
 	return 0;
 }
 
+/* Ones' complement sum of n bytes as big-endian 16-bit words, added to sum. */
+static uint32_t
+be_sum(const uint8_t *p, uint32_t n, uint32_t sum)
+{
+	for (uint32_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	return sum;
+}
+
+/* The UDP or TCP checksum of a frame hp_body accepted, redone after its
+ * body changed (a UDP checksum of 0, "none", stays 0), so tshark and the
+ * receiving stack take the planted frame. */
+static void
+l4_cksum_fix(uint8_t *f)
+{
+	uint32_t ihl = (f[14] & 0xf) * 4u, tot = (uint32_t)f[16] << 8 | f[17];
+	uint8_t proto = f[14 + 9], *l4 = f + 14 + ihl;
+	uint32_t len = proto == 17 ? ((uint32_t)l4[4] << 8 | l4[5]) : tot - ihl;
+	uint8_t *ck = l4 + (proto == 17 ? 6 : 16);
+	uint32_t sum;
+
+	if (proto == 17 && ((ck[0] == 0 && ck[1] == 0) || len < 8 || len > tot - ihl))
+		return;
+	ck[0] = ck[1] = 0;
+	sum = be_sum(f + 14 + 12, 8, proto + len);
+	sum = be_sum(l4, len, sum);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	if (sum == 0 && proto == 17)
+		sum = 0xffff;
+	ck[0] = (uint8_t)(sum >> 8);
+	ck[1] = (uint8_t)sum;
+}
+
 static int
 cmd_plant_pcap(const struct opts *o)
 {
@@ -578,6 +615,7 @@ cmd_plant_pcap(const struct opts *o)
 				body[-3] = (uint8_t)(t >> 16);
 				body[-2] = (uint8_t)(t >> 8);
 				body[-1] = (uint8_t)t;
+				l4_cksum_fix(f);
 				planted++;
 			}
 		}

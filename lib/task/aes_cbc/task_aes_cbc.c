@@ -20,63 +20,74 @@
 #include "hp_nf.h"
 #include "hp_task.h"
 
-/* Where the headers of a classified frame are (Ethernet, optional VLAN,
- * IPv4, UDP or TCP), for key derivation and for length fix-ups. */
-struct l3l4 {
-	struct rte_ipv4_hdr *ip;
-	struct rte_udp_hdr *udp; /* NULL for TCP */
-	struct rte_tcp_hdr *tcp; /* NULL for UDP */
-	uint32_t l4_end;         /* offset just past the L4 payload */
-};
-
-static int
-find_headers(struct rte_mbuf *m, struct l3l4 *h)
+/* The last block of an IPv6 flow's key message (below). */
+static void
+flow_tail6(const struct hp_flow_key *k, uint8_t b[16])
 {
-	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m), off = RTE_ETHER_HDR_LEN, ihl, tot;
-	uint16_t et;
+	memset(b, 0, 16);
+	memcpy(b, "CB6", 3);
+	memcpy(b + 3, &k->src_port, 2);
+	memcpy(b + 5, &k->dst_port, 2);
+	b[7] = k->proto;
+}
 
-	if (len < off + sizeof(struct rte_ipv4_hdr))
-		return -EINVAL;
-	et = ((struct rte_ether_hdr *)f)->ether_type;
-	if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
-		et = *(uint16_t *)(f + off + 2);
-		off += 4;
+/* The block K_flow = AES_Kmaster(block) is derived from, docs/nf.md: for
+ * IPv4 lib/nf's "CB1" block; for IPv6, so that K_flow is the CBC-MAC of
+ * src6 | dst6 | "CB6" | ports | proto | 0 x 8 under the master key, the
+ * chaining value of its first two blocks XOR the third. */
+static void
+flow_block_of(const struct hp_nf_aes_key *master, const struct hp_flow_key *k,
+	      uint8_t fb[16])
+{
+	uint8_t x[16], y[16];
+
+	if (!k->ipv6) {
+		hp_nf_cbc_flow_block((const uint8_t *)&k->src_ip, (const uint8_t *)&k->dst_ip,
+				     (const uint8_t *)&k->src_port,
+				     (const uint8_t *)&k->dst_port, k->proto, fb);
+		return;
 	}
-	if (et != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    len < off + sizeof(struct rte_ipv4_hdr))
-		return -EINVAL;
-	h->ip = (struct rte_ipv4_hdr *)(f + off);
-	ihl = (h->ip->version_ihl & 0xf) * 4u;
-	tot = rte_be_to_cpu_16(h->ip->total_length);
-	if (ihl < 20 || off + tot > len || tot < ihl + 8)
-		return -EINVAL;
-	h->udp = NULL;
-	h->tcp = NULL;
-	if (h->ip->next_proto_id == IPPROTO_UDP) {
-		h->udp = (struct rte_udp_hdr *)(f + off + ihl);
-		h->l4_end = off + ihl + rte_be_to_cpu_16(h->udp->dgram_len);
-	} else if (h->ip->next_proto_id == IPPROTO_TCP) {
-		if (tot < ihl + sizeof(struct rte_tcp_hdr))
-			return -EINVAL;
-		h->tcp = (struct rte_tcp_hdr *)(f + off + ihl);
-		h->l4_end = off + tot;
-	} else {
-		return -EINVAL;
+	hp_nf_aes_block(master, k->src6, x);
+	for (unsigned int i = 0; i < 16; i++)
+		x[i] ^= k->dst6[i];
+	hp_nf_aes_block(master, x, y);
+	flow_tail6(k, fb);
+	for (unsigned int i = 0; i < 16; i++)
+		fb[i] ^= y[i];
+}
+
+/* The same block on the reference path, through OpenSSL's CBC. */
+static int
+flow_block_ref(const uint8_t master[16], const struct hp_flow_key *k, uint8_t fb[16])
+{
+	static const uint8_t zero[16];
+	uint8_t buf[32];
+
+	if (!k->ipv6) {
+		flow_block_of(NULL, k, fb);
+		return 0;
 	}
+	memcpy(buf, k->src6, 16);
+	memcpy(buf + 16, k->dst6, 16);
+	if (hp_nf_cbc_evp(master, zero, buf, sizeof(buf), 1) != 0)
+		return -EIO;
+	flow_tail6(k, fb);
+	for (unsigned int i = 0; i < 16; i++)
+		fb[i] ^= buf[16 + i];
 	return 0;
 }
 
-static void
-flow_block_of(const struct l3l4 *h, uint8_t fb[16])
+/* The IP length field (IPv4 total length, IPv6 payload length) that
+ * padding adds to. */
+static uint32_t
+ip_len(struct rte_mbuf *m, const struct hp_pkt_hdrs *h)
 {
-	/* Ports sit at the same offsets in UDP and TCP. */
-	const uint8_t *l4 = h->udp ? (const uint8_t *)h->udp :
-				     (const uint8_t *)h->tcp;
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, h->l3);
+	uint16_t v;
 
-	hp_nf_cbc_flow_block((const uint8_t *)&h->ip->src_addr,
-			     (const uint8_t *)&h->ip->dst_addr, l4, l4 + 2,
-			     h->ip->next_proto_id, fb);
+	memcpy(&v, l3 + (h->ipv6 ? offsetof(struct rte_ipv6_hdr, payload_len) :
+				   offsetof(struct rte_ipv4_hdr, total_length)), 2);
+	return rte_be_to_cpu_16(v);
 }
 
 static int
@@ -109,7 +120,7 @@ struct cbc_priv {
 	uint64_t gen;
 	struct hp_nf_cbc_job jobs[HP_BURST];
 	struct rte_mbuf *jm[HP_BURST];
-	struct l3l4 jh[HP_BURST];
+	struct hp_pkt_hdrs jh[HP_BURST];
 	uint16_t grow[HP_BURST];
 	uint8_t ivs[HP_BURST][16];
 };
@@ -158,15 +169,16 @@ cbc_init(struct hp_task_ctx *ctx)
 }
 
 static struct cbc_flow *
-cbc_flow(struct cbc_priv *p, const struct hp_meta *md, const struct l3l4 *h)
+cbc_flow(struct cbc_priv *p, const struct hp_meta *md, const struct hp_flow_key *k)
 {
 	struct cbc_flow *f = &p->flows[md->flow_id & (CBC_CACHE - 1)];
 	uint8_t fb[16];
 
 	if (f->valid && f->flow_id == md->flow_id)
 		return f;
-	/* Miss: ~60 ns (one AES block + one key expansion). */
-	flow_block_of(h, fb);
+	/* Miss: ~60 ns (one AES block + one key expansion; IPv6: two
+	 * blocks more). */
+	flow_block_of(&p->master, k, fb);
 	hp_nf_aes_block(&p->master, fb, f->raw);
 	hp_nf_cbc_expand(p->mb, f->raw, &f->key);
 	f->flow_id = md->flow_id;
@@ -174,39 +186,10 @@ cbc_flow(struct cbc_priv *p, const struct hp_meta *md, const struct l3l4 *h)
 	return f;
 }
 
-/* After encryption: the frame grew by g bytes at the end of the L4
- * payload; fix IPv4 total length and checksum, UDP length, L4 checksum
- * (over the ciphertext; a UDP checksum of 0 means "none" and stays 0). */
-static void
-cbc_fix_headers(const struct l3l4 *h, uint16_t g)
-{
-	struct rte_ipv4_hdr *ip = h->ip;
-
-	if (g != 0) {
-		ip->total_length = rte_cpu_to_be_16(
-			(uint16_t)(rte_be_to_cpu_16(ip->total_length) + g));
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-	}
-	if (h->udp != NULL) {
-		int had = h->udp->dgram_cksum != 0;
-
-		h->udp->dgram_len = rte_cpu_to_be_16(
-			(uint16_t)(rte_be_to_cpu_16(h->udp->dgram_len) + g));
-		if (had) {
-			h->udp->dgram_cksum = 0;
-			h->udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, h->udp);
-		}
-	} else {
-		h->tcp->cksum = 0;
-		h->tcp->cksum = rte_ipv4_udptcp_cksum(ip, h->tcp);
-	}
-}
-
 /* Pads one packet in place (growing the mbuf if needed) and returns the
  * new data length, or a negative errno. */
 static int
-cbc_pad_pkt(struct rte_mbuf *m, struct hp_meta *md, const struct l3l4 *h,
+cbc_pad_pkt(struct rte_mbuf *m, struct hp_meta *md, const struct hp_pkt_hdrs *h,
 	    uint16_t *grow)
 {
 	uint32_t end = (uint32_t)md->data_off + md->data_len;
@@ -216,9 +199,9 @@ cbc_pad_pkt(struct rte_mbuf *m, struct hp_meta *md, const struct l3l4 *h,
 
 	/* Padding goes at the end of the data region, which must be the end
 	 * of the L4 payload so the receiver finds it from the IP length. */
-	if (end != h->l4_end || end > rte_pktmbuf_data_len(m))
+	if (end != (uint32_t)h->pay + h->pay_len || end > rte_pktmbuf_data_len(m))
 		return -EINVAL;
-	if (rte_be_to_cpu_16(h->ip->total_length) + g > UINT16_MAX)
+	if (ip_len(m, h) + g > UINT16_MAX)
 		return -EMSGSIZE;
 	/* Bytes after the IP packet (Ethernet minimum-frame padding) are
 	 * reused; only the rest is appended. */
@@ -232,8 +215,9 @@ cbc_pad_pkt(struct rte_mbuf *m, struct hp_meta *md, const struct l3l4 *h,
 
 /* Cost note (bench/tasks, this machine): ipsec-mb VAES multi-buffer CBC
  * runs ~10 GB/s per core at 1458 B in bursts of 32; per packet adds the
- * IV (one AES block, ~10 ns), the header fix-up and, when the UDP or TCP
- * checksum is in use, a checksum pass over the ciphertext. */
+ * IV (one AES block, ~10 ns), the header re-parse and fix-up and, when
+ * the UDP or TCP checksum is in use, a checksum pass over the ciphertext
+ * (hp_pkt_l4_fixup; ~85 cycles at 778 B). */
 static uint16_t
 cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -248,6 +232,7 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			struct rte_mbuf *m = pkts[i];
 			struct hp_meta *md = hp_meta(m);
 			unsigned int slot = md->flow_id & (CBC_CACHE - 1);
+			struct hp_flow_key key;
 			struct cbc_flow *f;
 			uint8_t sb[16];
 			int len;
@@ -257,7 +242,7 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			if (p->pin[slot] == p->gen && p->flows[slot].flow_id !=
 			    md->flow_id)
 				break; /* encrypt the burst first (rare) */
-			if (m->nb_segs != 1 || find_headers(m, &p->jh[k]) != 0) {
+			if (hp_pkt_hdrs(m, &key, &p->jh[k]) != 0) {
 				hp_task_fail_secure(md, EINVAL);
 				continue;
 			}
@@ -267,7 +252,7 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 				hp_task_fail_secure(md, ENOTUNIQ);
 				continue;
 			}
-			f = cbc_flow(p, md, &p->jh[k]);
+			f = cbc_flow(p, md, &key);
 			p->pin[slot] = p->gen;
 			len = cbc_pad_pkt(m, md, &p->jh[k], &p->grow[k]);
 			if (len < 0) {
@@ -297,7 +282,7 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		}
 		for (unsigned int j = 0; j < k; j++)
-			cbc_fix_headers(&p->jh[j], p->grow[j]);
+			hp_pkt_l4_fixup(p->jm[j], &p->jh[j], p->grow[j], ctx->cfg->tx_offload);
 	}
 	return n;
 }
@@ -311,14 +296,15 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 {
 	struct cbc_priv *p = ctx->priv;
 	struct hp_meta *md = hp_meta(m);
+	struct hp_flow_key key;
+	struct hp_pkt_hdrs h;
 	struct cbc_flow *f;
-	struct l3l4 h;
 	uint32_t end, plen, g, trailer;
 	uint8_t sb[16];
 
 	if (md->status != HP_ST_OK)
 		return 1;
-	if (m->nb_segs != 1 || find_headers(m, &h) != 0) {
+	if (hp_pkt_hdrs(m, &key, &h) != 0) {
 		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
@@ -330,11 +316,12 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	plen = (md->data_len / 16 + 1) * 16;
 	g = plen - md->data_len;
 	trailer = rte_pktmbuf_data_len(m) - end;
-	if (end != h.l4_end || end > rte_pktmbuf_data_len(m) || plen > room) {
+	if (end != (uint32_t)h.pay + h.pay_len || end > rte_pktmbuf_data_len(m) ||
+	    plen > room) {
 		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
-	if (rte_be_to_cpu_16(h.ip->total_length) + g > UINT16_MAX) {
+	if (ip_len(m, &h) + g > UINT16_MAX) {
 		hp_task_fail_secure(md, EMSGSIZE);
 		return -EMSGSIZE;
 	}
@@ -342,7 +329,7 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 		hp_task_fail_secure(md, ENOSPC);
 		return -ENOSPC;
 	}
-	f = cbc_flow(p, md, &h);
+	f = cbc_flow(p, md, &key);
 	hp_nf_cbc_seq_block(md->hdr_seq, sb);
 	hp_nf_aes_block(&f->key, sb, o->iv);
 	memcpy(o->key, f->raw, 16);
@@ -360,9 +347,14 @@ cbc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 	struct hp_meta *md = hp_meta(m);
 	uint32_t end = (uint32_t)md->data_off + md->data_len;
 	uint32_t trailer = rte_pktmbuf_data_len(m) - end;
-	struct l3l4 h;
+	struct hp_flow_key key;
+	struct hp_pkt_hdrs h;
 
-	RTE_SET_USED(ctx);
+	/* the headers as prep found them, before the packet grows */
+	if (hp_pkt_hdrs(m, &key, &h) != 0) {
+		hp_task_fail_secure(md, EINVAL);
+		return;
+	}
 	/* prep checked the room; append cannot fail here */
 	if (o->aux > trailer && rte_pktmbuf_append(m, (uint16_t)(o->aux - trailer)) == NULL) {
 		hp_task_fail_secure(md, ENOSPC);
@@ -370,11 +362,7 @@ cbc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 	}
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
 	md->data_len = (uint16_t)o->in_len;
-	if (find_headers(m, &h) != 0) {
-		hp_task_fail_secure(md, EINVAL);
-		return;
-	}
-	cbc_fix_headers(&h, (uint16_t)o->aux);
+	hp_pkt_l4_fixup(m, &h, (uint16_t)o->aux, ctx->cfg->tx_offload);
 }
 
 /* Reference: a receiver's view, all in OpenSSL EVP. Derives K_flow and
@@ -386,12 +374,12 @@ cbc_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 {
 	const struct hp_meta *md = hp_meta(m);
 	uint8_t fb[16], key[16], iv[16];
-	struct l3l4 h;
+	struct hp_flow_key k;
+	struct hp_pkt_hdrs h;
 	uint32_t out;
 
-	if (find_headers(m, &h) != 0)
+	if (hp_pkt_hdrs(m, &k, &h) != 0 || flow_block_ref(ctx->cfg->key, &k, fb) != 0)
 		return -ENOTSUP;
-	flow_block_of(&h, fb);
 	if (hp_nf_cbc_derive_ref(ctx->cfg->key, fb, md->hdr_seq, key, iv) != 0)
 		return -ENOTSUP;
 	if (*len % 16 != 0 || hp_nf_cbc_evp(key, iv, buf, *len, 0) != 0)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * AES-128-CTR task (Johansson & Pap §4.4) through OpenSSL EVP, with a key
  * and nonce per flow derived from the master key:
- *   key_flow = AES-128-ECB(master, flow_block(0x01))
- *   nonce    = AES-128-ECB(master, flow_block(0x02))[0..7]
+ *   key_flow = CBC-MAC(master, flow_msg(0x01))
+ *   nonce    = CBC-MAC(master, flow_msg(0x02))[0..7]
  *   counter  = nonce | be32(seq) | be32(0), incremented per 16-byte block
  * where seq is the sender's per-flow sequence from the hp header (or, for
  * foreign traffic, the scheduler's per-flow sequence, which never repeats
@@ -12,8 +12,11 @@
  * (hp_task_fail_secure): the scheduler drops the packet, and the run's
  * exit status says an invariant broke. The data region is the L4
  * payload after the 16-byte hp header, so a receiver can read seq in the
- * clear (docs/packet-format.md). Per-lcore cache of flow contexts: a hit
- * costs one EVP re-init with a new IV (~60 ns) instead of a key schedule.
+ * clear (docs/packet-format.md); flow_msg is one block for IPv4 (the
+ * CBC-MAC is then its ECB encryption) and three for IPv6 (hp_flow_msg).
+ * The UDP/TCP checksum is redone over the ciphertext. Per-lcore cache of
+ * flow contexts: a hit costs one EVP re-init with a new IV (~60 ns)
+ * instead of a key schedule.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -91,32 +94,46 @@ fail:
 	return -ENOMEM;
 }
 
-/* Finds or derives the flow's key context; NULL if the headers of a packet
- * that passed classification cannot be re-read (cannot happen for linear
- * mbufs) or OpenSSL fails. */
+/* CBC-MAC (AES-CBC, zero IV, the last block) of msg (len a multiple of
+ * 16) under the master key: a flow's key and nonce, docs/packet-format.md.
+ * For an IPv4 flow's one block it is the ECB encryption of that block. */
+static int
+cbc_mac(EVP_CIPHER_CTX *ecb, const uint8_t *msg, unsigned int len, uint8_t out[16])
+{
+	uint8_t x[16] = { 0 };
+	unsigned int off, j;
+	int outl;
+
+	for (off = 0; off < len; off += 16) {
+		for (j = 0; j < 16; j++)
+			x[j] ^= msg[off + j];
+		if (EVP_EncryptUpdate(ecb, x, &outl, x, 16) != 1)
+			return -EIO;
+	}
+	memcpy(out, x, 16);
+	return 0;
+}
+
+/* Finds or derives the flow's key context from the packet's 5-tuple key;
+ * NULL if OpenSSL fails. */
 static struct ctr_flow *
-ctr_flow(struct ctr_priv *p, struct rte_mbuf *m, const struct hp_meta *md)
+ctr_flow(struct ctr_priv *p, const struct hp_meta *md, const struct hp_flow_key *key)
 {
 	struct ctr_flow *f = &p->flows[md->flow_id & (CTR_CACHE - 1)];
-	struct hp_flow_key key;
-	uint8_t blk[16], fkey[16], nb[16];
-	uint16_t off, len;
-	int outl;
+	uint8_t msg[HP_FLOW_MSG_MAX], fkey[16], nb[16];
+	unsigned int ml;
 
 	if (f->valid && f->flow_id == md->flow_id)
 		return f;
-	if (hp_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
-		     &key, &off, &len) != HP_DROP_NONE)
-		return NULL;
 	if (f->ctr == NULL)
 		f->ctr = EVP_CIPHER_CTX_new();
 	if (f->ctr == NULL)
 		return NULL;
-	hp_flow_block(&key, 0x01, blk);
-	if (EVP_EncryptUpdate(p->master, fkey, &outl, blk, 16) != 1)
+	ml = hp_flow_msg(key, 0x01, msg);
+	if (cbc_mac(p->master, msg, ml, fkey) != 0)
 		return NULL;
-	hp_flow_block(&key, 0x02, blk);
-	if (EVP_EncryptUpdate(p->master, nb, &outl, blk, 16) != 1)
+	hp_flow_msg(key, 0x02, msg);
+	if (cbc_mac(p->master, msg, ml, nb) != 0)
 		return NULL;
 	f->valid = 0;
 	f->ecb_keyed = 0;
@@ -161,7 +178,9 @@ make_iv(uint8_t iv[16], const uint8_t nonce[8], uint32_t seq)
 }
 
 /* Cost note: IMIX (mean 778 B) measures ~0.75 cycles/byte + ~150 cycles
- * per packet for IV re-init on AES-NI (bench/pipeline). */
+ * per packet for IV re-init on AES-NI (bench/pipeline); the headers
+ * (re-parse, then the UDP/TCP checksum over the ciphertext while it is in
+ * L1) add ~100 at the IMIX mean (hp_pkt.c). */
 static uint16_t
 ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -176,13 +195,15 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct hp_meta *md = hp_meta(m);
+		struct hp_flow_key key;
+		struct hp_pkt_hdrs h;
 		struct ctr_flow *f;
 		uint8_t iv[16], *d;
 		int outl;
 
 		if (md->status != HP_ST_OK || md->data_len == 0)
 			continue;
-		if (m->nb_segs != 1) {
+		if (hp_pkt_hdrs(m, &key, &h) != 0) {
 			hp_task_fail_secure(md, EINVAL);
 			continue;
 		}
@@ -192,7 +213,7 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			hp_task_fail_secure(md, ENOTUNIQ);
 			continue;
 		}
-		f = ctr_flow(p, m, md);
+		f = ctr_flow(p, md, &key);
 		if (f == NULL) {
 			hp_task_fail_secure(md, EIO);
 			continue;
@@ -202,7 +223,9 @@ ctr_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		if (EVP_EncryptInit_ex(f->ctr, NULL, NULL, NULL, iv) != 1 ||
 		    EVP_EncryptUpdate(f->ctr, d, &outl, d, md->data_len) != 1) {
 			hp_task_fail_secure(md, EIO);
+			continue;
 		}
+		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
 	}
 	return n;
 }
@@ -214,11 +237,13 @@ ctr_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 		 uint8_t *stage, uint32_t room)
 {
 	struct hp_meta *md = hp_meta(m);
+	struct hp_flow_key key;
+	struct hp_pkt_hdrs h;
 	struct ctr_flow *f;
 
 	if (md->status != HP_ST_OK || md->data_len == 0)
 		return 1;
-	if (m->nb_segs != 1 || md->data_len > room) {
+	if (md->data_len > room || hp_pkt_hdrs(m, &key, &h) != 0) {
 		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
@@ -226,7 +251,7 @@ ctr_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 		hp_task_fail_secure(md, ENOTUNIQ);
 		return -ENOTUNIQ;
 	}
-	f = ctr_flow(ctx->priv, m, md);
+	f = ctr_flow(ctx->priv, md, &key);
 	if (f == NULL) {
 		hp_task_fail_secure(md, EIO);
 		return -EIO;
@@ -240,14 +265,20 @@ ctr_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	return 0;
 }
 
+/* The ciphertext into the packet, then its headers (hp_task.h, process). */
 static void
 ctr_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
 		 const uint8_t *out)
 {
 	struct hp_meta *md = hp_meta(m);
+	struct hp_flow_key key;
+	struct hp_pkt_hdrs h;
 
-	RTE_SET_USED(ctx);
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
+	if (hp_pkt_hdrs(m, &key, &h) == 0)
+		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
+	else
+		hp_task_fail_secure(md, EINVAL); /* prep parsed them: cannot happen */
 }
 
 /* Reference CTR: the ECB block function and our own counter arithmetic
@@ -281,11 +312,14 @@ ctr_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 {
 	struct ctr_priv *p = ctx->priv;
 	const struct hp_meta *md = hp_meta(m);
-	struct ctr_flow *f = ctr_flow(p, m, md);
-	EVP_CIPHER_CTX *ecb = f != NULL ? ctr_ecb(f) : NULL;
+	struct hp_flow_key key;
+	struct hp_pkt_hdrs h;
+	struct ctr_flow *f;
+	EVP_CIPHER_CTX *ecb;
 	uint8_t iv[16];
 
-	if (ecb == NULL)
+	if (hp_pkt_hdrs(m, &key, &h) != 0 || (f = ctr_flow(p, md, &key)) == NULL ||
+	    (ecb = ctr_ecb(f)) == NULL)
 		return -ENOTSUP;
 	make_iv(iv, f->nonce, md->hdr_seq);
 	return ctr_ref(ecb, iv, buf, *len);

@@ -217,9 +217,11 @@ fail:
 	return rc;
 }
 
+/* The units decode in place, so the packets' UDP/TCP checksums are redone
+ * (hp_task.h) after, decoded or not. */
 static void
 flush(struct ldpc_priv *p, struct rte_mbuf **pk, uint8_t **bodies,
-      uint32_t *lens, unsigned int n)
+      uint32_t *lens, unsigned int n, uint64_t tx_offload)
 {
 	uint8_t ok[LDPC_TASK_UNITS];
 	unsigned int i;
@@ -230,7 +232,11 @@ flush(struct ldpc_priv *p, struct rte_mbuf **pk, uint8_t **bodies,
 	rc = hp_ldpc_units_decode(p->dec, bodies, lens, n, ok, p->scratch);
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pk[i]);
+		struct hp_flow_key key;
+		struct hp_pkt_hdrs h;
 
+		if (hp_pkt_hdrs(pk[i], &key, &h) == 0)
+			hp_pkt_l4_fixup(pk[i], &h, 0, tx_offload);
 		if (rc >= 0 && ok[i]) {
 			md->res32 = lens[i] / p->ulen;
 			continue;
@@ -266,7 +272,7 @@ ldpc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		}
 		if (units + nu > LDPC_TASK_UNITS || np == LDPC_TASK_UNITS) {
-			flush(p, pk, bodies, lens, np);
+			flush(p, pk, bodies, lens, np, ctx->cfg->tx_offload);
 			np = units = 0;
 		}
 		pk[np] = pkts[i];
@@ -275,7 +281,7 @@ ldpc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		np++;
 		units += nu;
 	}
-	flush(p, pk, bodies, lens, np);
+	flush(p, pk, bodies, lens, np, ctx->cfg->tx_offload);
 	return n;
 }
 
@@ -311,9 +317,10 @@ ldpc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_o
 		  const uint8_t *out)
 {
 	struct hp_meta *md = hp_meta(m);
+	struct hp_flow_key key;
+	struct hp_pkt_hdrs h;
 	uint32_t good;
 
-	RTE_SET_USED(ctx);
 	memcpy(&good, out + o->in_len, 4);
 	if (good != o->aux) {
 		md->res32 = 0;
@@ -323,6 +330,8 @@ ldpc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_o
 	}
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
 	md->res32 = o->aux;
+	if (hp_pkt_hdrs(m, &key, &h) == 0)
+		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
 }
 
 static const void *
