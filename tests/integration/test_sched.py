@@ -77,7 +77,9 @@ def test_policies_no_loss(hplane, tmp_path, sched, gran):
     assert len([x for x in p["sources"] if x["modeled"]]) == 3
     for x in p["sources"]:
         if x["modeled"]:
-            assert 0.9 <= x["mean_w"] <= 1.8 + 1e-9 and x["joules"] > 0, x
+            # summary.json carries 12 significant digits: a mean of busy
+            # watts may read 1.80000000882
+            assert 0.9 - 1e-6 <= x["mean_w"] <= 1.8 + 1e-6 and x["joules"] > 0, x
     assert p["measured"] or p["unavailable"].startswith("unavailable")
     rows = (out / "trace.csv").read_text().splitlines()
     assert "mean_us" in rows[0] and "power_w:" in rows[0] and "_share_pct" in rows[0]
