@@ -153,3 +153,41 @@ def assert_every_flag_refused(run, help_text, head, tail, values=HOSTILE, number
             assert flag in line and "twice" in line, (flag, v, line)
             n += 1
     return n
+
+
+def veth_namespaces(prefix, pairs, tools=("ip", "tcpreplay"), mtu=None):
+    """Two network namespaces (host side, sender side) and `pairs` veth
+    pairs between them, each pair's first end in the host namespace, up,
+    IPv6 off (every frame on a link is the test's), removed at the end.
+    A generator for a module fixture: yields (host_ns, sender_ns, ends)
+    with ends = [a0, b0, a1, b1, ...]; skips without root or the tools."""
+    import shutil
+    import uuid
+    if os.geteuid() != 0 or not all(shutil.which(t) for t in tools):
+        pytest.skip("needs root and " + ", ".join(tools))
+    tag = uuid.uuid4().hex[:6]
+    nh, ns = f"{prefix}h{tag}", f"{prefix}s{tag}"
+    ends = [f"{prefix}{i}{tag}" for i in range(2 * pairs)]
+
+    def sh(*cmd):
+        return subprocess.run(cmd, check=True, capture_output=True, text=True)
+    try:
+        sh("ip", "netns", "add", nh)
+        sh("ip", "netns", "add", ns)
+    except subprocess.CalledProcessError as e:
+        subprocess.run(["ip", "netns", "del", nh], capture_output=True)
+        pytest.skip(f"cannot create a network namespace here: {e.stderr!r}")
+    try:
+        for k in range(pairs):
+            sh("ip", "link", "add", ends[2 * k], "type", "veth", "peer", "name", ends[2 * k + 1])
+        for k, i in enumerate(ends):
+            n = nh if k % 2 == 0 else ns
+            sh("ip", "link", "set", i, "netns", n)
+            subprocess.run(["ip", "netns", "exec", n, "sysctl", "-qw",
+                            f"net.ipv6.conf.{i}.disable_ipv6=1"], capture_output=True)
+            sh("ip", "netns", "exec", n, "ip", "link", "set", i,
+               *(("mtu", str(mtu)) if mtu else ()), "up")
+        yield nh, ns, ends
+    finally:
+        subprocess.run(["ip", "netns", "del", nh], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)

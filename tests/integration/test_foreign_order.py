@@ -22,19 +22,17 @@
 # with the per-packet fields patched (scapy builds ~1k frames a second
 # here, 120k would take minutes).
 import os
-import shutil
 import signal
 import struct
 import subprocess
 import time
-import uuid
 
 import dpkt
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from scapy.all import IP, TCP, UDP, Ether, Raw, rdpcap, wrpcap
 
-from conftest import HPLANE, assert_invariants, run_hplane, summary
+from conftest import HPLANE, assert_invariants, run_hplane, summary, veth_namespaces
 
 KEY = bytes(range(16))
 MACS = dict(dst="02:00:00:00:00:02", src="02:00:00:00:00:01")
@@ -202,29 +200,8 @@ def links():
     """Two veth pairs between two namespaces this module creates: hplane
     reads a and sends on c; tcpreplay sends on b, dumpcap reads d, which
     carries nothing but hplane's output."""
-    if os.geteuid() != 0 or not all(shutil.which(t) for t in ("ip", "tcpreplay", "dumpcap")):
-        pytest.skip("needs root, iproute2, tcpreplay and dumpcap")
-    tag = uuid.uuid4().hex[:6]
-    nh, ns = f"hoh{tag}", f"hos{tag}"
-    a, b, c, d = (f"ho{x}{tag}" for x in "abcd")
-    try:
-        sh("ip", "netns", "add", nh)
-        sh("ip", "netns", "add", ns)
-    except subprocess.CalledProcessError as e:
-        subprocess.run(["ip", "netns", "del", nh], capture_output=True)
-        pytest.skip(f"cannot create a network namespace here: {e.stderr!r}")
-    try:
-        for x, y in ((a, b), (c, d)):
-            sh("ip", "link", "add", x, "type", "veth", "peer", "name", y)
-        for n, i in ((nh, a), (ns, b), (nh, c), (ns, d)):
-            sh("ip", "link", "set", i, "netns", n)
-            subprocess.run(["ip", "netns", "exec", n, "sysctl", "-qw",
-                            f"net.ipv6.conf.{i}.disable_ipv6=1"], capture_output=True)
-            sh("ip", "netns", "exec", n, "ip", "link", "set", i, "up")
+    for nh, ns, (a, b, c, d) in veth_namespaces("ho", 2, ("ip", "tcpreplay", "dumpcap")):
         yield nh, ns, a, b, c, d
-    finally:
-        subprocess.run(["ip", "netns", "del", nh], capture_output=True)
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 def test_live_mixed_sizes_keep_their_flow_order(links, tmp_path):

@@ -10,16 +10,14 @@
 import hashlib
 import os
 import re
-import shutil
 import signal
 import subprocess
 import time
-import uuid
 
 import pytest
 from scapy.all import IP, TCP, UDP, CookedLinux, Ether, Raw, fragment, rdpcap, wrpcap
 
-from conftest import (HOSTILE, HPLANE, NOT_NUMBERS, assert_every_flag_refused,
+from conftest import (veth_namespaces, HOSTILE, HPLANE, NOT_NUMBERS, assert_every_flag_refused,
                       assert_invariants, run_hplane, runtime_dirs_left, summary)
 
 MACS = dict(dst="02:00:00:00:00:02", src="02:00:00:00:00:01")
@@ -68,28 +66,9 @@ def sh(*cmd):
 
 @pytest.fixture(scope="module")
 def link():
-    if os.geteuid() != 0 or not (shutil.which("ip") and shutil.which("tcpreplay")):
-        pytest.skip("needs root, iproute2 and tcpreplay")
-    tag = uuid.uuid4().hex[:6]
-    nh, ns, a, b = f"hfh{tag}", f"hfs{tag}", f"hfa{tag}", f"hfb{tag}"
-    try:
-        sh("ip", "netns", "add", nh)
-        sh("ip", "netns", "add", ns)
-    except subprocess.CalledProcessError as e:
-        subprocess.run(["ip", "netns", "del", nh], capture_output=True)
-        pytest.skip(f"cannot create a network namespace here: {e.stderr!r}")
-    try:
-        sh("ip", "link", "add", a, "type", "veth", "peer", "name", b)
-        for n, i in ((nh, a), (ns, b)):
-            sh("ip", "link", "set", i, "netns", n)
-            # no IPv6 chatter: every frame on the link is tcpreplay's
-            subprocess.run(["ip", "netns", "exec", n, "sysctl", "-qw",
-                            f"net.ipv6.conf.{i}.disable_ipv6=1"], capture_output=True)
-            sh("ip", "netns", "exec", n, "ip", "link", "set", i, "mtu", "9000", "up")
+    # MTU 9000: the jumbo-frame tests
+    for nh, ns, (a, b) in veth_namespaces("hf", 1, mtu=9000):
         yield nh, ns, a, b
-    finally:
-        subprocess.run(["ip", "netns", "del", nh], capture_output=True)
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 def promisc(link):
