@@ -20,488 +20,11 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "report_priv.h"
 
-#define DIM(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_RUNS 256        /* run folders of one compare */
-#define MAX_SERIES 32
 #define MAX_EMBED (8u << 20) /* PNG or markdown embedded, bytes */
 
-/* ---- CSV read back by header name ---- */
-
-struct csv {
-	unsigned int ncol, nrow;
-	char **name;        /* ncol header names */
-	double **col;       /* ncol columns of nrow values */
-	char comment[512];  /* first '#' line, without the '#' */
-};
-
-static void
-csv_free(struct csv *c)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->ncol; i++) {
-		free(c->name[i]);
-		free(c->col[i]);
-	}
-	free(c->name);
-	free(c->col);
-	memset(c, 0, sizeof(*c));
-}
-
-/* Splits line into fields in place (RFC 4180: a field in double quotes
- * may hold commas, "" is a quote); at most max stored. Returns the count,
- * or 0 for an unterminated quote. */
-static unsigned int
-split(char *line, char **f, unsigned int max)
-{
-	unsigned int n = 0;
-	char *p = line, *w;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	for (;;) {
-		if (n < max)
-			f[n] = p;
-		n++;
-		if (*p == '"') {
-			/* unquote in place: w trails p */
-			for (w = p++;; p++) {
-				if (*p == '\0')
-					return 0;
-				if (*p == '"' && p[1] == '"')
-					p++;
-				else if (*p == '"')
-					break;
-				*w++ = *p;
-			}
-			*w = '\0';
-			p++;
-			if (*p != ',' && *p != '\0')
-				return 0;
-		} else {
-			p += strcspn(p, ",");
-		}
-		if (*p == '\0')
-			break;
-		*p++ = '\0';
-	}
-	return n;
-}
-
-static int
-csv_load(struct csv *c, const char *path, char *err, size_t errlen)
-{
-	char *line = NULL, **f = NULL;
-	size_t cap = 0, rows_cap = 0;
-	unsigned int lineno = 0, n, i;
-	FILE *fp;
-	int ret = -EINVAL;
-
-	memset(c, 0, sizeof(*c));
-	fp = fopen(path, "r");
-	if (fp == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? -ENOENT : -EINVAL;
-	}
-	while (getline(&line, &cap, fp) > 0) {
-		lineno++;
-		if (line[0] == '#') {
-			if (c->comment[0] == '\0')
-				snprintf(c->comment, sizeof(c->comment), "%.*s",
-					 (int)strcspn(line + 1, "\r\n"), line + 1);
-			continue;
-		}
-		if (line[strspn(line, " \t\r\n")] == '\0')
-			continue;
-		if (c->name == NULL) {
-			/* at most one field a comma and one more */
-			for (n = 1, i = 0; line[i]; i++)
-				n += line[i] == ',';
-			f = calloc(n, sizeof(*f));
-			c->name = calloc(n, sizeof(*c->name));
-			c->col = calloc(n, sizeof(*c->col));
-			if (f == NULL || c->name == NULL || c->col == NULL)
-				goto nomem;
-			c->ncol = n = split(line, f, n);
-			if (n == 0) {
-				snprintf(err, errlen, "%s:%u: a quote is not closed", path, lineno);
-				goto out;
-			}
-			for (i = 0; i < n; i++) {
-				c->name[i] = strdup(f[i]);
-				if (c->name[i] == NULL)
-					goto nomem;
-				if (f[i][0] == '\0') {
-					snprintf(err, errlen, "%s:%u: header column %u has no name",
-						 path, lineno, i + 1);
-					goto out;
-				}
-			}
-			continue;
-		}
-		n = split(line, f, c->ncol);
-		if (n != c->ncol) {
-			if (n == 0)
-				snprintf(err, errlen, "%s:%u: a quote is not closed", path, lineno);
-			else
-				snprintf(err, errlen, "%s:%u: %u fields, the header has %u", path,
-					 lineno, n, c->ncol);
-			goto out;
-		}
-		if (c->nrow == rows_cap) {
-			rows_cap = rows_cap ? 2 * rows_cap : 64;
-			for (i = 0; i < c->ncol; i++) {
-				double *p = realloc(c->col[i], rows_cap * sizeof(double));
-
-				if (p == NULL)
-					goto nomem;
-				c->col[i] = p;
-			}
-		}
-		for (i = 0; i < c->ncol; i++) {
-			char *end;
-
-			/* an empty field: no value that second (a share of nothing) */
-			if (f[i][0] == '\0') {
-				c->col[i][c->nrow] = NAN;
-				continue;
-			}
-			errno = 0;
-			c->col[i][c->nrow] = strtod(f[i], &end);
-			if (end == f[i] || *end != '\0' || errno == ERANGE) {
-				snprintf(err, errlen, "%s:%u: column %s: '%.40s' is not a number",
-					 path, lineno, c->name[i], f[i]);
-				goto out;
-			}
-		}
-		c->nrow++;
-	}
-	if (ferror(fp)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (c->name == NULL) {
-		snprintf(err, errlen, "%s: empty (no header line)", path);
-		goto out;
-	}
-	ret = 0;
-	goto out;
-nomem:
-	snprintf(err, errlen, "%s: out of memory", path);
-	ret = -ENOMEM;
-out:
-	free(f);
-	free(line);
-	fclose(fp);
-	if (ret < 0)
-		csv_free(c);
-	return ret;
-}
-
-static const double *
-csv_get(const struct csv *c, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->ncol; i++)
-		if (strcmp(c->name[i], name) == 0)
-			return c->col[i];
-	return NULL;
-}
-
-static bool
-ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a > b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* ---- HTML and SVG output ---- */
-
-static void
-esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			/* control bytes would break the page, not inform */
-			fputc((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' ? '?' : *s, f);
-		}
-	}
-}
-
-/* At most max bytes of s, "..." where it was cut. */
-static void
-esc_n(FILE *f, const char *s, size_t max)
-{
-	char buf[128];
-
-	if (strlen(s) <= max || max + 4 > sizeof(buf)) {
-		esc(f, s);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.*s...", (int)max, s);
-	esc(f, buf);
-}
-
-static const char *
-num(char *b, size_t n, double v)
-{
-	double a = fabs(v);
-
-	if (!isfinite(v))
-		snprintf(b, n, "-");
-	else if (a >= 1e9)
-		snprintf(b, n, "%.3gG", v / 1e9);
-	else if (a >= 1e6)
-		snprintf(b, n, "%.3gM", v / 1e6);
-	else if (a >= 1e4)
-		snprintf(b, n, "%.3gk", v / 1e3);
-	else
-		snprintf(b, n, "%.4g", v);
-	return b;
-}
-
-static const char *const palette[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-};
-
-struct series {
-	char label[96];
-	const double *x, *y;
-	unsigned int n;
-	double xscale, yscale;   /* 0 means 1 */
-};
-
-enum { Y_ZERO = 1, Y_PCT = 2, MARKERS = 4 };
-
-#define PW 600
-#define PH 260
-#define ML 62
-#define MR 16
-#define MT 30
-#define MB 40
-
-static double
-nice_step(double range, int ticks)
-{
-	double raw = range / ticks, mag = pow(10, floor(log10(raw))), fr = raw / mag;
-
-	return (fr < 1.5 ? 1 : fr < 3 ? 2 : fr < 7 ? 5 : 10) * mag;
-}
-
-static double
-sx(const struct series *s, unsigned int i)
-{
-	return s->x[i] * (s->xscale != 0 ? s->xscale : 1);
-}
-
-static double
-sy(const struct series *s, unsigned int i)
-{
-	return s->y[i] * (s->yscale != 0 ? s->yscale : 1);
-}
-
-static void
-missing(FILE *f, const char *title, const char *why)
-{
-	fputs("<p class=\"missing\"><b>", f);
-	esc(f, title);
-	fputs("</b>: not recorded by this run", f);
-	if (why != NULL && why[0]) {
-		fputs(" (", f);
-		esc(f, why);
-		fputs(")", f);
-	}
-	fputs(".</p>\n", f);
-}
-
-/* A line plot of up to MAX_SERIES series; non-finite points are gaps. A
- * plot with no finite point is the "not recorded" line instead. */
-static void
-plot_lines(FILE *f, const char *title, const char *xlab, const char *ylab,
-	   const struct series *s, unsigned int ns, int flags, const char *why)
-{
-	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, st, v;
-	unsigned int i, k, rows = 1;
-	int lx = ML, h;
-	char b[32];
-
-	for (k = 0; k < ns; k++)
-		for (i = 0; i < s[k].n; i++) {
-			double x = sx(&s[k], i), y = sy(&s[k], i);
-
-			if (!isfinite(x) || !isfinite(y))
-				continue;
-			x0 = fmin(x0, x);
-			x1 = fmax(x1, x);
-			y0 = fmin(y0, y);
-			y1 = fmax(y1, y);
-		}
-	if (!(x0 <= x1)) {
-		missing(f, title, why != NULL ? why : "no values");
-		return;
-	}
-	if (x1 == x0)
-		x1 = x0 + 1;
-	if (flags & (Y_ZERO | Y_PCT))
-		y0 = fmin(y0, 0);
-	if (flags & Y_PCT)
-		y1 = fmax(y1, 100);
-	if (y1 == y0)
-		y1 = y0 + 1;
-	st = nice_step(y1 - y0, 5);
-	y0 = floor(y0 / st) * st;
-	y1 = ceil(y1 / st) * st;
-	/* legend rows under the plot, items laid out left to right */
-	for (k = 0; k < ns; k++) {
-		int w = 26 + 6 * (int)strlen(s[k].label);
-
-		if (lx + w > PW && lx > ML) {
-			rows++;
-			lx = ML;
-		}
-		lx += w;
-	}
-	h = PH + (int)rows * 16;
-#define X(x) (ML + ((x) - x0) / (x1 - x0) * (PW - ML - MR))
-#define Y(y) (MT + (y1 - (y)) / (y1 - y0) * (PH - MT - MB))
-	fprintf(f, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-		PW, h, PW, h);
-	fputs("<text class=\"title\" x=\"8\" y=\"18\">", f);
-	esc(f, title);
-	fprintf(f, "</text>\n<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
-		ML, MT, PW - ML - MR, PH - MT - MB);
-	for (v = y0; v <= y1 + st / 2; v += st) {
-		fprintf(f, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>",
-			ML, PW - MR, Y(v), Y(v));
-		fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			ML - 4, Y(v) + 4, num(b, sizeof(b), fabs(v) < st / 1e6 ? 0 : v));
-	}
-	st = nice_step(x1 - x0, 6);
-	for (v = ceil(x0 / st) * st; v <= x1 + st / 1e6; v += st)
-		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			X(v), PH - MB + 14, num(b, sizeof(b), fabs(v) < st / 1e6 ? 0 : v));
-	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (ML + PW - MR) / 2,
-		PH - 8);
-	esc(f, xlab);
-	fprintf(f, "</text>\n<text class=\"axis\" transform=\"translate(12,%d) rotate(-90)\" text-anchor=\"middle\">",
-		(MT + PH - MB) / 2);
-	esc(f, ylab);
-	fputs("</text>\n", f);
-	for (k = 0; k < ns; k++) {
-		const char *col = palette[k % DIM(palette)];
-		bool open = false;
-
-		for (i = 0; i < s[k].n; i++) {
-			double x = sx(&s[k], i), y = sy(&s[k], i);
-
-			if (!isfinite(x) || !isfinite(y)) {
-				if (open)
-					fputs("\"/>\n", f);
-				open = false;
-				continue;
-			}
-			if (!open)
-				fprintf(f, "<polyline class=\"line\" stroke=\"%s\" points=\"", col);
-			open = true;
-			fprintf(f, "%.1f,%.1f ", X(x), Y(y));
-		}
-		if (open)
-			fputs("\"/>\n", f);
-		for (i = 0; (flags & MARKERS) && i < s[k].n; i++)
-			if (isfinite(sx(&s[k], i)) && isfinite(sy(&s[k], i)))
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
-					X(sx(&s[k], i)), Y(sy(&s[k], i)), col);
-	}
-	lx = ML;
-	rows = 0;
-	for (k = 0; k < ns; k++) {
-		int w = 26 + 6 * (int)strlen(s[k].label);
-		int ly;
-
-		if (lx + w > PW && lx > ML) {
-			rows++;
-			lx = ML;
-		}
-		ly = PH + 4 + (int)rows * 16;
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"4\" fill=\"%s\"/><text class=\"legend\" x=\"%d\" y=\"%d\">",
-			lx, ly, palette[k % DIM(palette)], lx + 20, ly + 5);
-		esc(f, s[k].label);
-		fputs("</text>\n", f);
-		lx += w;
-	}
-	fputs("</svg>\n", f);
-#undef X
-#undef Y
-}
-
-struct bar {
-	char label[96];
-	double v;
-	char note[48];   /* after the value, e.g. the energy beside the power */
-};
-
-/* Horizontal bars, one a row, the value at the end. The notes are
- * cleared once drawn, so the next chart from the same array has none. */
-static void
-plot_bars(FILE *f, const char *title, const char *unit, struct bar *b,
-	  unsigned int n, const char *zero_note)
-{
-	const int lw = 200, vw = 110, rh = 20;
-	double vmax = 0;
-	unsigned int i;
-	int h = 34 + (int)n * rh;
-	char buf[32];
-
-	for (i = 0; i < n; i++)
-		vmax = fmax(vmax, b[i].v);
-	if (!(vmax > 0)) {
-		fputs("<p class=\"note\"><b>", f);
-		esc(f, title);
-		fputs("</b>: ", f);
-		esc(f, zero_note);
-		fputs("</p>\n", f);
-		for (i = 0; i < n; i++)
-			b[i].note[0] = '\0';
-		return;
-	}
-	fprintf(f, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-		PW, h, PW, h);
-	fputs("<text class=\"title\" x=\"8\" y=\"18\">", f);
-	esc(f, title);
-	fputs("</text>\n", f);
-	for (i = 0; i < n; i++) {
-		int y = 28 + (int)i * rh;
-		double w = b[i].v / vmax * (PW - lw - vw);
-
-		/* a label longer than its column is cut (whole in the tooltip) */
-		fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"end\"><title>", lw - 6,
-			y + 13);
-		esc(f, b[i].label);
-		fputs("</title>", f);
-		esc_n(f, b[i].label, 30);
-		fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
-			lw, y + 2, b[i].v > 0 ? fmax(w, 1) : 0, rh - 6,
-			palette[i % DIM(palette)]);
-		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\">%s %s", lw + fmax(w, 0) + 4,
-			y + 13, num(buf, sizeof(buf), b[i].v), unit);
-		esc(f, b[i].note);
-		b[i].note[0] = '\0';
-		fputs("</text>\n", f);
-	}
-	fputs("</svg>\n", f);
-}
-
-/* ---- summary.json ---- */
-
-/* The value at a dotted path ("latency_us.p99"), or NULL. */
 static json_t *
 jget(json_t *root, const char *path)
 {
@@ -566,7 +89,7 @@ scalar(FILE *f, json_t *v)
 	char b[64];
 
 	if (json_is_string(v))
-		esc(f, json_string_value(v));
+		rpt_esc(f, json_string_value(v));
 	else if (json_is_integer(v))
 		fprintf(f, "%lld", (long long)json_integer_value(v));
 	else if (json_is_real(v)) {
@@ -626,11 +149,11 @@ rowset_table(FILE *f, const char *name, json_t *arr)
 				json_array_append_new(keys, json_string(k));
 		}
 	fputs("<h3>", f);
-	esc(f, name);
+	rpt_esc(f, name);
 	fputs("</h3>\n<table class=\"rows\"><tr><th>#</th>", f);
 	for (c = 0; c < json_array_size(keys); c++) {
 		fputs("<th>", f);
-		esc(f, json_string_value(json_array_get(keys, c)));
+		rpt_esc(f, json_string_value(json_array_get(keys, c)));
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
@@ -672,7 +195,7 @@ flatten(FILE *f, json_t *v, const char *prefix, json_t *tables)
 		return;
 	}
 	fputs("<tr><td>", f);
-	esc(f, prefix);
+	rpt_esc(f, prefix);
 	fputs("</td><td>", f);
 	scalar(f, v);
 	fputs("</td></tr>\n", f);
@@ -728,7 +251,7 @@ headline_cards(FILE *f, json_t *s)
 		if (!isfinite(v))
 			continue;
 		fprintf(f, "<div class=\"card\"><div class=\"v\">%s <small>%s</small></div><div class=\"k\">%s</div></div>\n",
-			num(b, sizeof(b), v), headline[i].unit, headline[i].label);
+			rpt_num(b, sizeof(b), v), headline[i].unit, headline[i].label);
 	}
 	fputs("</div>\n", f);
 }
@@ -741,14 +264,14 @@ static unsigned int
 series_match(const struct csv *c, const char *fix, bool prefix, double yscale,
 	     struct series *s, unsigned int ns)
 {
-	const double *t = csv_get(c, "t_s");
+	const double *t = rpt_csv_get(c, "t_s");
 	unsigned int i;
 	size_t fl = strlen(fix);
 
 	for (i = 0; i < c->ncol && ns < MAX_SERIES; i++) {
 		const char *n = c->name[i];
 
-		if (prefix ? strncmp(n, fix, fl) != 0 || n[fl] == '\0' : !ends_with(n, fix))
+		if (prefix ? strncmp(n, fix, fl) != 0 || n[fl] == '\0' : !rpt_ends_with(n, fix))
 			continue;
 		snprintf(s[ns].label, sizeof(s[ns].label), "%.*s",
 			 prefix ? (int)strlen(n + fl) : (int)(strlen(n) - fl), prefix ? n + fl : n);
@@ -767,12 +290,13 @@ static bool
 series_col(const struct csv *c, const char *xcol, const char *col, const char *label,
 	   double yscale, struct series *s)
 {
-	const double *x = csv_get(c, xcol), *y = csv_get(c, col);
+	const double *x = rpt_csv_get(c, xcol), *y = rpt_csv_get(c, col);
 
 	if (x == NULL || y == NULL)
 		return false;
 	memset(s, 0, sizeof(*s));
-	snprintf(s->label, sizeof(s->label), "%s", label);
+	/* a long column name is cut to the legend's width */
+	snprintf(s->label, sizeof(s->label), "%.*s", (int)sizeof(s->label) - 1, label);
 	s->x = x;
 	s->y = y;
 	s->n = c->nrow;
@@ -784,14 +308,14 @@ static void
 trace_plots(FILE *f, const struct csv *c, json_t *sum)
 {
 	struct series s[MAX_SERIES];
-	const double *t = csv_get(c, "t_s"), *dp = csv_get(c, "dropped_port");
+	const double *t = rpt_csv_get(c, "t_s"), *dp = rpt_csv_get(c, "dropped_port");
 	double *drops = NULL;
 	unsigned int n, i;
 
 	fputs("<h2>Over time (trace.csv, one row a second)</h2>\n<div class=\"plots\">\n", f);
 	if (t == NULL || c->nrow == 0) {
 		/* no row, no column storage: check the rows first */
-		missing(f, "every plot over time", c->nrow == 0 ?
+		rpt_missing(f, "every plot over time", c->nrow == 0 ?
 			"trace.csv has no rows: the run was shorter than a second" :
 			"trace.csv has no t_s column");
 		fputs("</div>\n", f);
@@ -814,7 +338,7 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 		s[n].n = c->nrow;
 		n++;
 	}
-	plot_lines(f, "Offered vs delivered rate", "time (s)", "packets/s", s, n, Y_ZERO, NULL);
+	rpt_plot_lines(f, "Offered vs delivered rate", "time (s)", "packets/s", s, n, Y_ZERO, NULL);
 	free(drops);
 
 	n = 0;
@@ -827,29 +351,29 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 		    !strcmp(nm, "mean_us"))
 			n += series_col(c, "t_s", nm, nm, 1, &s[n]);
 	}
-	plot_lines(f, "Latency per second", "time (s)", "microseconds", s, n, Y_ZERO, NULL);
+	rpt_plot_lines(f, "Latency per second", "time (s)", "microseconds", s, n, Y_ZERO, NULL);
 
 	n = 0;
 	n += series_col(c, "t_s", "deadline_pct", "deadlines met", 1, &s[n]);
 	n += series_col(c, "t_s", "reorder_pct", "in order (after the window)", 1, &s[n]);
 	n += series_col(c, "t_s", "arrived_in_order_pct", "arrived in order", 1, &s[n]);
-	plot_lines(f, "Deadline and order success", "time (s)", "% of packets", s, n, Y_PCT,
+	rpt_plot_lines(f, "Deadline and order success", "time (s)", "% of packets", s, n, Y_PCT,
 		   NULL);
 
 	n = series_match(c, "_share_pct", false, 1, s, 0);
-	plot_lines(f, "Device share (completions)", "time (s)", "% of packets", s, n, Y_PCT,
+	rpt_plot_lines(f, "Device share (completions)", "time (s)", "% of packets", s, n, Y_PCT,
 		   NULL);
 
 	n = series_match(c, "_c_load", false, 100, s, 0);
-	plot_lines(f, "Per-lcore load estimate (c: work cycles / capacity)", "time (s)",
+	rpt_plot_lines(f, "Per-lcore load estimate (c: work cycles / capacity)", "time (s)",
 		   "% of the lcore", s, n, Y_PCT, "no load estimator columns (*_c_load)");
 
 	n = series_match(c, "_load_pct", false, 1, s, 0);
-	plot_lines(f, "Busy share of each polling loop", "time (s)", "% of the lcore", s, n,
+	rpt_plot_lines(f, "Busy share of each polling loop", "time (s)", "% of the lcore", s, n,
 		   Y_PCT, NULL);
 
 	n = series_match(c, "power_w:", true, 1, s, 0);
-	plot_lines(f, "Power per device over time", "time (s)", "watts", s, n, Y_ZERO,
+	rpt_plot_lines(f, "Power per device over time", "time (s)", "watts", s, n, Y_ZERO,
 		   jstr(sum, "power.unavailable", "no power source"));
 	fputs("</div>\n", f);
 }
@@ -878,7 +402,7 @@ per_type_app(FILE *f, json_t *sum, struct bar *b, unsigned int max)
 			b[n++].v = jnum(v, "packets_delivered");
 		}
 	if (n > 0)
-		plot_bars(f, "Delivered per packet type", "packets", b, n, "no packet was delivered");
+		rpt_plot_bars(f, "Delivered per packet type", "packets", b, n, "no packet was delivered");
 	n = 0;
 	json_array_foreach(jget(sum, "types"), i, v)
 		if (n < max && isfinite(jnum(v, "deadline_success_pct")) &&
@@ -888,7 +412,7 @@ per_type_app(FILE *f, json_t *sum, struct bar *b, unsigned int max)
 			b[n++].v = jnum(v, "deadline_success_pct");
 		}
 	if (n > 0)
-		plot_bars(f, "Deadlines met per packet type", "%", b, n, "no deadline was met");
+		rpt_plot_bars(f, "Deadlines met per packet type", "%", b, n, "no deadline was met");
 	n = 0;
 	json_array_foreach(jget(sum, "apps"), i, v)
 		if (n < max) {
@@ -896,7 +420,7 @@ per_type_app(FILE *f, json_t *sum, struct bar *b, unsigned int max)
 			b[n++].v = jnum(v, "packets_delivered");
 		}
 	if (n > 0)
-		plot_bars(f, "Delivered per app", "packets", b, n, "no packet was delivered");
+		rpt_plot_bars(f, "Delivered per app", "packets", b, n, "no packet was delivered");
 }
 
 static void
@@ -924,9 +448,9 @@ summary_plots(FILE *f, json_t *sum)
 			b[n++].v = json_number_value(v);
 		}
 	if (n == 0)
-		missing(f, "Drops by reason", "no dropped_* counters in summary.json");
+		rpt_missing(f, "Drops by reason", "no dropped_* counters in summary.json");
 	else
-		plot_bars(f, "Drops by reason", "packets", b, n,
+		rpt_plot_bars(f, "Drops by reason", "packets", b, n,
 			  "no packet was dropped, for any reason");
 
 	n = 0;
@@ -942,7 +466,7 @@ summary_plots(FILE *f, json_t *sum)
 		}
 	/* with no source, the plot over time already said why */
 	if (n > 0)
-		plot_bars(f, "Power per device (mean)", "W", b, n, "every source read 0 W");
+		rpt_plot_bars(f, "Power per device (mean)", "W", b, n, "every source read 0 W");
 
 	json_array_foreach(devs, i, d) {
 		json_t *fl = json_object_get(d, "flush");
@@ -958,10 +482,10 @@ summary_plots(FILE *f, json_t *sum)
 			}
 		snprintf(title, sizeof(title), "%s: %.0f batches, mean %.1f packets; flush reasons",
 			 jstr(d, "name", "?"), jnum(d, "batches"), jnum(d, "mean_batch"));
-		plot_bars(f, title, "batches", b, n, "no batch was flushed");
+		rpt_plot_bars(f, title, "batches", b, n, "no batch was flushed");
 	}
 	if (!any_batch)
-		missing(f, "Batch sizes and flush reasons",
+		rpt_missing(f, "Batch sizes and flush reasons",
 			"no device batches in this run: CPU workers take bursts; a --gpu device batches");
 
 	n = 0;
@@ -971,9 +495,9 @@ summary_plots(FILE *f, json_t *sum)
 			b[n++].v = jnum(d, "share_pct");
 		}
 	if (n == 0)
-		missing(f, "Device share", "no devices in summary.json");
+		rpt_missing(f, "Device share", "no devices in summary.json");
 	else
-		plot_bars(f, "Device share over the run", "%", b, n, "no packet was delivered");
+		rpt_plot_bars(f, "Device share over the run", "%", b, n, "no packet was delivered");
 	per_type_app(f, sum, b, DIM(b));
 	fputs("</div>\n", f);
 }
@@ -994,12 +518,12 @@ embed_png(FILE *f, const char *path, const char *caption)
 	if (fstat(fileno(p), &st) != 0 || st.st_size > (off_t)MAX_EMBED) {
 		fclose(p);
 		fputs("<p class=\"note\">", f);
-		esc(f, caption);
+		rpt_esc(f, caption);
 		fputs(": too large to embed; it is beside this report.</p>\n", f);
 		return;
 	}
 	fputs("<figure><img alt=\"", f);
-	esc(f, caption);
+	rpt_esc(f, caption);
 	fputs("\" src=\"data:image/png;base64,", f);
 	while ((n = fread(in, 1, 3, p)) > 0) {
 		uint32_t w = (uint32_t)in[0] << 16 | (n > 1 ? (uint32_t)in[1] << 8 : 0) |
@@ -1012,7 +536,7 @@ embed_png(FILE *f, const char *path, const char *caption)
 	}
 	fclose(p);
 	fputs("\"><figcaption>", f);
-	esc(f, caption);
+	rpt_esc(f, caption);
 	fputs("</figcaption></figure>\n", f);
 }
 
@@ -1021,7 +545,7 @@ embed_png(FILE *f, const char *path, const char *caption)
 static unsigned int
 ramp_gaps(struct csv *r)
 {
-	const double *rows = csv_get(r, "rows");
+	const double *rows = rpt_csv_get(r, "rows");
 	unsigned int i, k, unsettled = 0;
 
 	for (k = 0; k < r->nrow; k++) {
@@ -1030,7 +554,7 @@ ramp_gaps(struct csv *r)
 		unsettled += none;
 		for (i = 0; i < r->ncol; i++)
 			if ((none && strcmp(r->name[i], "step") && strcmp(r->name[i], "target")) ||
-			    ((ends_with(r->name[i], "_os_cpu") || ends_with(r->name[i], "_os_wait")) &&
+			    ((rpt_ends_with(r->name[i], "_os_cpu") || rpt_ends_with(r->name[i], "_os_wait")) &&
 			     r->col[i][k] < 0))
 				r->col[i][k] = NAN;
 	}
@@ -1047,7 +571,7 @@ ramp_section(FILE *f, const char *dir, struct csv *r)
 	fputs("<h2>Ramp (ramp.csv, one row a step)</h2>\n", f);
 	if (r->comment[0]) {
 		fputs("<p>", f);
-		esc(f, r->comment);
+		rpt_esc(f, r->comment);
 		fputs("</p>\n", f);
 	}
 	if (unsettled)
@@ -1057,29 +581,29 @@ ramp_section(FILE *f, const char *dir, struct csv *r)
 	n = 0;
 	n += series_col(r, "offered_pps", "delivered_pps", "delivered", 1, &s[n]);
 	n += series_col(r, "offered_pps", "offered_pps", "offered (ideal)", 1, &s[n]);
-	plot_lines(f, "Delivered vs offered, per step", "offered (packets/s)", "packets/s", s, n,
+	rpt_plot_lines(f, "Delivered vs offered, per step", "offered (packets/s)", "packets/s", s, n,
 		   Y_ZERO | MARKERS, NULL);
 	n = series_col(r, "offered_frac", "drop_ratio", "drop ratio", 100, &s[0]);
 	s[0].xscale = 100;
-	plot_lines(f, "Drops per step", "offered (% of capacity)", "% of offered", s, n,
+	rpt_plot_lines(f, "Drops per step", "offered (% of capacity)", "% of offered", s, n,
 		   Y_ZERO | MARKERS, NULL);
 	/* the loops' (c) load, then each CPU's estimates beside the kernel's */
 	n = 0;
 	for (i = 0; i < r->ncol && n < MAX_SERIES; i++)
-		if (ends_with(r->name[i], "_c_load") && strncmp(r->name[i], "core", 4) != 0)
+		if (rpt_ends_with(r->name[i], "_c_load") && strncmp(r->name[i], "core", 4) != 0)
 			n += series_col(r, "offered_frac", r->name[i], r->name[i], 100, &s[n]);
 	for (j = 0; j < n; j++)
 		s[j].xscale = 100;
-	plot_lines(f, "Load estimate (c) of each loop, per step", "offered (% of capacity)",
+	rpt_plot_lines(f, "Load estimate (c) of each loop, per step", "offered (% of capacity)",
 		   "% of the lcore", s, n, Y_PCT | MARKERS, "no *_c_load columns");
 	n = 0;
 	for (i = 0; i < r->ncol && n < MAX_SERIES; i++)
 		if (!strncmp(r->name[i], "core", 4) &&
-		    (ends_with(r->name[i], "_c_load") || ends_with(r->name[i], "_os_cpu")))
+		    (rpt_ends_with(r->name[i], "_c_load") || rpt_ends_with(r->name[i], "_os_cpu")))
 			n += series_col(r, "offered_frac", r->name[i], r->name[i], 100, &s[n]);
 	for (j = 0; j < n; j++)
 		s[j].xscale = 100;
-	plot_lines(f, "Per CPU: estimate (c) and the kernel's CPU time", "offered (% of capacity)",
+	rpt_plot_lines(f, "Per CPU: estimate (c) and the kernel's CPU time", "offered (% of capacity)",
 		   "% of the CPU", s, n, Y_ZERO | MARKERS, "no per-CPU columns");
 	fputs("</div>\n", f);
 	snprintf(path, sizeof(path), "%s/ramp.png", dir);
@@ -1098,10 +622,10 @@ run_section(FILE *f, const char *dir, json_t *sum, const struct csv *trace,
 	trace_plots(f, trace, sum);
 	summary_plots(f, sum);
 	snprintf(path, sizeof(path), "%s/ramp.csv", dir);
-	ret = csv_load(&ramp, path, err, errlen);
+	ret = rpt_csv_load(&ramp, path, err, errlen);
 	if (ret == 0) {
 		ramp_section(f, dir, &ramp);
-		csv_free(&ramp);
+		rpt_csv_free(&ramp);
 	} else if (ret != -ENOENT) {
 		return ret;
 	}
@@ -1159,7 +683,7 @@ runs_load(const char *dir, struct run *runs, unsigned int *nruns, char *err, siz
 			ret = -EINVAL;
 		else {
 			snprintf(sub, sizeof(sub), "%.4000s/%.255s/trace.csv", dir, runs[i].name);
-			ret = csv_load(&runs[i].trace, sub, err, errlen);
+			ret = rpt_csv_load(&runs[i].trace, sub, err, errlen);
 		}
 	}
 	return ret;
@@ -1197,20 +721,20 @@ compare_section(FILE *f, const char *dir, struct run *runs, unsigned int n)
 		json_t *dv;
 
 		fputs("<tr><td>", f);
-		esc(f, runs[i].name);
+		rpt_esc(f, runs[i].name);
 		fputs("</td>", f);
 		for (k = 0; k < DIM(cmp_cols); k++) {
 			fputs("<td>", f);
 			if (cmp_cols[k].unit == NULL)
-				esc(f, jstr(runs[i].sum, cmp_cols[k].path, "-"));
+				rpt_esc(f, jstr(runs[i].sum, cmp_cols[k].path, "-"));
 			else
-				fputs(num(b, sizeof(b), jnum(runs[i].sum, cmp_cols[k].path)), f);
+				fputs(rpt_num(b, sizeof(b), jnum(runs[i].sum, cmp_cols[k].path)), f);
 			fputs("</td>", f);
 		}
 		fputs("<td>", f);
 		json_array_foreach(jget(runs[i].sum, "devices"), j, dv) {
 			fputs(j ? ", " : "", f);
-			esc(f, jstr(dv, "name", "?"));
+			rpt_esc(f, jstr(dv, "name", "?"));
 			fprintf(f, " %.1f", jnum(dv, "share_pct"));
 		}
 		fputs("</td></tr>\n", f);
@@ -1235,7 +759,7 @@ compare_section(FILE *f, const char *dir, struct run *runs, unsigned int n)
 		if (!first)
 			continue;
 		fputs("<h3>", f);
-		esc(f, group);
+		rpt_esc(f, group);
 		fputs("</h3>\n<div class=\"plots\">\n", f);
 		for (k = 0; k < DIM(what); k++) {
 			char title[300];
@@ -1248,14 +772,14 @@ compare_section(FILE *f, const char *dir, struct run *runs, unsigned int n)
 					ns += series_col(&runs[i].trace, "t_s", what[k].col,
 							 runs[i].name, 1, &s[ns]);
 			snprintf(title, sizeof(title), "%s: %s", group, what[k].title);
-			plot_lines(f, title, "time (s)", what[k].unit, s, ns, what[k].flags, NULL);
+			rpt_plot_lines(f, title, "time (s)", what[k].unit, s, ns, what[k].flags, NULL);
 		}
 		fputs("</div>\n", f);
 	}
 	/* the compare tool's own plots and tables, embedded */
 	d = opendir(dir);
 	while (d != NULL && (e = readdir(d)) != NULL)
-		if (ends_with(e->d_name, ".png")) {
+		if (rpt_ends_with(e->d_name, ".png")) {
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 			embed_png(f, path, e->d_name);
 		}
@@ -1270,7 +794,7 @@ compare_section(FILE *f, const char *dir, struct run *runs, unsigned int n)
 		if (buf != NULL) {
 			buf[got] = '\0';
 			fputs("<h2>report.md</h2>\n<pre>", f);
-			esc(f, buf);
+			rpt_esc(f, buf);
 			fputs("</pre>\n", f);
 		}
 		free(buf);
@@ -1304,26 +828,26 @@ page_head(FILE *f, const char *dir, json_t *sum)
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>hplane report: ");
-	esc(f, dir);
+	rpt_esc(f, dir);
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>", css);
 	if (sum != NULL) {
 		char b[32];
 
 		fputs("hplane run: app ", f);
-		esc(f, jstr(sum, "app", "?"));
+		rpt_esc(f, jstr(sum, "app", "?"));
 		fputs(", scheduler ", f);
-		esc(f, jstr(sum, "scheduler", "?"));
+		rpt_esc(f, jstr(sum, "scheduler", "?"));
 		fputs(" (", f);
-		esc(f, jstr(sum, "granularity", "chain"));
+		rpt_esc(f, jstr(sum, "granularity", "chain"));
 		fputs("), scenario ", f);
-		esc(f, jstr(sum, "scenario", "?"));
-		fprintf(f, ", %s worker(s), ", num(b, sizeof(b), jnum(sum, "workers")));
-		fprintf(f, "%s s", num(b, sizeof(b), jnum(sum, "duration_s")));
+		rpt_esc(f, jstr(sum, "scenario", "?"));
+		fprintf(f, ", %s worker(s), ", rpt_num(b, sizeof(b), jnum(sum, "workers")));
+		fprintf(f, "%s s", rpt_num(b, sizeof(b), jnum(sum, "duration_s")));
 	} else {
 		fputs("hplane compare", f);
 	}
 	fputs("</h1>\n<p class=\"note\">From the files in <code>", f);
-	esc(f, dir);
+	rpt_esc(f, dir);
 	fprintf(f, "</code> (source %s), built %s by <code>hplane report</code>; "
 		"every plot is drawn from those files alone.</p>\n",
 		sum != NULL ? jstr(sum, "source", "?") : "run folders", when);
@@ -1355,7 +879,7 @@ hp_report_build(const char *dir, char *path, size_t pathlen, char *err, size_t e
 		if (sum == NULL)
 			return -EINVAL;
 		snprintf(p, sizeof(p), "%s/trace.csv", dir);
-		ret = csv_load(&trace, p, err, errlen);
+		ret = rpt_csv_load(&trace, p, err, errlen);
 		if (ret < 0)
 			goto out;
 	} else {
@@ -1400,10 +924,10 @@ hp_report_build(const char *dir, char *path, size_t pathlen, char *err, size_t e
 		unlink(tmp);
 out:
 	json_decref(sum);
-	csv_free(&trace);
+	rpt_csv_free(&trace);
 	for (i = 0; i < nruns; i++) {
 		json_decref(runs[i].sum);
-		csv_free(&runs[i].trace);
+		rpt_csv_free(&runs[i].trace);
 	}
 	return ret;
 }
