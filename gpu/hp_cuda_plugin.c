@@ -311,7 +311,7 @@ stage_finish(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	for (i = 0; i < job->n; i++) {
 		struct hp_meta *md = hp_meta(job->pkts[i]);
 
-		if (md->step > k)
+		if (!hp_dev_runs(dev, md, k))
 			continue;
 		md->step = (uint8_t)(k + 1);
 		if (p->state[s][i] != 0)
@@ -362,7 +362,7 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 			  hpk_mem_find(p->k, m->buf_addr, m->buf_len, &at);
 
 		o[i].src = NULL;
-		ret = hp_meta(m)->step > k ? 1 :
+		ret = !hp_dev_runs(dev, hp_meta(m), k) ? 1 :
 		      tc->ops->offload_prep(tc, m, &o[i], zc ? NULL : b->data + off,
 					    CAP_BYTES - off);
 		if (ret == 0 && zc && o[i].src == NULL) {
@@ -415,20 +415,30 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	return 1;
 }
 
+/* Where a job's chain ends: the chain's end, or with --apps its app's
+ * (a job holds one app's packets, dev_batch.c). */
+static inline unsigned int
+job_end(const struct hp_device *dev, const struct hp_batch_job *job)
+{
+	return job->n ? dev->env->app_end[hp_meta(job->pkts[0])->app] : dev->n_tasks;
+}
+
 /* Runs the chain from task k on: launches the first stage some packet
  * needs on the GPU (returns 1), or finishes them all at once (0). */
 static int
 stages_from(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	    struct hp_batch_job *job, unsigned int k)
 {
-	for (; k < dev->n_tasks; k++) {
+	unsigned int end = job_end(dev, job);
+
+	for (; k < end; k++) {
 		int r = stage_launch(dev, p, s, job, k);
 
 		if (r != 0)
 			return r;
 		stage_finish(dev, p, s, job, k);
 	}
-	p->stage[s] = dev->n_tasks;
+	p->stage[s] = end;
 	return 0;
 }
 
@@ -467,7 +477,7 @@ cuda_poll(struct hp_device *dev, int *errp)
 		return NULL;
 	job = p->q[p->head];
 	s = (unsigned int)job->slot;
-	if (p->stage[s] < dev->n_tasks) {
+	if (p->stage[s] < job_end(dev, job)) {
 		r = hpk_query(p->k, s, err, sizeof(err));
 		calls_to_stats(dev, p);
 		if (r < 0) {

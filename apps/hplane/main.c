@@ -308,7 +308,7 @@ enum {
 	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
 	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_FLOWIDLE, O_HOLD_US,
-	O_PSPEED, O_PLOOP, O_NOREPORT,
+	O_PSPEED, O_PLOOP, O_NOREPORT, O_APPS,
 	O_END
 };
 
@@ -369,6 +369,7 @@ static const struct option longopts[] = {
 	{ "pcap-speed", required_argument, NULL, O_PSPEED },
 	{ "pcap-loop", required_argument, NULL, O_PLOOP },
 	{ "no-report", no_argument, NULL, O_NOREPORT },
+	{ "apps", required_argument, NULL, O_APPS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -464,6 +465,13 @@ parse_opts(struct cli *c, int argc, char **argv)
 		}
 		switch (opt) {
 		case O_APP: cfg->app = a; break;
+		case O_APPS: {
+			char err[256];
+
+			if (hp_app_mix_parse(&cfg->mix, a, err, sizeof(err)) < 0)
+				return fail(EXIT_USAGE, "%s", err);
+			break;
+		}
 		case O_SCHED: cfg->sched = a; break;
 		case O_SCEN: cfg->scenario = a; c->scen_set = true; break;
 		case O_TRACE: cfg->trace_file = a; c->scen_set = true; break;
@@ -580,6 +588,16 @@ parse_opts(struct cli *c, int argc, char **argv)
 	if (optind < argc)
 		return fail(EXIT_USAGE, "unexpected argument '%s' (EAL arguments go after --)",
 			    argv[optind]);
+	if (seen[O_APPS - O_APP]) {
+		if (seen[O_APP - O_APP])
+			return fail(EXIT_USAGE, "--app and --apps together: name every app in --apps");
+		if (cfg->task_gran)
+			return fail(EXIT_USAGE, "--apps runs whole chains only (--granularity chain)");
+		/* one app at share 1 is --app */
+		cfg->app = cfg->mix.n > 1 ? cfg->mix.name : cfg->mix.app[0]->name;
+		if (cfg->mix.n == 1)
+			cfg->mix.n = 0;
+	}
 	/* a flag that cannot apply to the source is refused, not ignored */
 	if (cfg->src != HP_SRC_GEN && c->gen_flag)
 		return fail(EXIT_USAGE, "--%s applies to generated traffic (--source gen) only: %s",
@@ -602,8 +620,14 @@ parse_opts(struct cli *c, int argc, char **argv)
 	if (cfg->task.param != NULL) {
 		char err[512];
 
-		if (hp_app_param_check(hp_app_find(cfg->app), cfg->task.param, err,
-				       sizeof(err)) < 0)
+		struct hp_app joint = { .name = cfg->app };
+
+		/* --apps: a name read by any task of any of the apps */
+		for (unsigned int a = 0; a < cfg->mix.n; a++)
+			for (unsigned int k = 0; k < cfg->mix.app[a]->n_tasks; k++)
+				joint.tasks[joint.n_tasks++] = cfg->mix.app[a]->tasks[k];
+		if (hp_app_param_check(cfg->mix.n > 1 ? &joint : hp_app_find(cfg->app),
+				       cfg->task.param, err, sizeof(err)) < 0)
 			return fail(EXIT_USAGE, "%s", err);
 	}
 	return 0;
@@ -705,7 +729,7 @@ validate(struct cli *c)
 	} else {
 		hp_type_table_default(&cfg->types, c->deadline_us);
 	}
-	if (hp_app_find(cfg->app) == NULL)
+	if (cfg->mix.n <= 1 && hp_app_find(cfg->app) == NULL)
 		return fail(EXIT_USAGE, "unknown app '%s' (see hplane list)", cfg->app);
 	if (hp_sched_find(cfg->sched) == NULL)
 		return fail(EXIT_USAGE, "unknown scheduler '%s' (see hplane list)", cfg->sched);
@@ -1160,6 +1184,9 @@ run_verb(const struct verb *v, int argc, char **argv)
 	ret = parse_opts(&c, split - 1, argv + 1);
 	if (ret)
 		return ret;
+	if (c.cfg.mix.n > 1 && strcmp(v->name, "run") != 0)
+		return fail(EXIT_USAGE, "--apps applies to hplane run only (%s measures one app: --app)",
+			    v->name);
 	if (v->direct != NULL)
 		return v->direct(&c);
 	c.prof.argc = argc;

@@ -51,6 +51,24 @@ struct batch_priv {
 	uint64_t t_start;
 };
 
+/* What an open batch's slot runs, predicted: the chain or task `task`
+ * (see hp_accel_ops.predict), or with --apps app `task`'s part of the
+ * joint chain. */
+static uint64_t
+slot_predict(const struct hp_device *dev, const struct batch_priv *p, unsigned int task,
+	     uint32_t n, uint32_t bytes)
+{
+	const struct hp_dev_env *env = dev->env;
+	uint64_t t = 0;
+	unsigned int k;
+
+	if (env->n_apps <= 1 || task >= env->n_apps)
+		return p->aops->predict(dev, task, n, bytes);
+	for (k = task ? env->app_end[task - 1] : 0; k < env->app_end[task]; k++)
+		t += p->aops->predict(dev, k, n, bytes);
+	return t;
+}
+
 static int
 batch_init(struct hp_device *dev, const char *arg, const struct hp_dev_opts *o,
 	   char *err, size_t errlen)
@@ -92,18 +110,23 @@ batch_init(struct hp_device *dev, const char *arg, const struct hp_dev_opts *o,
 	if (p->bcfg.min_pkts > p->bcfg.max_pkts)
 		p->bcfg.min_pkts = p->bcfg.max_pkts;
 	dev->caps.min_batch_pkts = p->bcfg.min_pkts;
-	p->n_open = dev->env->task_gran && dev->caps.one_task ? dev->n_tasks : 1;
+	/* With --apps a batch holds one app's packets (an open batch per
+	 * app): a mixed batch would run each app's kernels one after another
+	 * on its stream, every packet waiting for all of them, and each
+	 * stage would walk the whole batch to find its app's packets. */
+	p->n_open = dev->env->task_gran && dev->caps.one_task ? dev->n_tasks :
+		    dev->env->n_apps > 1 ? dev->env->n_apps : 1;
 	for (i = 0; i < p->n_open; i++) {
 		struct hp_batch_cfg c = p->bcfg;
 		unsigned int task = p->n_open == 1 ? HP_MAX_TASKS : i;
 
 		/* Service model of what the slot runs (the chain, or its
-		 * task) for the rate-adapted target: fixed = predict(1
-		 * packet) - per packet, per packet from 2 sizes of a typical
-		 * 512-byte packet. */
+		 * task, or its app's chain) for the rate-adapted target:
+		 * fixed = predict(1 packet) - per packet, per packet from 2
+		 * sizes of a typical 512-byte packet. */
 		if (p->aops->predict != NULL) {
-			uint64_t t1 = p->aops->predict(dev, task, 1, 512);
-			uint64_t tn = p->aops->predict(dev, task, 65, 65 * 512);
+			uint64_t t1 = slot_predict(dev, p, task, 1, 512);
+			uint64_t tn = slot_predict(dev, p, task, 65, 65 * 512);
 
 			c.svc_per_pkt = tn > t1 ? (tn - t1) / 64 : 0;
 			c.svc_fixed = t1 > c.svc_per_pkt ? t1 - c.svc_per_pkt : 0;
@@ -113,13 +136,18 @@ batch_init(struct hp_device *dev, const char *arg, const struct hp_dev_opts *o,
 	return 0;
 }
 
-/* The open batch a packet joins: its task's with granularity task. */
+/* The open batch a packet joins: its task's with granularity task, its
+ * app's with --apps. */
 static inline unsigned int
-slot_of(const struct batch_priv *p, const struct rte_mbuf *m)
+slot_of(const struct hp_device *dev, const struct batch_priv *p, const struct rte_mbuf *m)
 {
-	unsigned int k = hp_meta((struct rte_mbuf *)(uintptr_t)m)->step;
+	const struct hp_meta *md = hp_meta((struct rte_mbuf *)(uintptr_t)m);
+	unsigned int k;
 
-	return p->n_open > 1 && k < p->n_open ? k : 0;
+	if (p->n_open == 1)
+		return 0;
+	k = dev->env->n_apps > 1 ? md->app : md->step;
+	return k < p->n_open ? k : 0;
 }
 
 static void
@@ -318,7 +346,7 @@ intake(struct hp_device *dev, struct batch_priv *p, uint64_t now)
 		/* Batch bytes are frame bytes, as in the profiles' tables. */
 		uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
 
-		k = slot_of(p, pkts[i]);
+		k = slot_of(dev, p, pkts[i]);
 		if (!hp_batcher_fits(&p->b[k], len)) {
 			submit_open(dev, p, k, HP_FLUSH_FULL, now);
 			if (p->open[k] != NULL || dev->failed || p->n_free == 0) {
@@ -458,7 +486,7 @@ batch_pass(struct hp_device *dev)
 				/* A backend that cannot run single
 				 * tasks ran the whole chain. */
 				if (!dev->caps.one_task)
-					md->step = (uint8_t)dev->n_tasks;
+					md->step = dev->env->app_end[md->app];
 				/* t_work: the packet's first task */
 				if (!dev->env->task_gran || md->step == 1)
 					md->t_work = job->t_submit;
@@ -632,6 +660,14 @@ hp_batch_job_service(const struct hp_device *dev, const struct hp_batch_job *job
 
 	if (p->aops->predict == NULL)
 		return 0;
+	/* --apps: the job is one app's (slot_of); its chain from its step */
+	if (dev->env->n_apps > 1 && job->n) {
+		const struct hp_meta *md = hp_meta(job->pkts[0]);
+
+		for (k = md->step; k < dev->env->app_end[md->app]; k++)
+			t += p->aops->predict(dev, k, job->n, job->bytes);
+		return t;
+	}
 	if (!dev->env->task_gran)
 		return p->aops->predict(dev, HP_MAX_TASKS, job->n, job->bytes);
 	for (k = 0; k < dev->n_tasks; k++)

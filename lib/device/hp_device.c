@@ -438,8 +438,10 @@ hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pkts[i]);
 
-		/* t_work: when the packet's first task started anywhere */
-		if (md->step == 0)
+		/* t_work: when the packet's first task started anywhere
+		 * (with --apps its first is its app's, step > 0; t_work is
+		 * 0 until then, cleared at classify) */
+		if (md->step == 0 || md->t_work == 0)
 			md->t_work = t0;
 		md->device = (uint8_t)dev->idx;
 	}
@@ -447,11 +449,13 @@ hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 		uint64_t ts, hop = 0;
 
 		/* The packets that run task k here: the chain from their
-		 * step on, or only their step with granularity task. */
+		 * step on, or only their step with granularity task. With
+		 * --apps each task belongs to one app, so this groups the
+		 * burst by app: one process call per app present. */
 		for (i = 0, m = 0; i < n; i++) {
 			const struct hp_meta *md = hp_meta(pkts[i]);
 
-			if (md->step <= k && (one ? k == md->step : true))
+			if (hp_dev_runs(dev, md, k) && (one ? k == md->step : true))
 				sub[m++] = pkts[i];
 		}
 		if (m == 0)
@@ -463,7 +467,10 @@ hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 		for (i = 0; i < m && k > 0; i++) {
 			const struct hp_meta *md = hp_meta(sub[i]);
 
-			hop += md->step == k ? ts - RTE_MIN(md->t_done, ts) : ts - t1;
+			/* (a packet whose app's chain starts at k has
+			 * run nothing before: t_done is 0, no hop) */
+			hop += md->step != k ? ts - t1 :
+			       md->t_done != 0 ? ts - RTE_MIN(md->t_done, ts) : 0;
 		}
 		dev->st.oh2_cycles += hop;
 		dev->ctx[k].ops->process(&dev->ctx[k], sub, (uint16_t)m);
@@ -476,7 +483,7 @@ hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts, uint16_t n,
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pkts[i]);
 
-		md->step = one ? (uint8_t)(md->step + 1) : (uint8_t)dev->n_tasks;
+		md->step = one ? (uint8_t)(md->step + 1) : dev->env->app_end[md->app];
 	}
 }
 

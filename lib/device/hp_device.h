@@ -40,6 +40,11 @@ struct hp_dev_env {
 	/* Granularity task (thesis C2): a device runs only task md->step of
 	 * each packet and advances it; chain: the whole chain. */
 	bool task_gran;
+	/* --apps: the tasks are the apps' chains one after another; a
+	 * packet runs from its step to its app's end, app_end[md->app]
+	 * (one app: app_end[0] = n_tasks, md->app = 0). */
+	unsigned int n_apps;
+	uint8_t app_end[HP_MAX_APPS];
 };
 
 /* What a device is for: a CPU worker (modeled or not) or an accelerator. */
@@ -243,6 +248,14 @@ static inline bool
 hp_device_failed(const struct hp_device *dev)
 {
 	return __atomic_load_n(&dev->failed, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Whether task k of the joint chain is the packet's to run here: at or
+ * after its step, before its app's end. */
+static inline bool
+hp_dev_runs(const struct hp_device *dev, const struct hp_meta *md, unsigned int k)
+{
+	return md->step <= k && k < dev->env->app_end[md->app];
 }
 
 /* Runs dev's chain on the CPU task contexts (process, t_work/t_done,

@@ -260,6 +260,7 @@ gen_frame(struct hp_gen *g, unsigned int flow, uint32_t size, uint8_t *buf,
 	hdr_len = (uint32_t)(body - buf);
 	if (g->body_fn != NULL && hph) {
 		/* The hook decides the body, and so the frame length. */
+		g->body_flow = flow;
 		body_len = g->body_fn(g->body_arg, g->gen_id, size, hdr_len, body,
 				      cap - hdr_len);
 		if (body_len > cap - hdr_len)

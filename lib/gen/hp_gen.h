@@ -69,6 +69,7 @@ struct hp_gen {
 	size_t pool_len;
 	hp_gen_body_fn body_fn; /* NULL: bodies from the pool */
 	void *body_arg;
+	unsigned int body_flow; /* the flow of the frame the hook writes */
 	bool no_tag; /* leave hp_app_hdr.tag 0 (hp_gen_set_tag) */
 };
 

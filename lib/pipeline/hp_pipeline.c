@@ -110,7 +110,11 @@ run_check(struct pl_run *r, char *err, size_t errlen)
 	const struct hp_run_cfg *cfg = r->cfg;
 	unsigned int i, need = hp_run_lcores(cfg);
 
-	r->app = hp_app_find(cfg->app);
+	r->app = cfg->mix.n > 1 ? pl_apps_chain(r) : hp_app_find(cfg->app);
+	if (cfg->mix.n > 1 && cfg->task_gran) {
+		snprintf(err, errlen, "--apps runs whole chains only (granularity chain)");
+		return -ENOTSUP;
+	}
 	if (r->app == NULL) {
 		snprintf(err, errlen, "unknown app '%s'", cfg->app);
 		return -EINVAL;
@@ -166,6 +170,11 @@ devices_build(struct pl_run *r, char *err, size_t errlen)
 		.task_gran = cfg->task_gran,
 	};
 	memcpy(r->env.tasks, r->tasks, sizeof(r->tasks));
+	/* where each app's part of the joint chain ends (one app: the chain) */
+	r->env.n_apps = cfg->mix.n > 1 ? cfg->mix.n : 1;
+	r->env.app_end[0] = (uint8_t)r->app->n_tasks;
+	for (i = 0; i < cfg->mix.n; i++)
+		r->env.app_end[i] = (uint8_t)(cfg->mix.first[i] + cfg->mix.app[i]->n_tasks);
 	if (cfg->cpu_model != NULL &&
 	    hp_device_cpu_model_spec(cpu_spec, sizeof(cpu_spec), cfg->cpu_model, cfg->burst,
 				     "inflight=1,role=cpu") < 0) {

@@ -33,6 +33,9 @@ enum hp_source_kind { HP_SRC_GEN, HP_SRC_PCAP, HP_SRC_AF_PACKET };
 
 struct hp_run_cfg {
 	const char *app;
+	/* --apps: several apps at once (mix.n > 1; 0 with --app). A packet's
+	 * app is chosen by its flow (pl_apps.c), the shares are of flows. */
+	struct hp_app_mix mix;
 	const char *sched;
 	const char *scenario;     /* low|medium|stress|standard|random|trace */
 	const char *trace_file;
@@ -146,6 +149,20 @@ struct hp_dev_report {
 #define HP_L1_OVERHEAD 24u
 #define HP_ETH_MIN_NOFCS 60u
 
+/* What happened to the packets of one app of --apps (pl_apps.c). */
+struct hp_app_report {
+	const char *name;
+	double share;              /* the share asked for */
+	uint64_t received;         /* classified as this app's */
+	uint64_t delivered, bytes_delivered;
+	uint64_t task_errors;      /* its packets a task refused (dropped) */
+	uint64_t deadline_pkts, deadline_met;
+	uint64_t order_out, order_out_in_order;
+	uint64_t verified, verify_failures; /* at the sink */
+	uint64_t dev_pkts[HP_MAX_DEVICES]; /* delivered, by the device that ran it */
+	struct hp_hist lat;        /* ns */
+};
+
 /* What happened to the packets of one type of the type table (index 0:
  * frames no row matched). */
 struct hp_type_count {
@@ -215,6 +232,8 @@ struct hp_run_result {
 	uint64_t dev_task_pkts[HP_MAX_DEVICES][HP_MAX_TASKS];
 	struct hp_power_report power; /* watts and joules per source */
 	struct hp_port_report port;
+	unsigned int n_apps;       /* --apps: apps below; 0 with one app */
+	struct hp_app_report apps[HP_MAX_APPS];
 };
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,

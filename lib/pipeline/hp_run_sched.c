@@ -20,6 +20,17 @@ hp_run_sched_env(const struct hp_run_cfg *cfg, struct hp_sched_env *env)
 	env->n_tasks = app != NULL ? app->n_tasks : 0;
 	for (i = 0; i < env->n_tasks; i++)
 		env->task_names[i] = app->tasks[i];
+	/* --apps: the joint chain, as the devices run it (a policy's chain
+	 * cost is then the whole joint chain's: per-app costs are not
+	 * modeled yet, docs/scheduling.md) */
+	if (cfg->mix.n > 1) {
+		unsigned int a, k;
+
+		env->n_tasks = cfg->mix.n_tasks;
+		for (a = 0; a < cfg->mix.n; a++)
+			for (k = 0; k < cfg->mix.app[a]->n_tasks; k++)
+				env->task_names[cfg->mix.first[a] + k] = cfg->mix.app[a]->tasks[k];
+	}
 	env->types = &cfg->types;
 	/* CPU workers first, then the accelerator, as the pipeline builds
 	 * them; a worker is a CPU even when its timing is modeled */

@@ -445,6 +445,58 @@ sched_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 	return ok ? 0 : -ENOMEM;
 }
 
+/* One app of --apps: its share asked for and got, its counters (they add
+ * up to the run's: received, delivered, task errors, verified), latency,
+ * deadlines, order and where its packets ran. */
+static json_t *
+app_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r, unsigned int i)
+{
+	const struct hp_app_report *p = &r->apps[i];
+	const struct hp_app *app = cfg->mix.app[i];
+	json_t *o = json_object(), *tasks = json_array(), *lat = json_object();
+	json_t *dl = json_object(), *ord = json_object(), *share = json_object();
+	int ok = o && tasks && lat && dl && ord && share;
+	const struct hp_hist *h = &p->lat;
+	unsigned int k;
+
+	for (k = 0; k < app->n_tasks && ok; k++)
+		ok &= json_array_append_new(tasks, jstr(app->tasks[k])) == 0;
+	SET(o, "name", jstr(p->name));
+	SET(o, "tasks", tasks);
+	SET(o, "share", jnum(p->share));
+	SET(o, "share_received", jnum(r->received ? (double)p->received / (double)r->received : NAN));
+	SET(o, "packets_received", ju64(p->received));
+	SET(o, "packets_delivered", ju64(p->delivered));
+	SET(o, "bytes_delivered", ju64(p->bytes_delivered));
+	SET(o, "task_errors", ju64(p->task_errors));
+	SET(o, "verified", ju64(p->verified));
+	SET(o, "verify_failures", ju64(p->verify_failures));
+	SET(lat, "mean", jnum(h->count ? hp_hist_mean(h) / 1e3 : NAN));
+	SET(lat, "p50", jnum(q_us(h, 0.5)));
+	SET(lat, "p99", jnum(q_us(h, 0.99)));
+	SET(lat, "p999", jnum(q_us(h, 0.999)));
+	SET(lat, "max", jnum(h->count ? (double)h->max / 1e3 : NAN));
+	SET(lat, "count", ju64(h->count));
+	SET(o, "latency_us", lat);
+	SET(dl, "packets", ju64(p->deadline_pkts));
+	SET(dl, "met", ju64(p->deadline_met));
+	SET(dl, "success_pct", jnum(pct(p->deadline_met, p->deadline_pkts)));
+	SET(o, "deadline", dl);
+	SET(ord, "packets", ju64(p->order_out));
+	SET(ord, "in_order", ju64(p->order_out_in_order));
+	SET(ord, "success_pct", jnum(pct(p->order_out_in_order, p->order_out)));
+	SET(o, "order", ord);
+	for (k = 0; k < r->n_dev && ok; k++)
+		SET(share, r->dev[k].name, jnum(p->delivered ?
+			100.0 * (double)p->dev_pkts[k] / (double)p->delivered : NAN));
+	SET(o, "device_share_pct", share);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* Counters per packet type (index 0: frames no row matched) and per app
  * (one app a run today; a list, so that several fit later). */
 static int
@@ -473,6 +525,19 @@ types_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 		SET(o, "deadline_met", ju64(c->dl_met));
 		SET(o, "deadline_success_pct", jnum(pct(c->dl_met, c->dl_pkts)));
 		ok &= json_array_append_new(ty, o) == 0;
+	}
+	if (r->n_apps > 0) {
+		/* --apps: an entry per app, the totals stay at the top */
+		json_decref(a);
+		json_decref(tasks);
+		for (i = 0; i < r->n_apps && ok; i++) {
+			json_t *o = app_json(cfg, r, i);
+
+			ok &= o != NULL && json_array_append_new(apps, o) == 0;
+		}
+		SET(root, "types", ty);
+		SET(root, "apps", apps);
+		return ok ? 0 : -ENOMEM;
 	}
 	for (i = 0; app != NULL && i < app->n_tasks && ok; i++)
 		ok &= json_array_append_new(tasks, jstr(app->tasks[i])) == 0;

@@ -43,6 +43,19 @@ struct pl_sched_row {
 	uint64_t next, last;       /* TSC: next row due, last row written */
 };
 
+/* --apps: each app's counters, kept by the scheduler (pl_apps.c). */
+struct pl_app_cnt {
+	uint64_t rx, tx, bytes, task_err, dl_pkts, dl_met, order_out, order_in;
+	uint64_t dev[HP_MAX_DEVICES];  /* delivered, by the device that ran it */
+	struct hp_hist lat;            /* ns */
+};
+struct pl_apps {
+	unsigned int n;
+	uint32_t bound[HP_MAX_APPS];   /* flow hash (upper 32 bits) bounds */
+	uint8_t first[HP_MAX_APPS];    /* its first task in the joint chain */
+	struct pl_app_cnt c[HP_MAX_APPS];
+};
+
 /* The scheduler stage: rx, classify, schedule, reorder, tx. */
 struct pl_sched {
 	struct hp_sched s;
@@ -95,6 +108,9 @@ struct pl_sched {
 	 * pl_lat_fold() makes ilat and dlat from them once a row */
 	struct hp_hist idlat[HP_MAX_DEVICES];
 	struct hp_load load;
+	/* --apps: the per-app counters; NULL with one app, so that the
+	 * one-app path pays one never-taken branch at rx and at tx */
+	struct pl_apps *apps;
 	/* scheduling policy's view (lib/sched) */
 	struct hp_sched_dev sdev[HP_SCHED_MAX_DEV];
 	struct hp_sched_env senv;
@@ -119,6 +135,10 @@ struct pl_sched {
 struct pl_verify {
 	struct hp_task_ctx vctx[HP_MAX_TASKS];
 	unsigned int n_tasks;
+	/* each app's part of the joint chain (one app: 0..n_tasks) and its
+	 * packets verified and failed (--apps) */
+	uint8_t first[HP_MAX_APPS], end[HP_MAX_APPS];
+	uint64_t app_ok[HP_MAX_APPS], app_fail[HP_MAX_APPS];
 	uint8_t *scratch;
 	uint64_t count;           /* packets since the last one checked */
 	uint64_t verified, fail, unverified, task_err;
@@ -132,6 +152,11 @@ struct pl_traffic {
 	struct rte_ring *tx_ring; /* port tx queue (scheduler -> sink) */
 	struct pl_verify ver;
 	struct hp_task_ctx gctx[HP_MAX_TASKS]; /* generator bodies (gen_body) */
+	/* --apps: each generator flow's app, and each app's body writer
+	 * (NULL: random bytes) */
+	uint8_t *flow_app;
+	struct hp_task_ctx *body_ctx[HP_MAX_APPS];
+	uint64_t body_rng;
 	uint64_t offered, dropped_port, sink, sink_bytes;
 	uint64_t sent_total, sink_total; /* never reset: drained when equal */
 	int epoch_seen;
@@ -166,8 +191,9 @@ struct pl_traffic {
 struct pl_run {
 	const struct hp_run_cfg *cfg;
 	double power_w[HP_POWER_MAX]; /* last power sample, for trace rows */
-	const struct hp_app *app;
+	const struct hp_app *app;  /* with --apps, mix_app: the joint chain */
 	const struct hp_task_ops *tasks[HP_MAX_TASKS];
+	struct hp_app mix_app;
 	struct rte_mempool *pool;
 	uint16_t rx_port, tx_port;
 	int rx_port_ok, tx_port_ok;
@@ -268,6 +294,45 @@ void pl_replay_stop(struct pl_replay *rp);
 void pl_replay_free(struct pl_replay *rp);
 /* Frames the paced replay found no room for in the ring (a full rx queue). */
 uint64_t pl_replay_drops(const struct pl_replay *rp);
+
+/* pl_apps.c: several apps at once (--apps) */
+/* The apps' chains joined into one (r->mix_app), for the devices. */
+const struct hp_app *pl_apps_chain(struct pl_run *r);
+/* Per-app counters of the scheduler, or -ENOMEM. */
+int pl_apps_setup(struct pl_run *r, struct pl_sched *sc);
+/* The app of a flow: its hash's place among the shares (the upper 32
+ * bits of the flow id against cumulative share bounds). */
+static inline unsigned int
+pl_app_of(const uint32_t *bound, unsigned int n, uint64_t flow_id)
+{
+	uint32_t h = (uint32_t)(flow_id >> 32);
+	unsigned int a = 0;
+
+	while (a + 1 < n && h >= bound[a])
+		a++;
+	return a;
+}
+void pl_apps_collect(struct pl_run *r, struct hp_run_result *res);
+void pl_apps_reset(struct pl_apps *ap);
+/* Per packet at tx (order: -1 not order-needing, else in order or not)
+ * and at a task's refusal. Out of line: only --apps runs call them. */
+void pl_apps_tx(struct pl_apps *ap, const struct hp_meta *md, uint64_t ns, uint32_t len,
+		uint64_t now, int order);
+/* The generator's side: each flow's app and a body hook that writes the
+ * body of the frame's app (pl_traffic.c calls it with --apps). */
+int pl_apps_gen_setup(struct pl_run *r, struct pl_traffic *tr, char *err, size_t errlen);
+
+/* classify()'s part with --apps: the packet's app and where its chain
+ * starts in the joint chain. */
+static inline void
+pl_apps_classify(struct pl_apps *ap, struct hp_meta *md)
+{
+	unsigned int a = pl_app_of(ap->bound, ap->n, md->flow_id);
+
+	md->app = (uint8_t)a;
+	md->step = ap->first[a];
+	ap->c[a].rx++;
+}
 
 /* pl_collect.c */
 unsigned int pl_n_loops(const struct pl_run *r);

@@ -87,6 +87,10 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	if (key.proto == IPPROTO_TCP)
 		md->flags |= HP_MF_TCP;
 	hp_meta_payload(md, p, off, len);
+	/* --apps: the flow's app (one app: app and step stay 0 from the
+	 * clear above, no lookup) */
+	if (unlikely(sc->apps != NULL))
+		pl_apps_classify(sc->apps, md);
 	return 0;
 }
 
@@ -200,6 +204,11 @@ account_tx(struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
 			sc->order_out++;
 			sc->order_out_in_order += ok;
 		}
+		if (unlikely(sc->apps != NULL))
+			pl_apps_tx(sc->apps, md, ns, len, now,
+				   md->flags & HP_MF_REORDER ? (int)ok : -1);
+	} else if (unlikely(sc->apps != NULL)) {
+		pl_apps_tx(sc->apps, md, ns, len, now, -1);
 	}
 	if (sc->s.ops->tx != NULL)
 		sc->s.ops->tx(&sc->s, m, now);
@@ -227,6 +236,8 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	sc->tick_rx = 0;
 	sc->tick_bytes = 0;
 	hp_reorder_reset_stats(&sc->ro);
+	if (sc->apps != NULL)
+		pl_apps_reset(sc->apps);
 	hp_hist_reset(&sc->lat);
 	hp_hist_reset(&sc->ilat);
 	for (unsigned int d = 0; d < HP_MAX_DEVICES; d++) {
@@ -551,6 +562,8 @@ sched_task_drop(struct pl_sched *sc, struct rte_mbuf *m, struct rte_mbuf **emit)
 
 	sc->task_err++;
 	sc->task_err_sec += md->sec_err;
+	if (sc->apps != NULL)
+		sc->apps->c[md->app].task_err++;
 	if (md->flow_slot != HP_FLOW_UNTRACKED) {
 		if (md->flags & HP_MF_REORDER)
 			e = hp_reorder_skip(&sc->ro, md->flow_slot, md->flow_seq, emit);
@@ -940,6 +953,10 @@ pl_sched_setup(struct pl_run *r, const struct hp_sched_ops *sops, char *err,
 		hp_hist_reset(&sc->dlat[i]);
 		hp_hist_reset(&sc->idlat[i]);
 	}
+	if (pl_apps_setup(r, sc) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	for (i = 0; i < r->n_dev; i++) {
 		sc->wst[i] = rte_zmalloc("hp_wstage", sizeof(struct hp_staging), 0);
 		if (sc->wst[i] == NULL) {
@@ -961,6 +978,8 @@ pl_sched_free(struct pl_run *r)
 	if (sc == NULL)
 		return;
 	free(sc->redo);
+	free(sc->apps);
+	sc->apps = NULL;
 	for (i = 0; i < HP_MAX_DEVICES; i++)
 		rte_free(sc->wst[i]);
 	if (sc->s.ops && sc->s.ops->fini)

@@ -243,8 +243,13 @@ pl_traffic_setup(struct pl_run *r, char *err, size_t errlen)
 	ret = pl_ctx_init_chain(r, tr->gctx, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (hp_app_body_ctx(r->app, tr->gctx) != NULL)
+	if (cfg->mix.n > 1) {
+		ret = pl_apps_gen_setup(r, tr, err, errlen);
+		if (ret < 0)
+			return ret;
+	} else if (hp_app_body_ctx(r->app, tr->gctx) != NULL) {
 		hp_gen_set_body(&tr->gen, hp_task_gen_body, hp_app_body_ctx(r->app, tr->gctx));
+	}
 	/* nothing is verified: the emulated NIC needs no tags */
 	hp_gen_set_tag(&tr->gen, cfg->verify_every != 0);
 	return 0;
@@ -259,6 +264,8 @@ pl_traffic_free(struct pl_run *r)
 		return;
 	pl_verify_free(&tr->ver);
 	pl_ctx_free_chain(tr->gctx, r->app->n_tasks);
+	free(tr->flow_app);
+	tr->flow_app = NULL;
 	if (tr->recyc_n)
 		rte_pktmbuf_free_bulk(tr->recyc, tr->recyc_n);
 	free(tr->recyc);

@@ -44,7 +44,16 @@ pl_ctx_free_chain(struct hp_task_ctx *ctx, unsigned int n)
 int
 pl_verify_init(struct pl_verify *v, struct pl_run *r, char *err, size_t errlen)
 {
+	const struct hp_app_mix *mx = &r->cfg->mix;
+	unsigned int a;
+
 	v->n_tasks = r->app->n_tasks;
+	v->first[0] = 0;
+	v->end[0] = (uint8_t)v->n_tasks;
+	for (a = 0; mx->n > 1 && a < mx->n; a++) {
+		v->first[a] = (uint8_t)mx->first[a];
+		v->end[a] = (uint8_t)(mx->first[a] + mx->app[a]->n_tasks);
+	}
 	v->scratch = malloc(HP_VERIFY_BUF);
 	if (v->scratch == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -69,6 +78,8 @@ pl_verify_reset(struct pl_verify *v)
 	unsigned int k;
 
 	v->verified = v->fail = v->unverified = v->task_err = 0;
+	memset(v->app_ok, 0, sizeof(v->app_ok));
+	memset(v->app_fail, 0, sizeof(v->app_fail));
 	for (k = 0; k < v->n_tasks; k++)
 		if (v->vctx[k].ops != NULL && v->vctx[k].ops->ctx_reset != NULL)
 			v->vctx[k].ops->ctx_reset(&v->vctx[k]);
@@ -89,6 +100,7 @@ pl_verify(struct pl_verify *v, struct rte_mbuf *m)
 	if (md->status != HP_ST_OK) {
 		v->task_err++;
 		v->fail++;
+		v->app_fail[md->app]++;
 		return;
 	}
 	len = md->data_len;
@@ -97,7 +109,8 @@ pl_verify(struct pl_verify *v, struct rte_mbuf *m)
 		return;
 	}
 	memcpy(v->scratch, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), len);
-	for (k = (int)v->n_tasks - 1; k >= 0; k--) {
+	/* its app's part of the chain, backwards (one app: the chain) */
+	for (k = (int)v->end[md->app] - 1; k >= (int)v->first[md->app]; k--) {
 		int ret = v->vctx[k].ops->verify ?
 			v->vctx[k].ops->verify(&v->vctx[k], m, v->scratch, &len) : -ENOTSUP;
 
@@ -107,12 +120,16 @@ pl_verify(struct pl_verify *v, struct rte_mbuf *m)
 		}
 		if (ret < 0) {
 			v->fail++;
+			v->app_fail[md->app]++;
 			return;
 		}
 	}
 	h = rte_pktmbuf_mtod_offset(m, const struct hp_app_hdr *, md->data_off - sizeof(*h));
-	if (hp_crc32c(v->scratch, len) != rte_be_to_cpu_32(h->tag))
+	if (hp_crc32c(v->scratch, len) != rte_be_to_cpu_32(h->tag)) {
 		v->fail++;
-	else
+		v->app_fail[md->app]++;
+	} else {
 		v->verified++;
+		v->app_ok[md->app]++;
+	}
 }

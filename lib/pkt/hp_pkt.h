@@ -88,8 +88,7 @@ struct hp_meta {
 	uint16_t l4_off;      /* offset of the L4 payload in the frame */
 	uint8_t type;         /* packet type (1-based index into the type table) */
 	uint8_t flags;        /* HP_MF_* */
-	uint8_t app;          /* app index */
-	uint8_t res8;
+	uint8_t res8[2];      /* spare */
 	uint16_t gen_len;     /* frame length as the generator built it (a
 			       * recycled frame must still have it; the
 			       * scheduler's clear of line 0 stops before it) */
@@ -108,6 +107,10 @@ struct hp_meta {
 	uint8_t sec_err;      /* the task that refused it is a security task
 			       * (hp_task_fail_secure): the run's exit status
 			       * says so */
+	uint8_t app;          /* the packet's app with --apps (an index into the
+			       * run's apps; 0 with one app): devices run its
+			       * chain, so it is in their line, in the byte that
+			       * was res32's alignment padding */
 	uint32_t res32 __rte_aligned(4); /* task result: e.g. DPI match count */
 	uint32_t res32b;      /* task result: e.g. DPI first match id */
 	uint8_t digest[16];   /* task result: e.g. MD5 */

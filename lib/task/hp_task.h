@@ -160,6 +160,26 @@ const struct hp_app *hp_app_at(unsigned int i);
 #define HP_APP_REGISTER(app) \
 	RTE_INIT(hp_app_reg_ ## app) { hp_app_register(&(app)); }
 
+/* ---- several apps at once (hplane run --apps) ---- */
+#define HP_MAX_APPS 4
+/* The apps of a run and their shares of the offered traffic (flows), in
+ * the order named. Their chains run side by side on the same devices, as
+ * one chain of all their tasks in which each packet runs only its app's
+ * part, so all their tasks together fit HP_MAX_TASKS. */
+struct hp_app_mix {
+	unsigned int n;            /* 0: one app (--app) */
+	const struct hp_app *app[HP_MAX_APPS];
+	double share[HP_MAX_APPS]; /* each in (0, 1], sum 1 */
+	unsigned int first[HP_MAX_APPS]; /* its first task in the joint chain */
+	unsigned int n_tasks;      /* tasks of all the apps */
+	char name[64];             /* "ids+dedup+vpn" */
+};
+/* "ids:0.3,dedup:0.3,vpn:0.4" -> mix: each app known and named once, each
+ * share a number in (0, 1], the shares summing to 1 (within 1e-6). 0 or
+ * -EINVAL with a one-line reason in err. */
+int hp_app_mix_parse(struct hp_app_mix *mix, const char *spec, char *err,
+		     size_t errlen);
+
 /* ---- generator bodies and task options of an app ---- */
 
 /* The context, among an app's chain contexts ctx[0..n_tasks), whose task

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Several apps at once (hplane run --apps): the joint chain the devices
+ * run, the rule that gives a packet its app, the per-app counters and the
+ * generator's per-app bodies.
+ *
+ * A packet's app is decided by its flow: the upper 32 bits of the flow id
+ * (hp_flow_hash of the 5-tuple, computed at classify anyway) fall into
+ * one app's slice of [0, 2^32), slices as wide as the shares. The same
+ * rule serves the generator (it hashes its flows' keys the same way, to
+ * write each frame's body for its app), a capture and af_packet, so the
+ * shares are shares of flows, and a flow's packets all go to one app (its
+ * order and its per-flow sequence stay one app's). With flows of equal
+ * rates, the shares of packets follow.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hp_common.h"
+#include "pl_priv.h"
+
+const struct hp_app *
+pl_apps_chain(struct pl_run *r)
+{
+	const struct hp_app_mix *mx = &r->cfg->mix;
+	struct hp_app *j = &r->mix_app;
+	unsigned int a, k;
+
+	memset(j, 0, sizeof(*j));
+	j->name = mx->name;
+	j->desc = "several apps at once (--apps)";
+	for (a = 0; a < mx->n; a++)
+		for (k = 0; k < mx->app[a]->n_tasks && j->n_tasks < HP_MAX_TASKS; k++)
+			j->tasks[j->n_tasks++] = mx->app[a]->tasks[k];
+	return j;
+}
+
+/* Cumulative shares as bounds on the hash's upper 32 bits; the last app
+ * takes whatever rounding leaves. */
+static void
+apps_bounds(const struct hp_app_mix *mx, uint32_t *bound)
+{
+	double cum = 0;
+	unsigned int a;
+
+	for (a = 0; a < mx->n; a++) {
+		cum += mx->share[a];
+		bound[a] = a + 1 == mx->n || cum >= 1.0 ? UINT32_MAX :
+			   (uint32_t)(cum * 4294967296.0);
+	}
+}
+
+void
+pl_apps_reset(struct pl_apps *ap)
+{
+	unsigned int a;
+
+	for (a = 0; a < ap->n; a++) {
+		memset(&ap->c[a], 0, offsetof(struct pl_app_cnt, lat));
+		hp_hist_reset(&ap->c[a].lat);
+	}
+}
+
+int
+pl_apps_setup(struct pl_run *r, struct pl_sched *sc)
+{
+	const struct hp_app_mix *mx = &r->cfg->mix;
+	struct pl_apps *ap;
+	unsigned int a;
+
+	sc->apps = NULL;
+	if (mx->n <= 1)
+		return 0;
+	ap = calloc(1, sizeof(*ap));
+	if (ap == NULL)
+		return -ENOMEM;
+	ap->n = mx->n;
+	apps_bounds(mx, ap->bound);
+	for (a = 0; a < mx->n; a++)
+		ap->first[a] = (uint8_t)mx->first[a];
+	pl_apps_reset(ap);
+	sc->apps = ap;
+	return 0;
+}
+
+void
+pl_apps_tx(struct pl_apps *ap, const struct hp_meta *md, uint64_t ns, uint32_t len,
+	   uint64_t now, int order)
+{
+	struct pl_app_cnt *c = &ap->c[md->app];
+
+	c->tx++;
+	c->bytes += len;
+	c->dev[md->device]++;
+	hp_hist_add(&c->lat, ns);
+	if (md->flags & HP_MF_LATENCY) {
+		c->dl_pkts++;
+		c->dl_met += now <= md->t_deadline;
+	}
+	if (order >= 0) {
+		c->order_out++;
+		c->order_in += (uint64_t)order;
+	}
+}
+
+void
+pl_apps_collect(struct pl_run *r, struct hp_run_result *res)
+{
+	const struct hp_app_mix *mx = &r->cfg->mix;
+	const struct pl_apps *ap = r->sc->apps;
+	const struct pl_verify *v = r->tr != NULL ? &r->tr->ver : NULL;
+	unsigned int a;
+
+	res->n_apps = 0;
+	if (ap == NULL)
+		return;
+	res->n_apps = ap->n;
+	for (a = 0; a < ap->n; a++) {
+		const struct pl_app_cnt *c = &ap->c[a];
+		struct hp_app_report *o = &res->apps[a];
+
+		o->name = mx->app[a]->name;
+		o->share = mx->share[a];
+		o->received = c->rx;
+		o->delivered = c->tx;
+		o->bytes_delivered = c->bytes;
+		o->task_errors = c->task_err;
+		o->deadline_pkts = c->dl_pkts;
+		o->deadline_met = c->dl_met;
+		o->order_out = c->order_out;
+		o->order_out_in_order = c->order_in;
+		memcpy(o->dev_pkts, c->dev, sizeof(o->dev_pkts));
+		o->lat = c->lat;
+		o->verified = v != NULL ? v->app_ok[a] : 0;
+		o->verify_failures = v != NULL ? v->app_fail[a] : 0;
+	}
+}
+
+/* The generator's body hook with --apps: the body the frame's app's first
+ * task writes (ids: planted patterns; ran: codewords), else random bytes
+ * (the pool's are the generator's own, static). */
+static uint32_t
+apps_body(void *arg, uint64_t gen_id, uint32_t size, uint32_t hdr_len, uint8_t *body,
+	  uint32_t room)
+{
+	struct pl_traffic *tr = arg;
+	unsigned int a = tr->flow_app[tr->gen.body_flow];
+	uint32_t n, i;
+
+	if (tr->body_ctx[a] != NULL)
+		return hp_task_gen_body(tr->body_ctx[a], gen_id, size, hdr_len, body, room);
+	n = size > hdr_len ? RTE_MIN(size - hdr_len, room) : 0;
+	for (i = 0; i < n; i += 8) {
+		uint64_t v = hp_rand64(&tr->body_rng);
+
+		memcpy(body + i, &v, RTE_MIN(8u, n - i));
+	}
+	return n;
+}
+
+int
+pl_apps_gen_setup(struct pl_run *r, struct pl_traffic *tr, char *err, size_t errlen)
+{
+	const struct hp_app_mix *mx = &r->cfg->mix;
+	uint32_t bound[HP_MAX_APPS];
+	unsigned int a, f;
+
+	tr->flow_app = calloc(tr->gen.n_flows ? tr->gen.n_flows : 1, 1);
+	if (tr->flow_app == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	apps_bounds(mx, bound);
+	for (f = 0; f < tr->gen.n_flows; f++)
+		tr->flow_app[f] = (uint8_t)pl_app_of(bound, mx->n,
+						     hp_flow_hash(&tr->gen.flows[f].key));
+	for (a = 0; a < mx->n; a++)
+		tr->body_ctx[a] = hp_app_body_ctx(mx->app[a], &tr->gctx[mx->first[a]]);
+	tr->body_rng = r->cfg->seed ^ 0x9e3779b97f4a7c15ull;
+	hp_gen_set_body(&tr->gen, apps_body, tr);
+	return 0;
+}
