@@ -64,6 +64,10 @@ usage(FILE *o)
 "\n"
 "run options:\n"
 "  --app NAME            app (chain of tasks) to run: see `hplane list` [crypto]\n"
+"  --apps NAME:SHARE,... several apps at once (run only), e.g.\n"
+"                        ids:0.3,dedup:0.3,vpn:0.4: each takes that share of the\n"
+"                        flows (by flow hash, any source); shares sum to 1, at\n"
+"                        most 4 apps and 4 tasks in all; not with --app\n"
 "  --sched NAME          scheduling policy: rr, static, qlearn, adaptive, pin [rr]\n"
 "  --granularity G       chain (one decision per packet, thesis C1) or task (one\n"
 "                        before every task, C2) [chain]\n"
@@ -89,6 +93,8 @@ usage(FILE *o)
 "  --source SRC          gen (in-process generator) | pcap:FILE | af_packet:IFACE [gen]\n"
 "  --tx DST              output for pcap (a pcap file) [OUT/out.pcap] or af_packet\n"
 "                        (an interface) [the source interface]\n"
+"  --tx-results          each frame leaves with a 32-byte trailer after its IP\n"
+"                        packet: its app and task results (docs/architecture.md)\n"
 "  --pcap-speed X        pcap: replay at the capture's timestamps, X times as fast\n"
 "                        (0.001..1000); paced, a full port queue drops, like a\n"
 "                        NIC's; 0 or max: as fast as the pipeline takes it, the\n"
@@ -308,7 +314,7 @@ enum {
 	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
 	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_FLOWIDLE, O_HOLD_US,
-	O_PSPEED, O_PLOOP, O_NOREPORT, O_APPS,
+	O_PSPEED, O_PLOOP, O_NOREPORT, O_APPS, O_TXRES,
 	O_END
 };
 
@@ -370,12 +376,14 @@ static const struct option longopts[] = {
 	{ "pcap-loop", required_argument, NULL, O_PLOOP },
 	{ "no-report", no_argument, NULL, O_NOREPORT },
 	{ "apps", required_argument, NULL, O_APPS },
+	{ "tx-results", no_argument, NULL, O_TXRES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct cli {
 	struct hp_run_cfg cfg;
+	const char *apps_spec;      /* --apps, parsed after the other flags */
 	const char *sizes, *shares, *types_file, *idle, *pcap_out;
 	const char *profile;        /* --profile NAME */
 	struct hp_sched_profile sched_prof; /* ... loaded once, for the run */
@@ -465,13 +473,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 		}
 		switch (opt) {
 		case O_APP: cfg->app = a; break;
-		case O_APPS: {
-			char err[256];
-
-			if (hp_app_mix_parse(&cfg->mix, a, err, sizeof(err)) < 0)
-				return fail(EXIT_USAGE, "%s", err);
-			break;
-		}
+		case O_TXRES: cfg->tx_results = true; break;
+		case O_APPS: c->apps_spec = a; break;
 		case O_SCHED: cfg->sched = a; break;
 		case O_SCEN: cfg->scenario = a; c->scen_set = true; break;
 		case O_TRACE: cfg->trace_file = a; c->scen_set = true; break;
@@ -588,7 +591,13 @@ parse_opts(struct cli *c, int argc, char **argv)
 	if (optind < argc)
 		return fail(EXIT_USAGE, "unexpected argument '%s' (EAL arguments go after --)",
 			    argv[optind]);
-	if (seen[O_APPS - O_APP]) {
+	if (c->apps_spec != NULL) {
+		char err[256];
+
+		/* parsed after the loop, so that a repeated --apps is refused
+		 * as repeated, whatever its value */
+		if (hp_app_mix_parse(&cfg->mix, c->apps_spec, err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "%s", err);
 		if (seen[O_APP - O_APP])
 			return fail(EXIT_USAGE, "--app and --apps together: name every app in --apps");
 		if (cfg->task_gran)

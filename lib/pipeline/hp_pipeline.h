@@ -64,6 +64,9 @@ struct hp_run_cfg {
 	unsigned int reorder_win;
 	double reorder_hold_us;    /* longest wait for a gap; 0: from the deadlines */
 	unsigned int verify_every; /* 0: off */
+	bool tx_results;           /* --tx-results: each frame leaves with its
+				    * app and task results as a trailer
+				    * (HP_RESULTS_*, docs/architecture.md) */
 	bool gen_recycle;          /* generator reuses delivered frames (needs
 				    * verify_every 0): a NIC at no CPU cost */
 	int idle_yield;           /* HP_IDLE_SPIN, HP_IDLE_YIELD or HP_IDLE_SLEEP */
@@ -149,6 +152,15 @@ struct hp_dev_report {
 #define HP_L1_OVERHEAD 24u
 #define HP_ETH_MIN_NOFCS 60u
 
+/* --tx-results: 32 bytes after the frame's IP packet (an Ethernet
+ * trailer: the IP and L4 lengths do not count it, receivers ignore it),
+ * big endian: magic "HPR1", app index (u8), status (u8), task_err (u16),
+ * res32, res32b (u32 each), digest (16 bytes): what the tasks left in the
+ * packet's metadata (md5: digest; dpi: match count and first id), for an
+ * outside check of a --tx capture. */
+#define HP_RESULTS_MAGIC 0x48505231u /* "HPR1" */
+#define HP_RESULTS_LEN 32u
+
 /* What happened to the packets of one app of --apps (pl_apps.c). */
 struct hp_app_report {
 	const char *name;
@@ -232,6 +244,7 @@ struct hp_run_result {
 	uint64_t dev_task_pkts[HP_MAX_DEVICES][HP_MAX_TASKS];
 	struct hp_power_report power; /* watts and joules per source */
 	struct hp_port_report port;
+	uint64_t results_written, results_no_room; /* --tx-results trailers */
 	unsigned int n_apps;       /* --apps: apps below; 0 with one app */
 	struct hp_app_report apps[HP_MAX_APPS];
 };

@@ -175,6 +175,35 @@ print_types(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	}
 }
 
+/* --apps: one line an app, then where its packets ran. */
+static void
+print_apps(const struct hp_run_result *r)
+{
+	unsigned int a, i;
+	char b1[32], b2[32], b3[32];
+
+	printf("  %-26s %-8s %11s %12s %12s %12s %9s %9s %9s\n", "per app", "", "share/got",
+	       "received", "delivered", "verified", "p99 us", "deadline", "in order");
+	for (a = 0; a < r->n_apps; a++) {
+		const struct hp_app_report *p = &r->apps[a];
+
+		printf("  %-26s %-8s %5.3f/%5.3f %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+		       " %9.1f %9s %9s\n", "", p->name, p->share,
+		       r->received ? (double)p->received / (double)r->received : 0.0,
+		       p->received, p->delivered, p->verified,
+		       p->lat.count ? q_us(&p->lat, 0.99) : 0.0,
+		       p->deadline_pkts ? pct_str(b1, sizeof(b1),
+						  pct(p->deadline_met, p->deadline_pkts)) : "-",
+		       p->order_out ? pct_str(b2, sizeof(b2),
+					      pct(p->order_out_in_order, p->order_out)) : "-");
+		printf("  %-26s %-8s", "", "");
+		for (i = 0; i < r->n_dev; i++)
+			printf(" %s %s", r->dev[i].name,
+			       pct_str(b3, sizeof(b3), pct(p->dev_pkts[i], p->delivered)));
+		printf("\n");
+	}
+}
+
 void
 hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 {
@@ -229,6 +258,8 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	       "flows", r->flows_live, r->flows_peak, r->flows_max, r->flows_expired,
 	       r->flows_refused);
 	print_types(cfg, r);
+	if (r->n_apps)
+		print_apps(r);
 	for (i = 0; i < r->n_dev; i++) {
 		const struct hp_dev_report *d = &r->dev[i];
 
@@ -583,6 +614,14 @@ summary_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	unsigned int i;
 
 	SET(o, "app", jstr(cfg->app));
+	if (cfg->tx_results) {
+		json_t *tr = json_object();
+
+		ok &= tr != NULL;
+		SET(tr, "written", ju64(r->results_written));
+		SET(tr, "no_room", ju64(r->results_no_room));
+		SET(o, "tx_results", tr);
+	}
 	SET(o, "scheduler", jstr(cfg->sched));
 	SET(o, "scenario", jstr(cfg->trace_file ? "trace" : cfg->scenario));
 	SET(o, "source", json_string(cfg->src == HP_SRC_GEN ? "generator" :

@@ -180,3 +180,31 @@ pl_apps_gen_setup(struct pl_run *r, struct pl_traffic *tr, char *err, size_t err
 	hp_gen_set_body(&tr->gen, apps_body, tr);
 	return 0;
 }
+
+void
+pl_tx_results(struct pl_sched *sc, struct rte_mbuf *m)
+{
+	const struct hp_meta *md = hp_meta(m);
+	uint8_t *t;
+	uint32_t v;
+	uint16_t e;
+
+	/* after the tasks' own trailer bytes, if any: the frame as it is */
+	t = (uint8_t *)rte_pktmbuf_append(m, HP_RESULTS_LEN);
+	if (t == NULL) {
+		sc->results_no_room++;
+		return;
+	}
+	v = rte_cpu_to_be_32(HP_RESULTS_MAGIC);
+	memcpy(t, &v, 4);
+	t[4] = md->app;
+	t[5] = md->status;
+	e = rte_cpu_to_be_16(md->task_err);
+	memcpy(t + 6, &e, 2);
+	v = rte_cpu_to_be_32(md->res32);
+	memcpy(t + 8, &v, 4);
+	v = rte_cpu_to_be_32(md->res32b);
+	memcpy(t + 12, &v, 4);
+	memcpy(t + 16, md->digest, 16);
+	sc->results_written++;
+}

@@ -222,6 +222,8 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	res->sched_in_cycles_per_pkt = sc->busy_cycles ?
 		res->sched_cycles_per_pkt * (double)sc->in_cycles / (double)sc->busy_cycles : 0;
 	pl_apps_collect(r, res);
+	res->results_written = sc->results_written;
+	res->results_no_room = sc->results_no_room;
 	res->verified = r->tr->ver.verified;
 	res->verify_failures = r->tr->ver.fail;
 	res->unverified = r->tr->ver.unverified;

@@ -111,6 +111,7 @@ struct pl_sched {
 	/* --apps: the per-app counters; NULL with one app, so that the
 	 * one-app path pays one never-taken branch at rx and at tx */
 	struct pl_apps *apps;
+	uint64_t results_written, results_no_room; /* --tx-results */
 	/* scheduling policy's view (lib/sched) */
 	struct hp_sched_dev sdev[HP_SCHED_MAX_DEV];
 	struct hp_sched_env senv;
@@ -314,6 +315,8 @@ pl_app_of(const uint32_t *bound, unsigned int n, uint64_t flow_id)
 }
 void pl_apps_collect(struct pl_run *r, struct hp_run_result *res);
 void pl_apps_reset(struct pl_apps *ap);
+/* --tx-results: appends the HP_RESULTS_LEN trailer (counted in sc). */
+void pl_tx_results(struct pl_sched *sc, struct rte_mbuf *m);
 /* Per packet at tx (order: -1 not order-needing, else in order or not)
  * and at a task's refusal. Out of line: only --apps runs call them. */
 void pl_apps_tx(struct pl_apps *ap, const struct hp_meta *md, uint64_t ns, uint32_t len,

@@ -238,6 +238,7 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	hp_reorder_reset_stats(&sc->ro);
 	if (sc->apps != NULL)
 		pl_apps_reset(sc->apps);
+	sc->results_written = sc->results_no_room = 0;
 	hp_hist_reset(&sc->lat);
 	hp_hist_reset(&sc->ilat);
 	for (unsigned int d = 0; d < HP_MAX_DEVICES; d++) {
@@ -347,7 +348,14 @@ task_back(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, unsigned in
 		k = md->step ? md->step - 1u : 0;
 		sc->task_back[w][k]++;
 	} else {
-		for (k = 0; k < n_tasks; k++)
+		unsigned int k0 = 0, k1 = n_tasks;
+
+		/* --apps: the packet ran its app's part of the joint chain */
+		if (unlikely(sc->apps != NULL)) {
+			k0 = sc->apps->first[md->app];
+			k1 = r->env.app_end[md->app];
+		}
+		for (k = k0; k < k1; k++)
 			sc->task_back[w][k]++;
 		k = HP_MAX_TASKS;
 	}
@@ -538,6 +546,7 @@ sched_out(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf **emit, unsigne
 	  uint64_t now)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
+	const bool results = cfg->tx_results;
 	unsigned int k;
 
 	for (k = 0; k < e; k++) {
@@ -545,6 +554,8 @@ sched_out(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf **emit, unsigne
 		/* foreign ports: the sink's check runs here */
 		if (cfg->src != HP_SRC_GEN)
 			pl_verify_every(&r->tr->ver, cfg->verify_every, emit[k]);
+		if (unlikely(results))
+			pl_tx_results(sc, emit[k]);
 		hp_staging_put(&sc->txs, emit[k]);
 	}
 }
