@@ -285,6 +285,31 @@ series_match(const struct csv *c, const char *fix, bool prefix, double yscale,
 	return ns;
 }
 
+/* --apps: the app:NAME<suffix> columns, labelled NAME. */
+static unsigned int
+series_apps(const struct csv *c, const char *suffix, struct series *s)
+{
+	const double *t = rpt_csv_get(c, "t_s");
+	unsigned int i, ns = 0;
+
+	for (i = 0; i < c->ncol && ns < MAX_SERIES; i++) {
+		const char *n = c->name[i];
+
+		if (strncmp(n, "app:", 4) != 0 || !rpt_ends_with(n, suffix) ||
+		    strlen(n) <= 4 + strlen(suffix))
+			continue;
+		snprintf(s[ns].label, sizeof(s[ns].label), "%.*s",
+			 (int)(strlen(n) - 4 - strlen(suffix)), n + 4);
+		s[ns].x = t;
+		s[ns].y = c->col[i];
+		s[ns].n = c->nrow;
+		s[ns].xscale = 1;
+		s[ns].yscale = 1;
+		ns++;
+	}
+	return ns;
+}
+
 /* A named column as a series over t_s; false when the column is absent. */
 static bool
 series_col(const struct csv *c, const char *xcol, const char *col, const char *label,
@@ -375,6 +400,14 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 	n = series_match(c, "power_w:", true, 1, s, 0);
 	rpt_plot_lines(f, "Power per device over time", "time (s)", "watts", s, n, Y_ZERO,
 		   jstr(sum, "power.unavailable", "no power source"));
+	/* --apps: each app's rate and p99 (plots only where the columns are) */
+	n = series_apps(c, "_delivered_pps", s);
+	if (n > 0)
+		rpt_plot_lines(f, "Delivered per app", "time (s)", "packets/s", s, n, Y_ZERO, NULL);
+	n = series_apps(c, "_p99_us", s);
+	if (n > 0)
+		rpt_plot_lines(f, "p99 latency per app", "time (s)", "microseconds", s, n, Y_ZERO,
+			       NULL);
 	fputs("</div>\n", f);
 }
 
@@ -421,6 +454,14 @@ per_type_app(FILE *f, json_t *sum, struct bar *b, unsigned int max)
 		}
 	if (n > 0)
 		rpt_plot_bars(f, "Delivered per app", "packets", b, n, "no packet was delivered");
+	n = 0;
+	json_array_foreach(jget(sum, "apps"), i, v)
+		if (n < max && isfinite(jnum(v, "latency_us.p99"))) {
+			snprintf(b[n].label, sizeof(b[n].label), "%s", jstr(v, "name", "?"));
+			b[n++].v = jnum(v, "latency_us.p99");
+		}
+	if (n > 0)
+		rpt_plot_bars(f, "p99 latency per app (us)", "microseconds", b, n, NULL);
 }
 
 static void

@@ -124,6 +124,10 @@ struct hp_trace_row {
 	double mean_us;                          /* mean latency this second */
 	double dev_share_pct[HP_MAX_DEVICES];    /* completions per device */
 	double power_w[HP_POWER_MAX];            /* last power sample */
+	/* --apps, per app: received and delivered this second, p99 (NAN:
+	 * none delivered), deadlines met (NAN: no latency-sensitive one) */
+	double app_rx_pps[HP_MAX_APPS], app_pps[HP_MAX_APPS];
+	double app_p99_us[HP_MAX_APPS], app_deadline_pct[HP_MAX_APPS];
 };
 
 /* What the summary says about each device. */

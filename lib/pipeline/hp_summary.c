@@ -788,7 +788,15 @@ write_trace(FILE *f, const struct hp_run_result *r)
 		csv_name(f, "", r->dev[w].name, "_share_pct");
 	for (w = 0; w < r->power.n; w++)
 		csv_name(f, "power_w:", r->power.name[w], "");
-	fprintf(f, ",sched_in_pct,l1_gbps\n");
+	fprintf(f, ",sched_in_pct,l1_gbps");
+	/* --apps: four columns an app, after the run's (app:NAME_...) */
+	for (w = 0; w < r->n_apps; w++) {
+		csv_name(f, "app:", r->apps[w].name, "_rx_pps");
+		csv_name(f, "app:", r->apps[w].name, "_delivered_pps");
+		csv_name(f, "app:", r->apps[w].name, "_p99_us");
+		csv_name(f, "app:", r->apps[w].name, "_deadline_pct");
+	}
+	fputc('\n', f);
 	for (i = 0; i < r->n_rows; i++) {
 		const struct hp_trace_row *row = &r->rows[i];
 
@@ -807,7 +815,13 @@ write_trace(FILE *f, const struct hp_run_result *r)
 			csv_num(f, ",%.2f", row->dev_share_pct[w]);
 		for (w = 0; w < r->power.n; w++)
 			fprintf(f, ",%.4f", row->power_w[w]);
-		fprintf(f, ",%.2f,%.6f\n", row->sched_in_pct, row->l1_gbps);
+		fprintf(f, ",%.2f,%.6f", row->sched_in_pct, row->l1_gbps);
+		for (w = 0; w < r->n_apps; w++) {
+			fprintf(f, ",%.1f,%.1f", row->app_rx_pps[w], row->app_pps[w]);
+			csv_num(f, ",%.3f", row->app_p99_us[w]);
+			csv_num(f, ",%.3f", row->app_deadline_pct[w]);
+		}
+		fputc('\n', f);
 	}
 }
 

@@ -13,6 +13,7 @@
  * rates, the shares of packets follow.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,7 @@ pl_apps_reset(struct pl_apps *ap)
 	for (a = 0; a < ap->n; a++) {
 		memset(&ap->c[a], 0, offsetof(struct pl_app_cnt, lat));
 		hp_hist_reset(&ap->c[a].lat);
+		hp_hist_reset(&ap->c[a].ilat);
 	}
 }
 
@@ -92,7 +94,7 @@ pl_apps_tx(struct pl_apps *ap, const struct hp_meta *md, uint64_t ns, uint32_t l
 	c->tx++;
 	c->bytes += len;
 	c->dev[md->device]++;
-	hp_hist_add(&c->lat, ns);
+	hp_hist_add(&c->ilat, ns);
 	if (md->flags & HP_MF_LATENCY) {
 		c->dl_pkts++;
 		c->dl_met += now <= md->t_deadline;
@@ -100,6 +102,30 @@ pl_apps_tx(struct pl_apps *ap, const struct hp_meta *md, uint64_t ns, uint32_t l
 	if (order >= 0) {
 		c->order_out++;
 		c->order_in += (uint64_t)order;
+	}
+}
+
+void
+pl_apps_row(struct pl_apps *ap, struct hp_trace_row *row, double dt)
+{
+	unsigned int a;
+
+	for (a = 0; a < ap->n; a++) {
+		struct pl_app_cnt *c = &ap->c[a];
+
+		row->app_rx_pps[a] = (double)(c->rx - c->row_rx) / dt;
+		row->app_pps[a] = (double)(c->tx - c->row_tx) / dt;
+		row->app_p99_us[a] = c->ilat.count ?
+			(double)hp_hist_quantile(&c->ilat, 0.99) / 1e3 : NAN;
+		row->app_deadline_pct[a] = c->dl_pkts > c->row_dl ?
+			100.0 * (double)(c->dl_met - c->row_dlmet) / (double)(c->dl_pkts - c->row_dl) :
+			NAN;
+		c->row_rx = c->rx;
+		c->row_tx = c->tx;
+		c->row_dl = c->dl_pkts;
+		c->row_dlmet = c->dl_met;
+		hp_hist_merge(&c->lat, &c->ilat);
+		hp_hist_reset(&c->ilat);
 	}
 }
 
@@ -116,7 +142,7 @@ pl_apps_collect(struct pl_run *r, struct hp_run_result *res)
 		return;
 	res->n_apps = ap->n;
 	for (a = 0; a < ap->n; a++) {
-		const struct pl_app_cnt *c = &ap->c[a];
+		struct pl_app_cnt *c = &r->sc->apps->c[a];
 		struct hp_app_report *o = &res->apps[a];
 
 		o->name = mx->app[a]->name;
@@ -130,6 +156,9 @@ pl_apps_collect(struct pl_run *r, struct hp_run_result *res)
 		o->order_out = c->order_out;
 		o->order_out_in_order = c->order_in;
 		memcpy(o->dev_pkts, c->dev, sizeof(o->dev_pkts));
+		/* what came after the last row */
+		hp_hist_merge(&c->lat, &c->ilat);
+		hp_hist_reset(&c->ilat);
 		o->lat = c->lat;
 		o->verified = v != NULL ? v->app_ok[a] : 0;
 		o->verify_failures = v != NULL ? v->app_fail[a] : 0;

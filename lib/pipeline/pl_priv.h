@@ -47,7 +47,10 @@ struct pl_sched_row {
 struct pl_app_cnt {
 	uint64_t rx, tx, bytes, task_err, dl_pkts, dl_met, order_out, order_in;
 	uint64_t dev[HP_MAX_DEVICES];  /* delivered, by the device that ran it */
-	struct hp_hist lat;            /* ns */
+	/* at the last trace row: rx, tx, dl_pkts, dl_met */
+	uint64_t row_rx, row_tx, row_dl, row_dlmet;
+	struct hp_hist lat;            /* ns: the run's, ilat folded per row */
+	struct hp_hist ilat;           /* ns: this second's */
 };
 struct pl_apps {
 	unsigned int n;
@@ -315,6 +318,8 @@ pl_app_of(const uint32_t *bound, unsigned int n, uint64_t flow_id)
 }
 void pl_apps_collect(struct pl_run *r, struct hp_run_result *res);
 void pl_apps_reset(struct pl_apps *ap);
+/* The apps' columns of a trace row (dt: the row's seconds). */
+void pl_apps_row(struct pl_apps *ap, struct hp_trace_row *row, double dt);
 /* --tx-results: appends the HP_RESULTS_LEN trailer (counted in sc). */
 void pl_tx_results(struct pl_sched *sc, struct rte_mbuf *m);
 /* Per packet at tx (order: -1 not order-needing, else in order or not)

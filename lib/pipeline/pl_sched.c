@@ -310,6 +310,8 @@ sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	}
 	for (i = 0; i < HP_POWER_MAX; i++)
 		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
+	if (sc->apps != NULL)
+		pl_apps_row(sc->apps, row, dt);
 	p->tx = sc->tx;
 	p->bytes = sc->bytes_tx;
 	p->l1pad = sc->l1_pad;

@@ -9,6 +9,7 @@ default pattern set, vpn's ciphertext decrypted with `cryptography` from
 the master key and the headers (as test_nf_hplane.py's receiver). Per-app
 counters add up to the totals and the shares are near the asked ones;
 bad --apps values are refused in one line."""
+import csv
 import hashlib
 import json
 import os
@@ -222,6 +223,15 @@ def test_generator_shares_and_totals(tmp_path):
     for x, want in zip(apps, (0.2, 0.5, 0.3)):
         assert abs(x["share_received"] - want) < 0.06, x
         assert x["verify_failures"] == 0
+    # trace.csv: four columns an app after the run's; the apps' delivered
+    # rates add up to the run's each second
+    rows = list(csv.DictReader(open(tmp_path / "trace.csv")))
+    assert rows
+    for r in rows:
+        got = sum(float(r[f"app:{a}_delivered_pps"]) for a in APPS)
+        assert abs(got - float(r["delivered_pps"])) <= 0.5 + 1e-6 * got, r
+        for a in APPS:
+            assert f"app:{a}_p99_us" in r and f"app:{a}_deadline_pct" in r
 
 
 def test_one_app_unchanged(tmp_path):
@@ -233,6 +243,8 @@ def test_one_app_unchanged(tmp_path):
                                             "bytes_delivered", "task_errors", "verified",
                                             "verify_failures"}]
     assert "tx_results" not in s
+    head = open(tmp_path / "trace.csv").readline()
+    assert "app:" not in head
 
 
 @pytest.mark.parametrize("args,needle", [
