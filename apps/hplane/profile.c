@@ -53,6 +53,10 @@ hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
 	const char *p = o->batches ? o->batches : "1,2,4,8,16,32,64,128";
 	size_t l = strlen(cfg->out_dir);
 
+	if (cfg->n_gpu > 1) {
+		snprintf(err, errlen, "profile characterises one accelerator beside the CPU (a whole platform: profile --configs)");
+		return -EINVAL;
+	}
 	if (l < 6 || strcmp(cfg->out_dir + l - 5, ".json") != 0) {
 		snprintf(err, errlen, "profile needs --out FILE.json (the profile to write)");
 		return -EINVAL;
@@ -551,7 +555,7 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 	char cpu_spec[600] = "cpu", src[600], runs[4200], path[4096];
 	const char *out = o->out;
 	struct utsname un;
-	unsigned int i, n_dev = cfg->gpu ? 2 : 1;
+	unsigned int i, n_dev = cfg->n_gpu ? 2 : 1;
 	struct hp_dev_info info;
 	bool modeled = false;
 	time_t now = time(NULL);
@@ -586,7 +590,7 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 	for (i = 0; i < n_dev && ret == 0; i++) {
 		json_t *jd = json_object();
 
-		ret = hp_device_create(&dev[i], i == 0 ? cpu_spec : cfg->gpu, &env, i, err, errlen);
+		ret = hp_device_create(&dev[i], i == 0 ? cpu_spec : cfg->gpus[0], &env, i, err, errlen);
 		if (ret < 0) {
 			json_decref(jd);
 			break;

@@ -11,12 +11,19 @@
 
 #include "hp_pipeline.h"
 
+struct hp_app;
+
 struct hp_profile_opts {
 	const char *out;       /* the profile JSON to write (--out) */
 	const char *batches;   /* "1,2,4,...": batch sizes to sweep */
 	unsigned int reps;     /* repetitions per point */
 	unsigned int n_batch;
-	unsigned int batch[16];
+	unsigned int batch[16];   /* = HP_PLAN_MAX_BATCHES */
+	const char *configs;   /* --configs APPS: the offline analysis */
+	const char *platform;  /* --platform NAME (configs' platform) */
+	double train_time_s;   /* --train-time S per configuration */
+	unsigned int n_apps;
+	const struct hp_app *app[4];
 	int argc;              /* the command line, for the pipeline runs */
 	char **argv;
 };
@@ -28,6 +35,12 @@ int hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg,
 /* Runs the profile (EAL is up) and writes o->out. 0 or -errno with err. */
 int hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg,
 		   char *err, size_t errlen);
+/* --configs: checks the apps, --batches (up to 64K), --platform and
+ * --out before anything runs; 0 or -EINVAL with err. */
+int hp_configs_check(struct hp_profile_opts *o, char *err, size_t errlen);
+/* Computes every configuration of o->app on o->platform and writes
+ * o->out (configs.c, lib/plan). 0 or -errno with err. */
+int hp_cmd_configs(const struct hp_profile_opts *o, char *err, size_t errlen);
 /* hplane compare ARGS: execs tools/sched_compare.py with this binary. */
 int hp_cmd_compare(int argc, char **argv);
 
