@@ -90,6 +90,8 @@ hp_platform_load(struct hp_platform *p, const char *name, char *err, size_t errl
 		goto out;
 	}
 	ret = hp_model_load_devices(p->dev, path, devs, p->n_dev, found, err, errlen);
+	if (ret == -ENOENT)	/* one device asked for, and absent: err says so */
+		ret = -EINVAL;
 	for (i = 0; ret == 0 && i < p->n_dev; i++)
 		if (!found[i]) {
 			snprintf(err, errlen, "platform %s: no device section \"%s\" under \"devices\"",
