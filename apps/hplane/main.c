@@ -452,6 +452,24 @@ sched_opt_add(struct hp_run_cfg *cfg, const char *kv)
 	return 0;
 }
 
+/* Whether the device of spec (up to its options) is already among the
+ * accelerators: two batchers on one device are refused, with one line. */
+static bool
+gpu_twice(const struct hp_run_cfg *cfg, const char *spec)
+{
+	size_t l = strcspn(spec, ",");
+	char q[80];
+	unsigned int j;
+
+	for (j = 0; j < cfg->n_gpu; j++)
+		if (strcspn(cfg->gpus[j], ",") == l && !strncmp(cfg->gpus[j], spec, l)) {
+			fail(EXIT_USAGE, "--gpu %s: that device is given twice",
+			     hp_quote(q, sizeof(q), spec, 60));
+			return true;
+		}
+	return false;
+}
+
 static int
 parse_opts(struct cli *c, int argc, char **argv)
 {
@@ -468,8 +486,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 
 		/* a flag with a value takes one: given twice, the first was
 		 * silently dropped (a repeated --app ran the last one); only
-		 * --sched-param adds one option each time */
-		if (opt >= O_APP && opt < O_END && opt != O_SPARAM &&
+		 * --sched-param adds one option each time, --gpu one device */
+		if (opt >= O_APP && opt < O_END && opt != O_SPARAM && opt != O_GPU &&
 		    longopts[opt - O_APP].has_arg == required_argument) {
 			if (seen[opt - O_APP])
 				return fail(EXIT_USAGE, "--%s given twice (it takes one value; see --help)",
@@ -532,6 +550,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_GPU:
 			if (cfg->n_gpu == HP_MAX_ACCEL)
 				return fail(EXIT_USAGE, "--gpu: at most %d accelerators", HP_MAX_ACCEL);
+			if (gpu_twice(cfg, a))
+				return EXIT_USAGE;
 			cfg->gpus[cfg->n_gpu++] = a;
 			break;
 		case O_PLATFORM: c->prof.platform = a; break;
@@ -689,17 +709,13 @@ validate_sched(struct cli *c)
 		return fail(EXIT_USAGE, "%s", err);
 	c->sched_checked = true;
 	/* the devices' own checks (a modeled device reads its profile here,
-	 * once, for the run); one device twice would be two batchers on it */
+	 * once, for the run) */
 	for (unsigned int i = 0; i < cfg->n_gpu; i++) {
 		char q[80];
-		size_t li = strcspn(cfg->gpus[i], ",");
 
-		hp_quote(q, sizeof(q), cfg->gpus[i], 60);
-		for (unsigned int j = 0; j < i; j++)
-			if (strcspn(cfg->gpus[j], ",") == li && !strncmp(cfg->gpus[j], cfg->gpus[i], li))
-				return fail(EXIT_USAGE, "--gpu %s: that device is given twice", q);
 		if (hp_device_check(cfg->gpus[i], err, sizeof(err)) < 0)
-			return fail(EXIT_USAGE, "device %s: %s", q, err);
+			return fail(EXIT_USAGE, "device %s: %s",
+				    hp_quote(q, sizeof(q), cfg->gpus[i], 60), err);
 	}
 	return 0;
 }
@@ -737,10 +753,14 @@ apply_platform(struct cli *c)
 			hp_platform_free(&pf);
 			return fail(EXIT_USAGE, "--platform: name too long");
 		}
-		if (cpu)
+		if (cpu) {
 			cfg->cpu_model = c->plat_spec[k++];
-		else
+		} else if (gpu_twice(cfg, c->plat_spec[k])) {
+			hp_platform_free(&pf);
+			return EXIT_USAGE;
+		} else {
 			cfg->gpus[cfg->n_gpu++] = c->plat_spec[k++];
+		}
 	}
 	hp_platform_free(&pf);
 	return 0;
