@@ -95,12 +95,13 @@ hp_cmd_configs(const struct hp_profile_opts *o, char *err, size_t errlen)
 	static const char *const goals[] = { "max-throughput", "min-latency", "min-energy",
 					     "target-rate:10" };
 	const char *apps[HP_PLAN_MAX_APPS], *tasks[HP_PLAN_MAX_APPS];
+	static const double loads[] = { 2, 5, 10, 15 };
 	double offered[HP_PLAN_MAX_APPS];
 	struct hp_platform pf;
 	struct hp_plan pl;
 	uint32_t batches[HP_PLAN_MAX_BATCHES];
 	char label[256];
-	unsigned int i;
+	unsigned int i, l;
 	int ret;
 
 	ret = hp_platform_load(&pf, o->platform, err, errlen);
@@ -123,20 +124,23 @@ hp_cmd_configs(const struct hp_profile_opts *o, char *err, size_t errlen)
 	       pf.name, pf.n_dev, o->n_apps, o->n_batch, pl.n_cfg, o->out);
 	printf("configs: training %.3g s per configuration would take %.0f s on the machine\n",
 	       o->train_time_s, o->train_time_s * pl.n_cfg);
-	/* what each goal picks when every app offers 10 Gbit/s */
-	for (i = 0; i < o->n_apps; i++)
-		offered[i] = 10.0 / pl.gbps_per_mpps * 1e6;
-	for (i = 0; i < sizeof(goals) / sizeof(goals[0]); i++) {
-		struct hp_goal g;
-		struct hp_plan_eval ev;
-		int k;
+	/* what each goal picks when every app offers 2, 5, 10, 15 Gbit/s
+	 * (the paper's Fig. 5 rates are 10 to 20 Gbit/s per app) */
+	for (l = 0; l < sizeof(loads) / sizeof(loads[0]); l++) {
+		for (i = 0; i < o->n_apps; i++)
+			offered[i] = loads[l] / pl.gbps_per_mpps * 1e6;
+		for (i = 0; i < sizeof(goals) / sizeof(goals[0]); i++) {
+			struct hp_goal g;
+			struct hp_plan_eval ev;
+			int k;
 
-		if (hp_goal_parse(&g, goals[i], err, errlen) < 0 ||
-		    (k = hp_goal_pick(&pl, &g, offered, &ev)) < 0)
-			continue;
-		hp_plan_cfg_label(&pl, &pl.cfg[k], label, sizeof(label));
-		printf("configs: 10 Gbit/s per app, %-15s %s: %.1f Gbit/s, %.1f W, %.2f ms\n",
-		       goals[i], label, ev.delivered_gbps, ev.power_w, ev.lat_ms);
+			if (hp_goal_parse(&g, goals[i], err, errlen) < 0 ||
+			    (k = hp_goal_pick(&pl, &g, offered, &ev)) < 0)
+				continue;
+			hp_plan_cfg_label(&pl, &pl.cfg[k], label, sizeof(label));
+			printf("configs: %g Gbit/s per app, %-15s %s: %.1f Gbit/s, %.1f W, %.2f ms\n",
+			       loads[l], goals[i], label, ev.delivered_gbps, ev.power_w, ev.lat_ms);
+		}
 	}
 	hp_plan_free(&pl);
 out:
