@@ -101,6 +101,20 @@ def test_two_gpu_flags(hplane, tmp_path):
     assert [d["packets"] > 0 for d in s["devices"]] == [False, False, True]
 
 
+def test_model_beside_cuda_emul(hplane, tmp_path):
+    # a modeled device and the CUDA plugin's emulation, side by side, each
+    # with its own batcher; every output verified by the sink
+    out = tmp_path / "mix"
+    p = run_hplane(["run", "--app", "dedup", "--gpu", "model:pythia-8700k@igpu", "--gpu",
+                    "cuda:emul", "--scenario", "low", "--duration", "1", "--capacity", "3000",
+                    "--out", str(out), "--quiet"])
+    assert "+ device model:pythia-8700k@igpu (modeled) + device cuda-emul" in p.stdout
+    s = summary(out)
+    assert_invariants(s)
+    assert s["verified"] == s["packets_delivered"] > 0
+    assert all(d["packets"] > 0 for d in s["devices"]), s["devices"]
+
+
 @pytest.mark.parametrize("args,needle", [
     (["run", "--platform", "nosuchmachine"], "no such profile"),
     (["run", "--platform", "jetson-thesis"], "\"platform\""),
