@@ -91,6 +91,31 @@ def test_platform_runs_three_devices(hplane, tmp_path):
     assert all(d["batches"] > 0 for d in s["devices"][1:])
 
 
+@pytest.mark.parametrize("sched", ["rr", "static", "adaptive", "pin", "qlearn"])
+def test_every_sched_three_devices(hplane, tmp_path, sched):
+    # every policy sees the device array (a CPU worker and two
+    # accelerators) and keeps the invariants; qlearn on a table trained
+    # for this platform
+    base = ["--app", "ids", "--platform", "pythia-8700k", "--scenario", "medium",
+            "--capacity", "3000", "--quiet"]
+    extra = []
+    if sched == "qlearn":
+        q = tmp_path / "q.json"
+        run_hplane(["train"] + base + ["--qtable", str(q), "--duration", "1",
+                                      "--out", str(tmp_path / "train")])
+        extra = ["--qtable", str(q)]
+    elif sched == "pin":
+        extra = ["--sched-param", "dev=1"]
+    out = tmp_path / sched
+    run_hplane(["run"] + base + ["--sched", sched, "--duration", "1", "--out", str(out)] + extra)
+    s = summary(out)
+    assert_invariants(s)
+    assert len(s["devices"]) == 3 and s["packets_delivered"] > 0
+    assert abs(sum(s["device_share"].values()) - 100.0) < 0.01
+    if sched == "pin":
+        assert s["devices"][1]["packets"] == s["packets_delivered"]
+
+
 def test_two_gpu_flags(hplane, tmp_path):
     out = tmp_path / "two"
     run_hplane(["run", "--app", "dedup", "--gpu", "model:pythia-8700k@igpu", "--gpu",
