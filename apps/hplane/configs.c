@@ -3,33 +3,39 @@
  * analysis (section VI-A) on a modeled platform: every app -> device-set
  * mapping x batch size, each with its throughput, latency and power per
  * app and together, and the co-worker runs of Tables I-III; written as
- * heteroplane-configs-1 (lib/plan). Needs no EAL: the models are computed.
- * Real devices are not measured this way yet (refused).
+ * heteroplane-configs-1 (lib/plan). On a modeled platform nothing runs:
+ * the models are computed. Without --platform the devices of the command
+ * line (the CPU worker kind and each --gpu) are measured, short: each app
+ * alone on each device at each batch size (bare, as hplane profile times
+ * a point), and apps sharing a device are estimated as time sharing (no
+ * interference is measured).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
 #include "hp_common.h"
+#include "hp_device.h"
 #include "hp_model.h"
 #include "hp_plan.h"
 #include "hp_task.h"
 #include "profile.h"
 
 #define DEFAULT_BATCHES "1024,2048,4096,8192,16384,32768,65536"
+#define MEASURED_BATCHES "1024,2048,4096"   /* what a batch device can be sent */
 
 int
 hp_configs_check(struct hp_profile_opts *o, char *err, size_t errlen)
 {
-	const char *p = o->batches ? o->batches : DEFAULT_BATCHES;
+	const char *p = o->batches ? o->batches : o->platform ? DEFAULT_BATCHES : MEASURED_BATCHES;
+	unsigned int bmax = o->platform ? HP_MODEL_BATCH_MAX : HP_BATCH_MAX;
 	char list[256], q[64], *tok, *save = NULL;
 	size_t l = o->out ? strlen(o->out) : 0;
 
-	if (o->platform == NULL) {
-		snprintf(err, errlen, "profile --configs computes a modeled platform's configurations: give --platform NAME (measuring real devices this way is not built yet)");
-		return -EINVAL;
-	}
 	if (l < 6 || strcmp(o->out + l - 5, ".json") != 0) {
 		snprintf(err, errlen, "profile --configs needs --out FILE.json (the configurations to write)");
 		return -EINVAL;
@@ -41,6 +47,8 @@ hp_configs_check(struct hp_profile_opts *o, char *err, size_t errlen)
 	snprintf(list, sizeof(list), "%s", o->configs);
 	if (o->train_time_s == 0)
 		o->train_time_s = 1.0;
+	if (o->reps == 0)
+		o->reps = 5;	/* measured: short */
 	o->n_apps = 0;
 	for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		const struct hp_app *app = hp_app_find(tok);
@@ -76,17 +84,142 @@ hp_configs_check(struct hp_profile_opts *o, char *err, size_t errlen)
 		char *end;
 		unsigned long b = strtoul(p, &end, 10);
 
-		if (*p < '0' || *p > '9' || end == p || b == 0 || b > HP_MODEL_BATCH_MAX ||
+		if (*p < '0' || *p > '9' || end == p || b == 0 || b > bmax ||
 		    o->n_batch == HP_PLAN_MAX_BATCHES ||
 		    (o->n_batch && b <= o->batch[o->n_batch - 1]) || (*end != ',' && *end != '\0')) {
-			snprintf(err, errlen, "--batches: expected increasing batch sizes 1..%d, at most %d",
-				 HP_MODEL_BATCH_MAX, HP_PLAN_MAX_BATCHES);
+			snprintf(err, errlen, "--batches: expected increasing batch sizes 1..%u%s, at most %d",
+				 bmax, o->platform ? "" : " (measured devices)", HP_PLAN_MAX_BATCHES);
 			return -EINVAL;
 		}
 		o->batch[o->n_batch++] = (unsigned int)b;
 		p = *end == ',' ? end + 1 : end;
 	}
 	return 0;
+}
+
+/* Every app alone on every device of the command line, at each batch
+ * size, into pf's models (one row per batch: its measured time per
+ * packet). A device that batches is sent at most its own batch limit; the
+ * CPU worker kind runs bursts, so it is timed on one (its cost per packet
+ * does not depend on a batch it never forms). */
+static int
+measure(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg, struct hp_platform *pf,
+	char *err, size_t errlen)
+{
+	char cpu_spec[600] = "cpu";
+	struct rte_mempool *mp;
+	static int epoch;
+	uint32_t size = 0;
+	unsigned int a, d, i, b;
+	int ret = 0;
+
+	for (i = 0; i < cfg->imix.n; i++)	/* Pythia's packets are 1500 B: the largest */
+		size = cfg->imix.size[i] > size ? cfg->imix.size[i] : size;
+	if (cfg->cpu_model != NULL)
+		hp_device_cpu_model_spec(cpu_spec, sizeof(cpu_spec), cfg->cpu_model, cfg->burst, NULL);
+	mp = hp_pktmbuf_pool("hp_cfgs", 2 * HP_BATCH_MAX + 1024, (int)rte_socket_id());
+	if (mp == NULL) {
+		snprintf(err, errlen, "cannot create the packet pool (try a larger -m)");
+		return -ENOMEM;
+	}
+	pf->gbps_per_mpps = size * 8 / 1e3;
+	for (a = 0; a < o->n_apps && ret == 0; a++) {
+		struct hp_dev_env env = {
+			.epoch = &epoch, .burst = cfg->burst, .hz = rte_get_tsc_hz(),
+			.app = o->app[a], .task_cfg = &cfg->task, .task_gran = true,
+		};
+
+		env.tasks[0] = hp_task_find(o->app[a]->tasks[0]);
+		for (d = 0; d < pf->n_dev && ret == 0; d++) {
+			struct hp_model *m = &pf->dev[d];
+			struct hp_model_task *t = &m->tasks[m->n_tasks];
+			struct hp_device dev = { 0 };
+			struct hp_dev_info info;
+			unsigned int maxb;
+
+			ret = hp_device_create(&dev, d == 0 ? cpu_spec : cfg->gpus[d - 1], &env, d, err,
+					       errlen);
+			if (ret < 0)
+				break;
+			hp_device_info(&dev, &info);
+			maxb = info.batch ? info.max_batch : HP_BURST;
+			if (a == 0) {
+				snprintf(pf->dev_name[d], HP_PLAN_NAMELEN, "%.*s", HP_PLAN_NAMELEN - 1,
+					 d == 0 ? "cpu" : dev.name);
+				m->max_batch = maxb;
+				m->power_idle_w = dev.caps.power_idle_w > 0 ? dev.caps.power_idle_w : 0;
+				m->power_busy_w = dev.caps.power_busy_w > 0 ? dev.caps.power_busy_w : 0;
+				m->power_off_w = -1;
+				m->cls = d == 0 ? HP_MODEL_CLASS_CPU : HP_MODEL_CLASS_ANY;
+			}
+			snprintf(t->name, sizeof(t->name), "%s", o->app[a]->tasks[0]);
+			for (b = 0; b < o->n_batch && ret == 0; b++) {
+				unsigned int n = o->batch[b] < maxb ? o->batch[b] : maxb;
+				struct hp_prof_point pt;
+
+				ret = hp_profile_time(&dev, mp, cfg, 0, n, size, cfg->seed + b, o->reps,
+						      &pt, err, errlen);
+				if (ret < 0)
+					break;
+				t->rows[t->n_rows++] = (struct hp_model_row){
+					.batch = o->batch[b], .per_pkt_us = pt.med_ms * 1e3 / n,
+				};
+				printf("  %-24s %-8s batch %5u (timed on %4u)  %10.0f pps alone\n",
+				       pf->dev_name[d], t->name, o->batch[b], n, n / (pt.med_ms / 1e3));
+			}
+			m->n_tasks++;
+			hp_device_destroy(&dev);
+		}
+	}
+	rte_mempool_free(mp);
+	return ret;
+}
+
+int
+hp_cmd_configs_measure(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
+		       size_t errlen)
+{
+	struct hp_platform pf = { .n_dev = 1 + cfg->n_gpu };
+	const char *apps[HP_PLAN_MAX_APPS], *tasks[HP_PLAN_MAX_APPS];
+	uint32_t batches[HP_PLAN_MAX_BATCHES];
+	struct hp_plan pl;
+	unsigned int i;
+	int ret;
+
+	if (pf.n_dev > HP_PLAN_MAX_DEV) {
+		snprintf(err, errlen, "--configs: at most %d devices (the CPU worker and %d --gpu)",
+			 HP_PLAN_MAX_DEV, HP_PLAN_MAX_DEV - 1);
+		return -EINVAL;
+	}
+	snprintf(pf.name, sizeof(pf.name), "measured");
+	pf.dev = calloc(pf.n_dev, sizeof(*pf.dev));
+	if (pf.dev == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	printf("configs: measuring %u apps alone on %u devices, %u repetitions per point\n",
+	       o->n_apps, pf.n_dev, o->reps);
+	ret = measure(o, cfg, &pf, err, errlen);
+	if (ret < 0)
+		goto out;
+	for (i = 0; i < o->n_apps; i++) {
+		apps[i] = o->app[i]->name;
+		tasks[i] = o->app[i]->tasks[0];
+	}
+	for (i = 0; i < o->n_batch; i++)
+		batches[i] = o->batch[i];
+	ret = hp_plan_build(&pl, &pf, apps, tasks, o->n_apps, batches, o->n_batch, o->train_time_s,
+			    err, errlen);
+	if (ret < 0)
+		goto out;
+	ret = hp_plan_write(&pl, &pf, o->out, err, errlen);
+	if (ret == 0)
+		printf("configs: %u configurations (apps sharing a device estimated as time sharing: no interference measured) -> %s\n",
+		       pl.n_cfg, o->out);
+	hp_plan_free(&pl);
+out:
+	hp_platform_free(&pf);
+	return ret;
 }
 
 int

@@ -1080,7 +1080,23 @@ static int
 prep_profile(struct cli *c, char *err, size_t errlen)
 {
 	if (c->prof.configs != NULL) {
+		static char runs[4200];
+		size_t l = strlen(c->cfg.out_dir);
+
 		c->prof.out = c->cfg.out_dir;
+		if (c->prof.platform == NULL && c->cfg.n_gpu + 1 > HP_PLAN_MAX_DEV) {
+			snprintf(err, errlen, "--configs: at most %d devices (the CPU worker and %d --gpu)",
+				 HP_PLAN_MAX_DEV, HP_PLAN_MAX_DEV - 1);
+			return -EINVAL;
+		}
+		if (c->prof.platform != NULL && c->cfg.n_gpu > 0) {
+			snprintf(err, errlen, "--configs: either a modeled --platform or the devices to measure (--gpu), not both");
+			return -EINVAL;
+		}
+		if (c->prof.platform == NULL && l > 5) {	/* measured: EAL's output aside */
+			snprintf(runs, sizeof(runs), "%.*s.runs", (int)(l - 5), c->cfg.out_dir);
+			c->cfg.out_dir = runs;
+		}
 		return hp_configs_check(&c->prof, err, errlen);
 	}
 	if (c->prof.train_time_s > 0) {
@@ -1111,7 +1127,8 @@ prep_ramp(struct cli *c, char *err, size_t errlen)
 static int
 exec_profile(struct cli *c, char *err, size_t errlen)
 {
-	int ret = hp_cmd_profile(&c->prof, &c->cfg, err, errlen);
+	int ret = c->prof.configs != NULL ? hp_cmd_configs_measure(&c->prof, &c->cfg, err, errlen) :
+					    hp_cmd_profile(&c->prof, &c->cfg, err, errlen);
 
 	if (ret == -EINTR)
 		return fail(128 + hp_cli_stop_signal, "%s", err);
@@ -1275,7 +1292,7 @@ run_verb(const struct verb *v, int argc, char **argv)
 		cli_free(&c);
 		return ret == -ECANCELED ? EXIT_USAGE : fail(EXIT_USAGE, "%s", err);
 	}
-	if (v->own_exec && c.prof.configs != NULL) {	/* computed: no EAL */
+	if (v->own_exec && c.prof.configs != NULL && c.prof.platform != NULL) {	/* computed: no EAL */
 		ret = hp_cmd_configs(&c.prof, err, sizeof(err));
 		cli_free(&c);
 		return ret < 0 ? fail(ret == -EINVAL ? EXIT_USAGE : 1, "profile --configs: %s", err) : 0;

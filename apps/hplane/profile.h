@@ -28,6 +28,21 @@ struct hp_profile_opts {
 	char **argv;
 };
 
+/* One point: the median, mean and deviation (ms) of a task's time on a
+ * batch, and the frame length it was timed with. */
+struct hp_prof_point {
+	double med_ms, mean_ms, std_ms;
+	uint32_t frame;
+};
+struct hp_device;
+struct rte_mempool;
+/* Times task k of dev's app on batches of b frames of size bytes, reps
+ * times, bare (the CPU kind in bursts, a batch device through its
+ * backend), as profile does for every point. 0 or -errno with err. */
+int hp_profile_time(struct hp_device *dev, struct rte_mempool *mp, const struct hp_run_cfg *cfg,
+		    unsigned int k, unsigned int b, uint32_t size, uint64_t seed, unsigned int reps,
+		    struct hp_prof_point *pt, char *err, size_t errlen);
+
 /* Checks the options before EAL starts (--out FILE.json becomes o->out;
  * the pipeline runs go to FILE.runs/); 0 or -EINVAL with err. */
 int hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg,
@@ -41,6 +56,10 @@ int hp_configs_check(struct hp_profile_opts *o, char *err, size_t errlen);
 /* Computes every configuration of o->app on o->platform and writes
  * o->out (configs.c, lib/plan). 0 or -errno with err. */
 int hp_cmd_configs(const struct hp_profile_opts *o, char *err, size_t errlen);
+/* Without --platform (EAL is up): measures each app alone on the CPU
+ * worker kind and each --gpu, then the same configurations. */
+int hp_cmd_configs_measure(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
+			   size_t errlen);
 /* hplane compare ARGS: execs tools/sched_compare.py with this binary. */
 int hp_cmd_compare(int argc, char **argv);
 

@@ -75,6 +75,27 @@ def test_every_configuration(hplane, tmp_path):
     assert p.stdout.count("10 Gbit/s per app") == 4
 
 
+def test_configs_measured(hplane, tmp_path):
+    # without --platform the command line's devices are measured, short:
+    # each app alone on the CPU worker and on cuda:emul at each batch size
+    out = tmp_path / "m.json"
+    p = run_hplane(["profile", "--configs", "ids,dedup", "--gpu", "cuda:emul", "--reps", "2",
+                    "--batches", "64,256", "--out", str(out)], timeout=120)
+    assert "measuring 2 apps alone on 2 devices" in p.stdout
+    cfg = json.loads(out.read_text())
+    assert [d["name"] for d in cfg["devices"]] == ["cpu", "cuda-emul"]
+    assert len(cfg["configs"]) == 3 * 3 * 2
+    by = {c["label"]: c for c in cfg["configs"]}
+    alone = {(k["app"], k["device"]): k["mpps"] for k in by["ids=cpu,dedup=cuda-emul@256"]["kernels"]}
+    alone.update({(k["app"], k["device"]): k["mpps"]
+                  for k in by["ids=cuda-emul,dedup=cpu@256"]["kernels"]})
+    assert all(v > 0 for v in alone.values())
+    # two apps on one device: no interference measured, so time sharing (half each)
+    both = {k["app"]: k["mpps"] for k in by["ids=cpu,dedup=cpu@256"]["kernels"]}
+    assert both["ids"] == pytest.approx(alone[("ids", "cpu")] / 2, rel=1e-3)
+    assert both["dedup"] == pytest.approx(alone[("dedup", "cpu")] / 2, rel=1e-3)
+
+
 def test_platform_runs_three_devices(hplane, tmp_path):
     out = tmp_path / "run"
     p = run_hplane(["run", "--app", "ids", "--platform", "pythia-8700k", "--scenario", "medium",
@@ -151,7 +172,12 @@ def test_model_beside_cuda_emul(hplane, tmp_path):
                 "--gpu", "model:jetson-thesis", "--gpu", "model:pythia-8700k@cpu",
                 "--gpu", "model:jetson-thesis@cpu"], "at most 4"),
     (["run", "--gpu", "model:pythia-8700k@tpu"], "no device 'tpu'"),
-    (["profile", "--configs", "ids"], "give --platform"),
+    (["profile", "--configs", "ids", "--batches", "8192"], "measured devices"),
+    (["profile", "--configs", "ids", "--platform", "pythia-8700k", "--gpu", "cuda:emul"],
+     "not both"),
+    (["profile", "--configs", "ids"] + [x for i in range(4) for x in
+                                         ("--gpu", f"model:pythia-8700k@{'igpu' if i % 2 else 'dgpu'},batch={i + 1}")],
+     "given twice"),
     (["profile", "--configs", "ids,nope", "--platform", "pythia-8700k"], "unknown app"),
     (["profile", "--configs", "ids,ids", "--platform", "pythia-8700k"], "named twice"),
     (["profile", "--configs", "ran", "--platform", "pythia-8700k"], "chain of 2 tasks"),
