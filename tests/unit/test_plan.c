@@ -287,6 +287,22 @@ test_bad_platforms(void **state)
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "slow-downs below 1"));
 	assert_null(strchr(err, '\n'));
+	write_file("/tmp/hp_plan_bad.json",
+		   "{\"platform\": {\"devices\": [\"g\"]}, \"devices\": {\"g\": {\"max_batch\": 8, "
+		   "\"class\": \"tpu\", \"tasks\": {\"dpi\": [{\"batch\": 8, \"fixed_us\": 1, "
+		   "\"per_pkt_us\": 0, \"per_byte_ns\": 0}]}}}}");
+	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "class: expected cpu, igpu or dgpu"));
+	write_file("/tmp/hp_plan_bad.json",
+		   "{\"platform\": {\"devices\": [\"g\"]}, \"devices\": {\"g\": {\"max_batch\": 8, "
+		   "\"pcie\": {\"gbps\": 0}, \"tasks\": {\"dpi\": [{\"batch\": 8, \"fixed_us\": 1, "
+		   "\"per_pkt_us\": 0, \"per_byte_ns\": 0}]}}}}");
+	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "pcie.gbps: expected a number > 0"));
+	write_file("/tmp/hp_plan_bad.json",
+		   "{\"platform\": {\"devices\": [\"g\"], \"link_mpps\": -1}, \"devices\": {}}");
+	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "link_mpps"));
 	unlink("/tmp/hp_plan_bad.json");
 	load(&pf);
 	assert_int_equal(hp_plan_build(&pl, &pf, twice, tasks, 2, batches, 3, 1.0, err, sizeof(err)),
