@@ -28,6 +28,62 @@
 #define DEFAULT_BATCHES "1024,2048,4096,8192,16384,32768,65536"
 #define MEASURED_BATCHES "1024,2048,4096"   /* what a batch device can be sent */
 
+bool
+hp_gpu_twice(const struct hp_run_cfg *cfg, const char *spec, char *err, size_t errlen)
+{
+	size_t l = strcspn(spec, ",");
+	char q[80];
+	unsigned int j;
+
+	for (j = 0; j < cfg->n_gpu; j++)
+		if (strcspn(cfg->gpus[j], ",") == l && !strncmp(cfg->gpus[j], spec, l)) {
+			snprintf(err, errlen, "--gpu %s: that device is given twice",
+				 hp_quote(q, sizeof(q), spec, 60));
+			return true;
+		}
+	return false;
+}
+
+int
+hp_platform_apply(struct hp_run_cfg *cfg, const char *name, char (*spec)[160], char *err,
+		  size_t errlen)
+{
+	struct hp_platform pf;
+	unsigned int i, k = 0;
+	int ret = 0;
+
+	if (hp_platform_load(&pf, name, err, errlen) < 0) {
+		char why[400];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--platform: %s", why);
+		return -EINVAL;
+	}
+	for (i = 0; i < pf.n_dev && ret == 0; i++) {
+		bool cpu = pf.dev[i].cls == HP_MODEL_CLASS_CPU;
+
+		ret = -EINVAL;
+		if (cpu && cfg->cpu_model != NULL)
+			snprintf(err, errlen, "--platform models the CPU workers itself: no --cpu-model with it");
+		else if (!cpu && cfg->n_gpu == HP_MAX_ACCEL)
+			snprintf(err, errlen, "--platform: with the --gpu given, more than %d accelerators",
+				 HP_MAX_ACCEL);
+		else if (k == HP_PLATFORM_SPECS ||
+			 snprintf(spec[k], 160, "%s%s@%s", cpu ? "" : "model:", name, pf.dev_name[i]) >= 160)
+			snprintf(err, errlen, "--platform: name too long");
+		else if (!cpu && hp_gpu_twice(cfg, spec[k], err, errlen))
+			;
+		else
+			ret = 0;
+		if (ret == 0 && cpu)
+			cfg->cpu_model = spec[k++];
+		else if (ret == 0)
+			cfg->gpus[cfg->n_gpu++] = spec[k++];
+	}
+	hp_platform_free(&pf);
+	return ret;
+}
+
 int
 hp_configs_check(struct hp_profile_opts *o, char *err, size_t errlen)
 {

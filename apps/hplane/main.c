@@ -37,7 +37,6 @@
 #include "hp_pipeline.h"
 #include "hp_device.h"
 #include "hp_sched.h"
-#include "hp_model.h"
 #include "hp_plan.h"
 #include "hp_svc_balance.h"
 #include "profile.h"
@@ -401,7 +400,7 @@ struct cli {
 	const char *gen_flag;       /* a generator's flag given (name) */
 	const char *pcap_flag;      /* a pcap replay's flag given */
 	struct hp_profile_opts prof; /* hplane profile */
-	char plat_spec[HP_MAX_ACCEL + 1][160]; /* --platform's device specs */
+	char plat_spec[HP_PLATFORM_SPECS][160]; /* --platform's device specs */
 	bool plat_done;
 };
 
@@ -452,29 +451,12 @@ sched_opt_add(struct hp_run_cfg *cfg, const char *kv)
 	return 0;
 }
 
-/* Whether the device of spec (up to its options) is already among the
- * accelerators: two batchers on one device are refused, with one line. */
-static bool
-gpu_twice(const struct hp_run_cfg *cfg, const char *spec)
-{
-	size_t l = strcspn(spec, ",");
-	char q[80];
-	unsigned int j;
-
-	for (j = 0; j < cfg->n_gpu; j++)
-		if (strcspn(cfg->gpus[j], ",") == l && !strncmp(cfg->gpus[j], spec, l)) {
-			fail(EXIT_USAGE, "--gpu %s: that device is given twice",
-			     hp_quote(q, sizeof(q), spec, 60));
-			return true;
-		}
-	return false;
-}
-
 static int
 parse_opts(struct cli *c, int argc, char **argv)
 {
 	struct hp_run_cfg *cfg = &c->cfg;
 	bool seen[O_END - O_APP] = { false };
+	char err[256];
 	int opt;
 
 	RTE_BUILD_BUG_ON(RTE_DIM(longopts) != O_END - O_APP + 2);
@@ -550,8 +532,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_GPU:
 			if (cfg->n_gpu == HP_MAX_ACCEL)
 				return fail(EXIT_USAGE, "--gpu: at most %d accelerators", HP_MAX_ACCEL);
-			if (gpu_twice(cfg, a))
-				return EXIT_USAGE;
+			if (hp_gpu_twice(cfg, a, err, sizeof(err)))
+				return fail(EXIT_USAGE, "%s", err);
 			cfg->gpus[cfg->n_gpu++] = a;
 			break;
 		case O_PLATFORM: c->prof.platform = a; break;
@@ -720,49 +702,17 @@ validate_sched(struct cli *c)
 	return 0;
 }
 
-/* --platform NAME: its cpu-class section models the CPU workers, each
- * other section is one modeled accelerator, in the platform's order,
- * after any --gpu given. */
+/* --platform NAME (configs.c), once. */
 static int
 apply_platform(struct cli *c)
 {
-	struct hp_run_cfg *cfg = &c->cfg;
-	struct hp_platform pf;
 	char err[512];
-	unsigned int i, k = 0;
 
 	if (c->prof.platform == NULL || c->plat_done)
 		return 0;
 	c->plat_done = true;
-	if (hp_platform_load(&pf, c->prof.platform, err, sizeof(err)) < 0)
-		return fail(EXIT_USAGE, "--platform: %s", err);
-	for (i = 0; i < pf.n_dev; i++) {
-		bool cpu = pf.dev[i].cls == HP_MODEL_CLASS_CPU;
-
-		if (cpu && cfg->cpu_model != NULL) {
-			hp_platform_free(&pf);
-			return fail(EXIT_USAGE, "--platform models the CPU workers itself: no --cpu-model with it");
-		}
-		if (!cpu && cfg->n_gpu == HP_MAX_ACCEL) {
-			hp_platform_free(&pf);
-			return fail(EXIT_USAGE, "--platform: with the --gpu given, more than %d accelerators",
-				    HP_MAX_ACCEL);
-		}
-		if (snprintf(c->plat_spec[k], sizeof(c->plat_spec[k]), "%s%s@%s", cpu ? "" : "model:",
-			     c->prof.platform, pf.dev_name[i]) >= (int)sizeof(c->plat_spec[k])) {
-			hp_platform_free(&pf);
-			return fail(EXIT_USAGE, "--platform: name too long");
-		}
-		if (cpu) {
-			cfg->cpu_model = c->plat_spec[k++];
-		} else if (gpu_twice(cfg, c->plat_spec[k])) {
-			hp_platform_free(&pf);
-			return EXIT_USAGE;
-		} else {
-			cfg->gpus[cfg->n_gpu++] = c->plat_spec[k++];
-		}
-	}
-	hp_platform_free(&pf);
+	if (hp_platform_apply(&c->cfg, c->prof.platform, c->plat_spec, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #ifndef HP_APP_PROFILE_H
 #define HP_APP_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "hp_pipeline.h"
@@ -50,6 +51,17 @@ int hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg,
 /* Runs the profile (EAL is up) and writes o->out. 0 or -errno with err. */
 int hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg,
 		   char *err, size_t errlen);
+/* Whether spec's device (up to its options) is among cfg's accelerators
+ * already (err says so): two batchers on one device are refused. */
+bool hp_gpu_twice(const struct hp_run_cfg *cfg, const char *spec, char *err, size_t errlen);
+/* --platform NAME for a run: its cpu-class section models the CPU workers
+ * (--cpu-model NAME@SEC), every other section is one modeled accelerator
+ * (--gpu model:NAME@SEC) after any --gpu given; the specs are written to
+ * spec[], which must live as long as cfg. 0 or -EINVAL with err. */
+#define HP_PLATFORM_SPECS (HP_MAX_ACCEL + 1)
+int hp_platform_apply(struct hp_run_cfg *cfg, const char *name, char (*spec)[160], char *err,
+		      size_t errlen);
+
 /* --configs: checks the apps, --batches (up to 64K), --platform and
  * --out before anything runs; 0 or -EINVAL with err. */
 int hp_configs_check(struct hp_profile_opts *o, char *err, size_t errlen);
