@@ -75,6 +75,23 @@ def test_every_configuration(hplane, tmp_path):
     assert p.stdout.count("10 Gbit/s per app") == 4
 
 
+def test_goal_picks_aes_dpi(hplane, tmp_path):
+    # Fig. 5(a)/(b) offline: up to 10 Gbit/s per app min-energy keeps AES
+    # and DPI on one device with the discrete GPU off; past that it adds one
+    p, _ = configs(tmp_path, apps="vpn,ids")
+    picks = {}
+    for line in p.stdout.splitlines():
+        if "per app," in line:
+            rate, rest = line.split(" Gbit/s per app, ")
+            goal, label = rest.split()[:2]
+            picks[(float(rate.split()[-1]), goal)] = label.rstrip(":")
+    for rate in (2, 5, 10):
+        label = picks[(rate, "min-energy")]
+        assert "dgpu" not in label and len({d for d in ("cpu", "igpu") if d in label}) == 1, label
+    assert "+" in picks[(15, "min-energy")]          # a second device at 30 Gbit/s offered
+    assert picks[(10, "min-latency")].endswith("@1024")
+
+
 def test_configs_measured(hplane, tmp_path):
     # without --platform the command line's devices are measured, short:
     # each app alone on the CPU worker and on cuda:emul at each batch size
