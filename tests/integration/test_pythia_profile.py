@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_invariants, run_hplane, summary
+from conftest import HOSTILE, assert_invariants, assert_one_line, run_hplane, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("pythia_tables", ROOT / "tools/pythia_tables.py")
@@ -214,6 +214,19 @@ def test_bad_input(hplane, tmp_path, args, needle):
     assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     assert len(lines) == 1 and needle in lines[0], p.stderr
+
+
+@pytest.mark.parametrize("flag", ["--configs", "--platform", "--batches", "--train-time"])
+def test_configs_flags_hostile(hplane, tmp_path, flag):
+    # each of profile --configs' own flags with every hostile value: exit 2,
+    # one line, nothing of the value's control characters echoed raw
+    base = {"--configs": "ids", "--platform": "pythia-8700k", "--out": str(tmp_path / "o.json")}
+    for v in HOSTILE:
+        args = dict(base, **{flag: v})
+        p = run_hplane(["profile"] + [x for kv in args.items() for x in kv], check=False,
+                       timeout=30)
+        assert_one_line(p, (flag, v))
+        assert not (tmp_path / "o.json").exists()
 
 
 def test_bad_platform_profile(hplane, tmp_path):
