@@ -80,6 +80,18 @@ enum hp_ldpc_isa {
 	HP_LDPC_ISA_AVX512,
 };
 
+/*
+ * How a decoder spreads its SIMD lanes. BATCH: one codeword per lane (64
+ * per AVX-512 batch, 32 AVX2), the most throughput, but a call with one
+ * codeword costs a whole batch (NR BG1 Z=384, 5 iterations: ~4 ms).
+ * SINGLE: the lanes over the z check nodes of a base row, one codeword
+ * at a time, for latency. Both give bit-identical words and results.
+ */
+enum hp_ldpc_mode {
+	HP_LDPC_MODE_BATCH = 0,
+	HP_LDPC_MODE_SINGLE,
+};
+
 struct hp_ldpc_dec_cfg {
 	unsigned int max_iter;     /* >= 1 */
 	enum hp_ldpc_alg alg;
@@ -87,6 +99,7 @@ struct hp_ldpc_dec_cfg {
 	unsigned int oms_offset;   /* in LLR quantisation steps, 0..15 */
 	enum hp_ldpc_isa isa;      /* AUTO picks the widest the CPU has */
 	int no_early_stop;         /* 1: always run max_iter iterations */
+	enum hp_ldpc_mode mode;    /* initial mode (hp_ldpc_dec_set_mode) */
 };
 
 /* Per-codeword outcome. */
@@ -109,6 +122,10 @@ void hp_ldpc_dec_free(struct hp_ldpc_dec *d);
 unsigned int hp_ldpc_dec_lanes(const struct hp_ldpc_dec *d);
 const char *hp_ldpc_dec_isa(const struct hp_ldpc_dec *d);
 const struct hp_ldpc_code *hp_ldpc_dec_code(const struct hp_ldpc_dec *d);
+/* Mode of the next decode calls (a decoder holds the buffers of both);
+ * -EINVAL for an unknown mode. */
+int hp_ldpc_dec_set_mode(struct hp_ldpc_dec *d, enum hp_ldpc_mode mode);
+enum hp_ldpc_mode hp_ldpc_dec_mode(const struct hp_ldpc_dec *d);
 /* Whether an ISA can run on this CPU. */
 int hp_ldpc_isa_supported(enum hp_ldpc_isa isa);
 
