@@ -126,6 +126,31 @@ const struct hp_ldpc_code *hp_ldpc_dec_code(const struct hp_ldpc_dec *d);
  * -EINVAL for an unknown mode. */
 int hp_ldpc_dec_set_mode(struct hp_ldpc_dec *d, enum hp_ldpc_mode mode);
 enum hp_ldpc_mode hp_ldpc_dec_mode(const struct hp_ldpc_dec *d);
+/*
+ * Cost model for choosing the mode per call: measured time of one
+ * iteration (no early stop) of one codeword in the single mode and of one
+ * full batch of `lanes` codewords in the batch mode, best of a few runs.
+ */
+struct hp_ldpc_costs {
+	double single_ns;
+	double batch_ns;
+	unsigned int lanes;
+};
+/* Measures the costs of cfg's kernel (cfg->isa) on this CPU: a few ms
+ * (NR BG1 Z=384 with AVX-512: ~6 ms). -errno as hp_ldpc_dec_create. */
+int hp_ldpc_costs_probe(const struct hp_ldpc_code *c,
+			const struct hp_ldpc_dec_cfg *cfg,
+			struct hp_ldpc_costs *out);
+/* Estimated time of a call with m codewords at the worst case of iters
+ * iterations: single m * iters * single_ns, batch ceil(m / lanes) *
+ * iters * batch_ns. */
+double hp_ldpc_mode_est(const struct hp_ldpc_costs *k, enum hp_ldpc_mode mode,
+			unsigned int m, unsigned int iters);
+/* The mode that finishes m codewords first by that estimate (single on a
+ * tie). As a call returns all its codewords together, the faster mode is
+ * also the one that costs less CPU. */
+enum hp_ldpc_mode hp_ldpc_mode_pick(const struct hp_ldpc_costs *k, unsigned int m,
+				    unsigned int iters);
 /* Whether an ISA can run on this CPU. */
 int hp_ldpc_isa_supported(enum hp_ldpc_isa isa);
 

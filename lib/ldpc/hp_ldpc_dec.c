@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hp_ldpc_priv.h"
 
@@ -376,4 +377,92 @@ hp_ldpc_decode_hard(struct hp_ldpc_dec *d, const int8_t *llr, size_t llr_len,
 {
 	return decode(d, llr, llr_len, n_cw, cw,
 		      d != NULL ? d->c->nb * d->c->z : 0, res);
+}
+
+static double
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Two fixed iterations (the first reads no old messages and is cheaper
+ * than the rest, so one alone would underestimate), best of three runs:
+ * the kernels' work does not depend on the LLRs (no data-dependent
+ * branches), so zero LLRs measure it. */
+int
+hp_ldpc_costs_probe(const struct hp_ldpc_code *c, const struct hp_ldpc_dec_cfg *cfg,
+		    struct hp_ldpc_costs *out)
+{
+	struct hp_ldpc_dec_cfg pc;
+	struct hp_ldpc_dec *d = NULL;
+	int8_t *llr = NULL;
+	uint8_t *hard = NULL;
+	unsigned int n, W, mode, run;
+	int rc;
+
+	if (c == NULL || cfg == NULL || out == NULL)
+		return -EINVAL;
+	pc = *cfg;
+	pc.max_iter = 2;
+	pc.no_early_stop = 1;
+	pc.mode = HP_LDPC_MODE_BATCH;
+	rc = hp_ldpc_dec_create(c, &pc, &d);
+	if (rc < 0)
+		return rc;
+	W = d->W;
+	n = c->nb * c->z - c->punct;
+	llr = calloc((size_t)W, n);
+	hard = malloc((size_t)W * c->nb * c->z);
+	if (llr == NULL || hard == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(out, 0, sizeof(*out));
+	out->lanes = W;
+	for (mode = HP_LDPC_MODE_BATCH; mode <= HP_LDPC_MODE_SINGLE; mode++) {
+		const unsigned int m = mode == HP_LDPC_MODE_SINGLE ? 1 : W;
+		double best = 1e30;
+
+		d->mode = (enum hp_ldpc_mode)mode;
+		for (run = 0; run < 3; run++) {
+			double t = mono_ns();
+
+			rc = hp_ldpc_decode_hard(d, llr, n, m, hard, NULL);
+			if (rc < 0)
+				goto out;
+			t = mono_ns() - t;
+			best = t < best ? t : best;
+		}
+		if (mode == HP_LDPC_MODE_SINGLE)
+			out->single_ns = best / 2;
+		else
+			out->batch_ns = best / 2;
+	}
+	rc = 0;
+out:
+	free(llr);
+	free(hard);
+	hp_ldpc_dec_free(d);
+	return rc;
+}
+
+double
+hp_ldpc_mode_est(const struct hp_ldpc_costs *k, enum hp_ldpc_mode mode, unsigned int m,
+		 unsigned int iters)
+{
+	const unsigned int W = k->lanes ? k->lanes : 1;
+
+	return mode == HP_LDPC_MODE_SINGLE ? (double)m * iters * k->single_ns :
+	       (double)((m + W - 1) / W) * iters * k->batch_ns;
+}
+
+enum hp_ldpc_mode
+hp_ldpc_mode_pick(const struct hp_ldpc_costs *k, unsigned int m, unsigned int iters)
+{
+	return hp_ldpc_mode_est(k, HP_LDPC_MODE_SINGLE, m, iters) <=
+	       hp_ldpc_mode_est(k, HP_LDPC_MODE_BATCH, m, iters) ?
+	       HP_LDPC_MODE_SINGLE : HP_LDPC_MODE_BATCH;
 }

@@ -354,6 +354,40 @@ test_single_mode_matches_batch(void **state)
 		}
 }
 
+/* The per-call mode rule on fixed costs, and a probe on this CPU. */
+static void
+test_mode_pick(void **state)
+{
+	const struct hp_ldpc_costs k = {.single_ns = 10, .batch_ns = 100, .lanes = 64};
+	const struct hp_ldpc_costs k2 = {.single_ns = 2, .batch_ns = 100, .lanes = 64};
+	struct hp_ldpc_costs m;
+	struct hp_ldpc_code *c;
+	struct hp_ldpc_dec_cfg cfg;
+
+	(void)state;
+	assert_int_equal(hp_ldpc_mode_pick(&k, 1, 5), HP_LDPC_MODE_SINGLE);
+	assert_int_equal(hp_ldpc_mode_pick(&k, 10, 5), HP_LDPC_MODE_SINGLE);  /* tie */
+	assert_int_equal(hp_ldpc_mode_pick(&k, 11, 5), HP_LDPC_MODE_BATCH);
+	assert_int_equal(hp_ldpc_mode_pick(&k, 200, 5), HP_LDPC_MODE_BATCH);
+	assert_true(hp_ldpc_mode_est(&k, HP_LDPC_MODE_BATCH, 65, 5) == 2 * 5 * 100);
+	assert_true(hp_ldpc_mode_est(&k, HP_LDPC_MODE_SINGLE, 65, 5) == 65 * 5 * 10);
+	/* The batch estimate grows by whole batches: a second, nearly idle
+	 * batch makes single the faster again. */
+	assert_int_equal(hp_ldpc_mode_pick(&k2, 50, 20), HP_LDPC_MODE_SINGLE);
+	assert_int_equal(hp_ldpc_mode_pick(&k2, 64, 20), HP_LDPC_MODE_BATCH);
+	assert_int_equal(hp_ldpc_mode_pick(&k2, 65, 20), HP_LDPC_MODE_SINGLE);
+	assert_int_equal(hp_ldpc_mode_pick(&k2, 101, 20), HP_LDPC_MODE_BATCH);
+	assert_int_equal(hp_ldpc_code_create("wifi:648:1/2", &c), 0);
+	hp_ldpc_dec_cfg_default(&cfg);
+	assert_int_equal(hp_ldpc_costs_probe(c, &cfg, &m), 0);
+	assert_true(m.single_ns > 0 && m.batch_ns > 0 && m.lanes >= 1);
+	cfg.max_iter = 0;
+	assert_int_equal(hp_ldpc_costs_probe(c, &cfg, &m), 0); /* the probe sets its own */
+	cfg.isa = 99;
+	assert_int_equal(hp_ldpc_costs_probe(c, &cfg, &m), -EINVAL);
+	hp_ldpc_code_free(c);
+}
+
 static void
 test_high_snr_all_ok(void **state)
 {
@@ -415,6 +449,7 @@ main(void)
 		cmocka_unit_test(test_noisy_wifi_isas_agree),
 		cmocka_unit_test(test_noisy_nr_isas_agree),
 		cmocka_unit_test(test_single_mode_matches_batch),
+		cmocka_unit_test(test_mode_pick),
 		cmocka_unit_test(test_high_snr_all_ok),
 		cmocka_unit_test(test_no_early_stop_and_oms),
 	};
