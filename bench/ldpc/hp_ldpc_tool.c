@@ -458,6 +458,40 @@ out:
 }
 
 static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Single mode: the latency of one call with one codeword, each of the nfr
+ * frames decoded alone three times; percentiles over those calls (the
+ * max carries whatever else the machine did meanwhile). */
+static void
+print_call_latency(struct hp_ldpc_dec *d, const int8_t *llr, unsigned int n,
+		   unsigned int nfr, uint8_t *dec, unsigned int k)
+{
+	const unsigned int nc = 3 * nfr;
+	double *lat = malloc(nc * sizeof(*lat));
+	unsigned int i;
+
+	if (lat == NULL)
+		return;
+	for (i = 0; i < nc; i++) {
+		double t = now();
+
+		hp_ldpc_decode(d, llr + (size_t)(i % nfr) * n, n, 1, dec + (size_t)(i % nfr) * k,
+			       NULL);
+		lat[i] = (now() - t) * 1e6;
+	}
+	qsort(lat, nc, sizeof(*lat), cmp_dbl);
+	printf("%8s   one codeword per call, %u calls: p50 %.1f us, p99 %.1f us, max %.1f us\n",
+	       "", nc, lat[nc / 2], lat[nc * 99 / 100], lat[nc - 1]);
+	free(lat);
+}
+
+static int
 cmd_bench(const struct opts *o)
 {
 	static const char *const names[] = {"scalar", "avx2", "avx512"};
@@ -501,6 +535,25 @@ cmd_bench(const struct opts *o)
 	       hp_ldpc_code_name(c), n, k, o->ebn0[0], o->cfg.max_iter,
 	       o->cfg.alg == HP_LDPC_OMS ? "oms" : "nms",
 	       o->cfg.no_early_stop ? " no-early-stop" : "", nfr);
+	if (!strcmp(o->mode, "both")) {
+		struct hp_ldpc_dec_cfg pc = o->cfg;
+		struct hp_ldpc_costs k;
+
+		/* The ldpc task's per-call rule (hp_ldpc_mode_pick) on this
+		 * CPU: where single stops being the faster for a call. */
+		pc.isa = one;
+		if (hp_ldpc_costs_probe(c, &pc, &k) == 0) {
+			unsigned int m = 1;
+
+			while (m < 100000 && hp_ldpc_mode_pick(&k, m + 1, o->cfg.max_iter) ==
+					     HP_LDPC_MODE_SINGLE)
+				m++;
+			printf("# mode rule (isa %s): one iteration %.2f us single, %.1f us per "
+			       "batch of %u; single is the faster up to %u%s codewords per call\n",
+			       names[one - HP_LDPC_ISA_SCALAR], k.single_ns / 1e3, k.batch_ns / 1e3,
+			       k.lanes, m, m >= 100000 ? "+" : "");
+		}
+	}
 	/* lanes: codewords per kernel call (1 in the single mode, so
 	 * batch_us is then one codeword's latency). */
 	printf("%8s %6s %6s %10s %10s %12s %12s %12s %12s %12s\n", "isa", "mode", "lanes",
@@ -561,6 +614,8 @@ cmd_bench(const struct opts *o)
 		       reps * (double)nfr * k / t / 1e6,
 		       best / ((nfr + lanes - 1) / lanes) * 1e6,
 		       best / nfr * 1e6, (double)nfr * k / cbest / 1e6);
+		if (single)
+			print_call_latency(d, llr, n, nfr, dec, k);
 		fflush(stdout);
 		hp_ldpc_dec_free(d);
 	}
