@@ -507,7 +507,7 @@ cmd_bench(const struct opts *o)
 
 	if (!all && isa_of(o->isa, &one) < 0)
 		return fail("bad --isa '%s' (want auto, scalar, avx2, avx512 or all)", o->isa);
-	if (!all && one == HP_LDPC_ISA_AUTO)
+	if (all || one == HP_LDPC_ISA_AUTO)
 		one = hp_ldpc_isa_supported(HP_LDPC_ISA_AVX512) ? HP_LDPC_ISA_AVX512 :
 		      hp_ldpc_isa_supported(HP_LDPC_ISA_AVX2) ? HP_LDPC_ISA_AVX2 :
 		      HP_LDPC_ISA_SCALAR;

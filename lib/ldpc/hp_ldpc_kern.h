@@ -7,7 +7,12 @@
  *
  * Why lanes = codewords (not lanes = the z rows of a block): every memory
  * access is a plain aligned vector load/store whatever the cyclic shift,
- * with no rotations or padding of z = 27/54/81 to the vector width.
+ * with no rotations or padding of z = 27/54/81 to the vector width. The
+ * other choice, for latency, is hp_ldpc_zkern.h; both use KN(node), so a
+ * lane's arithmetic is the same in each. The L loads and stores in
+ * KN(node) are unaligned (aligned here, rotations there): same speed on
+ * aligned addresses (nr:1:384 and wifi:1944:1/2 batch throughput
+ * unchanged against the aligned build, bench/results/ldpc-lowlat-2026-11-29.md).
  */
 
 /* Returns a bit per lane whose hard decisions violate some check. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * AVX2 instance of the layered min-sum kernel: 32 codewords per batch,
- * one int8 lane each. Compiled with a target attribute, so it builds on
+ * AVX2 instance of the layered min-sum kernels: 32 codewords per batch,
+ * one int8 lane each (avx2_run), and one codeword with the lanes over 32
+ * of its z check nodes (avx2_zrun, hp_ldpc_zkern.h). Compiled with a target attribute, so it builds on
  * any x86-64 compiler flags and only runs where the CPU has AVX2.
  */
 #include <stdint.h>

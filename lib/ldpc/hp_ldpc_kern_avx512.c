@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * AVX-512BW instance of the layered min-sum kernel: 64 codewords per
- * batch, one int8 lane each. Runs only where the CPU has AVX-512BW.
+ * AVX-512BW instance of the layered min-sum kernels: 64 codewords per
+ * batch, one int8 lane each (avx512_run), and one codeword with the lanes
+ * over 64 of its z check nodes (avx512_zrun, hp_ldpc_zkern.h). Runs only where the CPU has AVX-512BW.
  */
 #include <stdint.h>
 #include <immintrin.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Scalar instance of the layered min-sum kernel (one codeword at a time):
+ * Scalar instance of the layered min-sum kernels (one codeword at a time,
+ * batch and single-codeword layouts):
  * the fallback for CPUs without AVX2 and the reference the SIMD kernels
  * are compared against bit for bit in the unit tests.
  */
