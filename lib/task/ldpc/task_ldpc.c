@@ -14,8 +14,9 @@
  * follow from (seed option, gen_id, unit index), with a few bit errors
  * each, and verify checks that the decoder returned exactly those info
  * bits. Options (--param): code=SPEC, iters=N, flips=N, seed=S,
- * isa=auto|scalar|avx2|avx512, mode=auto|batch|single, deadline_us=N. The offload goes to the ldpc kernel
- * (ldpc.cu) with the code and settings as one blob (ldpc_blob.h).
+ * isa=auto|scalar|avx2|avx512, mode=auto|batch|single, deadline_us=N.
+ * The offload goes to the ldpc kernel (ldpc.cu) with the code and
+ * settings as one blob (ldpc_blob.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -262,9 +263,9 @@ fail:
  * above. The units of a call come back together, so that is also the
  * cheaper mode per unit, and a short deadline_us never needs the slower
  * one; a call estimated past it still takes the faster mode and is
- * counted (logged at the end). Measured (AVX-512, 2 iterations each,
- * docs/ldpc.md): wifi:1944:1/2 ~16 units, wifi:648:1/2 ~22, nr:1:224
- * more than a batch holds (single always).
+ * counted (logged at the end). Measured crossover (AVX-512, Zen 4,
+ * docs/ldpc.md): wifi:648:1/2 11-15 units per call, wifi:1944:1/2 24-31,
+ * nr:1:224 40-43.
  */
 static void
 pick_mode(struct ldpc_priv *p, const uint32_t *lens, unsigned int n)
