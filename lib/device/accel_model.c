@@ -149,6 +149,7 @@ model_submit(struct hp_device *dev, struct hp_batch_job *job)
 	p->busy_until = RTE_MAX(p->busy_until, job->t_submit) + svc;
 	job->t_ready = p->busy_until;
 	dev->st.model_cycles += svc;
+	dev->st.app_model_cycles[job->n ? hp_meta(job->pkts[0])->app : 0] += svc;
 	p->q[(p->head + p->n) % QCAP] = job;
 	p->n++;
 	return 0;

@@ -74,6 +74,8 @@ struct hp_dev_stats {
 	uint64_t flush[HP_FLUSH_REASONS];
 	uint64_t fallback_pkts;    /* done on the CPU path after a failure */
 	uint64_t model_cycles;     /* modeled service time, summed over batches */
+	/* --apps: of model_cycles, by the batch's app (a batch holds one) */
+	uint64_t app_model_cycles[HP_MAX_APPS];
 	/* a backend's driver calls: on the submit path, and completion
 	 * queries (0 when it makes none) */
 	uint64_t driver_calls, driver_polls;

@@ -180,6 +180,11 @@ struct hp_app_report {
 	uint64_t verified, verify_failures; /* at the sink */
 	uint64_t dev_pkts[HP_MAX_DEVICES]; /* delivered, by the device that ran it */
 	struct hp_hist lat;        /* ns */
+	/* modeled power: sum over modeled devices of (busy W - idle W) x
+	 * the app's modeled busy seconds there (its batches' service time):
+	 * the energy the app's work added; idle power is nobody's. NAN
+	 * where no device models power. */
+	double joules_dynamic;
 };
 
 /* What happened to the packets of one type of the type table (index 0:

@@ -521,6 +521,7 @@ app_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r, unsigned i
 		SET(share, r->dev[k].name, jnum(p->delivered ?
 			100.0 * (double)p->dev_pkts[k] / (double)p->delivered : NAN));
 	SET(o, "device_share_pct", share);
+	SET(o, "joules_modeled_dynamic", jnum(p->joules_dynamic));
 	if (!ok) {
 		json_decref(o);
 		return NULL;

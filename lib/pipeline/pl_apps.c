@@ -135,7 +135,7 @@ pl_apps_collect(struct pl_run *r, struct hp_run_result *res)
 	const struct hp_app_mix *mx = &r->cfg->mix;
 	const struct pl_apps *ap = r->sc->apps;
 	const struct pl_verify *v = r->tr != NULL ? &r->tr->ver : NULL;
-	unsigned int a;
+	unsigned int a, d;
 
 	res->n_apps = 0;
 	if (ap == NULL)
@@ -160,6 +160,16 @@ pl_apps_collect(struct pl_run *r, struct hp_run_result *res)
 		hp_hist_merge(&c->lat, &c->ilat);
 		hp_hist_reset(&c->ilat);
 		o->lat = c->lat;
+		o->joules_dynamic = NAN;
+		for (d = 0; d < r->n_dev; d++) {
+			const struct hp_device *dv = &r->dev[d];
+
+			if (!dv->caps.modeled || !(dv->caps.power_busy_w > 0))
+				continue;
+			o->joules_dynamic = (isnan(o->joules_dynamic) ? 0 : o->joules_dynamic) +
+				(dv->caps.power_busy_w - dv->caps.power_idle_w) *
+				(double)dv->st.app_model_cycles[a] / (double)r->hz;
+		}
 		o->verified = v != NULL ? v->app_ok[a] : 0;
 		o->verify_failures = v != NULL ? v->app_fail[a] : 0;
 	}

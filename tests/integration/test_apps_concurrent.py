@@ -223,6 +223,7 @@ def test_generator_shares_and_totals(tmp_path):
     for x, want in zip(apps, (0.2, 0.5, 0.3)):
         assert abs(x["share_received"] - want) < 0.06, x
         assert x["verify_failures"] == 0
+        assert x["joules_modeled_dynamic"] is None  # no device models power
     # trace.csv: four columns an app after the run's; the apps' delivered
     # rates add up to the run's each second
     rows = list(csv.DictReader(open(tmp_path / "trace.csv")))
@@ -232,6 +233,26 @@ def test_generator_shares_and_totals(tmp_path):
         assert abs(got - float(r["delivered_pps"])) <= 0.5 + 1e-6 * got, r
         for a in APPS:
             assert f"app:{a}_p99_us" in r and f"app:{a}_deadline_pct" in r
+
+
+def test_modeled_platform_joules(tmp_path):
+    """Modeled CPU worker and GPU (the Jetson profile models ldpc and
+    aes_ctr: apps ran and crypto): both apps verified, and each app's
+    dynamic joules (its batches' modeled busy time x (busy - idle) W) is
+    positive and the two stay within the devices' modeled energy."""
+    hplane(["run", "--apps", "ran:0.5,crypto:0.5", "--workers", "1", "--cpu-model",
+            "jetson-thesis,scale=20", "--gpu",
+            "model:jetson-thesis,scale=20,inflight=2,timeout_us=100000", "--idle", "sleep",
+            "--sched", "adaptive", "--duration", "2", "--calib", "0.5", "--quiet",
+            "--out", str(tmp_path)])
+    s = json.loads((tmp_path / "summary.json").read_text())
+    apps = s["apps"]
+    assert s["packets_delivered"] == s["verified"] > 0 and s["dropped_internal"] == 0
+    assert [x["verified"] for x in apps] == [x["packets_delivered"] for x in apps]
+    total = sum(src["joules"] for src in s["power"]["sources"] if src["modeled"])
+    dyn = [x["joules_modeled_dynamic"] for x in apps]
+    assert all(j is not None and j > 0 for j in dyn), dyn
+    assert sum(dyn) < total, (dyn, total)
 
 
 def test_one_app_unchanged(tmp_path):
