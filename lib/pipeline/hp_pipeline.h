@@ -167,6 +167,13 @@ struct hp_port_report {
 	uint64_t reasm_datagrams, reasm_fragments, reasm_failed;
 	uint64_t pcap_records;     /* pcap: records in one pass */
 	bool pcap_cut;             /* pcap: the file ends inside a record */
+	/* the ports as ethdev counts them over the measured phase (rx port's
+	 * i*, tx port's o*): beside the run's own counts, which for the
+	 * generator and pcap are made before the port (docs/operations.md) */
+	struct hp_eth_view {
+		uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
+		uint64_t opackets, obytes, oerrors;
+	} ethdev;
 };
 
 struct hp_run_result {
