@@ -171,6 +171,12 @@ scrape_configs:
         # bytes and drops are there with their labels
         assert P.query(f'heteroplane_bytes_total{{{sel},direction="delivered"}}', ts_last)
         assert P.query(f'heteroplane_drops_total{{{sel},reason="port"}}', ts_last)
+        # the Grafana dashboard's queries parse and find series
+        dash = json.loads((ROOT / "tools" / "grafana-heteroplane.json").read_text())
+        for panel in dash["panels"]:
+            for t in panel["targets"]:
+                res = P.query(t["expr"].replace("$hplane", prefix), ts)
+                assert res or panel["title"] in ("Drops by reason", "Power"), t["expr"]
     finally:
         for p in procs:
             p.terminate()
