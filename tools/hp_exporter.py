@@ -237,8 +237,16 @@ def add_instance(m, prefix, r):
             V + [n], ld["load_bp"][i] / 1e4)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad usage is one line on stderr and exit 2, as every program here."""
+
+    def error(self, message):
+        print(f"hp_exporter: {message} (--help for usage)", file=sys.stderr)
+        sys.exit(2)
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--prefix", action="append", default=[],
                     help="DPDK file prefix of an instance (hplane<pid>); repeat for several")
     ap.add_argument("--all", action="store_true",
@@ -250,8 +258,7 @@ def main():
         ap.error("name an instance (--prefix hplane<pid>) or --all")
     for p in a.prefix:
         if not p or "/" in p or p.startswith("."):
-            print(f"hp_exporter: bad prefix {p!r}", file=sys.stderr)
-            sys.exit(2)
+            ap.error(f"bad prefix {p!r}: a DPDK file prefix, as hplane1234")
     col = Collector(a.prefix, a.all)
     REGISTRY.register(col)
     if a.once:
@@ -262,8 +269,7 @@ def main():
     try:
         start_http_server(int(port), addr=host or "127.0.0.1")
     except (ValueError, OSError) as e:
-        print(f"hp_exporter: cannot listen on {a.listen!r}: {e}", file=sys.stderr)
-        sys.exit(2)
+        ap.error(f"cannot listen on {a.listen!r}: {e}")
     print(f"hp_exporter: serving http://{host or '127.0.0.1'}:{port}/metrics", flush=True)
     while True:
         time.sleep(3600)
