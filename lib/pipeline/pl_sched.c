@@ -626,7 +626,9 @@ sched_tx(struct pl_run *r, struct pl_sched *sc)
 	if (sc->txs.len == 0)
 		return 0;
 	/* through the port for every source, the generator's ring port too,
-	 * so that ethdev's opackets counts what left (docs/operations.md) */
+	 * so that ethdev's opackets counts what left (docs/operations.md):
+	 * one call through the PMD's burst function and one add per burst,
+	 * not per packet, over the ring enqueue it makes anyway */
 	n = hp_staging_flush_eth(&sc->txs, r->tx_port, 0);
 	sc->tx += n;
 	return n;
