@@ -197,6 +197,12 @@ struct hp_type_count {
 };
 
 /* What the port saw besides the packets it passed on (pl_ports.c). */
+/* ethdev's counters of a run's ports: the rx port's i*, the tx port's o*. */
+struct hp_eth_view {
+	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
+	uint64_t opackets, obytes, oerrors;
+};
+
 struct hp_port_report {
 	unsigned int mtu;          /* af_packet: the interface's MTU */
 	unsigned int frame_max;    /* longest frame taken whole, in one mbuf */
@@ -208,6 +214,10 @@ struct hp_port_report {
 	uint64_t reasm_datagrams, reasm_fragments, reasm_failed;
 	uint64_t pcap_records;     /* pcap: records in one pass */
 	bool pcap_cut;             /* pcap: the file ends inside a record */
+	/* the ports as ethdev counts them over the measured phase: beside
+	 * the run's own counts, which for the generator and pcap drops are
+	 * made before the port (docs/operations.md) */
+	struct hp_eth_view ethdev;
 };
 
 struct hp_run_result {
