@@ -46,7 +46,7 @@ struct pl_sched_row {
 
 /* --apps: each app's counters, kept by the scheduler (pl_apps.c). */
 struct pl_app_cnt {
-	uint64_t rx, tx, bytes, task_err, dl_pkts, dl_met, order_out, order_in;
+	uint64_t rx, tx, bytes, task_err, task_err_sec, dl_pkts, dl_met, order_out, order_in;
 	uint64_t dev[HP_MAX_DEVICES];  /* delivered, by the device that ran it */
 	/* at the last trace row: rx, tx, dl_pkts, dl_met */
 	uint64_t row_rx, row_tx, row_dl, row_dlmet;
@@ -143,7 +143,7 @@ struct pl_verify {
 	/* each app's part of the joint chain (one app: 0..n_tasks) and its
 	 * packets verified and failed (--apps) */
 	uint8_t first[HP_MAX_APPS], end[HP_MAX_APPS];
-	uint64_t app_ok[HP_MAX_APPS], app_fail[HP_MAX_APPS];
+	uint64_t app_ok[HP_MAX_APPS], app_fail[HP_MAX_APPS], app_unver[HP_MAX_APPS];
 	uint8_t *scratch;
 	uint64_t count;           /* packets since the last one checked */
 	uint64_t verified, fail, unverified, task_err;

@@ -577,8 +577,10 @@ sched_task_drop(struct pl_sched *sc, struct rte_mbuf *m, struct rte_mbuf **emit)
 
 	sc->task_err++;
 	sc->task_err_sec += md->sec_err;
-	if (sc->apps != NULL)
+	if (sc->apps != NULL) {
 		sc->apps->c[md->app].task_err++;
+		sc->apps->c[md->app].task_err_sec += md->sec_err;
+	}
 	if (md->flow_slot != HP_FLOW_UNTRACKED) {
 		if (md->flags & HP_MF_REORDER)
 			e = hp_reorder_skip(&sc->ro, md->flow_slot, md->flow_seq, emit);

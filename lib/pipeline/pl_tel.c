@@ -418,7 +418,7 @@ cmd_batches(struct pl_run *r, const char *params, struct rte_tel_data *d)
 	return ret < 0 ? ret : ktab_end(&t);
 }
 
-/* ---- apps: one a run today, keyed by name so that several fit ---- */
+/* ---- apps: keyed by name, each app of --apps and the run ---- */
 
 enum { A_RX, A_TX, A_BYTES, A_TASK_ERR, A_TASK_ERR_SEC, A_VERIFIED, A_VFAIL, A_UNVER, A_N };
 static const char *const app_field[A_N] = {
@@ -441,25 +441,56 @@ app_values(struct pl_run *r, uint64_t *v)
 	v[A_UNVER] = RD(r->tr->ver.unverified);
 }
 
+/* --apps: app a's own counters (the scheduler's per-app ones; delivered
+ * counted at the scheduler's tx) */
+static void
+app_values_of(struct pl_run *r, unsigned int a, uint64_t *v)
+{
+	const struct pl_app_cnt *c = &r->sc->apps->c[a];
+
+	v[A_RX] = RD(c->rx);
+	v[A_TX] = RD(c->tx);
+	v[A_BYTES] = RD(c->bytes);
+	v[A_TASK_ERR] = RD(c->task_err);
+	v[A_TASK_ERR_SEC] = RD(c->task_err_sec);
+	v[A_VERIFIED] = RD(r->tr->ver.app_ok[a]);
+	v[A_VFAIL] = RD(r->tr->ver.app_fail[a]);
+	v[A_UNVER] = RD(r->tr->ver.app_unver[a]);
+}
+
+/* One row per app of --apps, then the run's (named as summary.json's
+ * "app": "ids+dedup+vpn"); one row with one app. */
 static int
 cmd_apps(struct pl_run *r, const char *params, struct rte_tel_data *d)
 {
+	const struct hp_app_mix *mx = &r->cfg->mix;
+	unsigned int a, n = r->sc->apps != NULL ? mx->n : 0;
 	uint64_t v[A_N];
 	struct ktab t;
 	int ret;
 
-	app_values(r, v);
 	if (params != NULL && *params != '\0') {
-		if (strcmp(params, r->cfg->app) != 0)
+		for (a = 0; a < n && strcmp(params, mx->app[a]->name) != 0; a++)
+			;
+		if (a < n)
+			app_values_of(r, a, v);
+		else if (strcmp(params, r->cfg->app) == 0)
+			app_values(r, v);
+		else
 			return -ENOENT;
 		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_string(d, "name", r->cfg->app);
+		rte_tel_data_add_dict_string(d, "name", params);
 		flat(d, app_field, v, A_N);
 		return 0;
 	}
 	ret = ktab_start(&t, d, app_field, A_N);
 	if (ret < 0)
 		return ret;
+	for (a = 0; a < n; a++) {
+		app_values_of(r, a, v);
+		ktab_row(&t, mx->app[a]->name, v);
+	}
+	app_values(r, v);
 	ktab_row(&t, r->cfg->app, v);
 	return ktab_end(&t);
 }

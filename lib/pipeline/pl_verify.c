@@ -80,6 +80,7 @@ pl_verify_reset(struct pl_verify *v)
 	v->verified = v->fail = v->unverified = v->task_err = 0;
 	memset(v->app_ok, 0, sizeof(v->app_ok));
 	memset(v->app_fail, 0, sizeof(v->app_fail));
+	memset(v->app_unver, 0, sizeof(v->app_unver));
 	for (k = 0; k < v->n_tasks; k++)
 		if (v->vctx[k].ops != NULL && v->vctx[k].ops->ctx_reset != NULL)
 			v->vctx[k].ops->ctx_reset(&v->vctx[k]);
@@ -95,6 +96,7 @@ pl_verify(struct pl_verify *v, struct rte_mbuf *m)
 
 	if (!(md->flags & HP_MF_HPHDR)) {
 		v->unverified++;
+		v->app_unver[md->app]++;
 		return;
 	}
 	if (md->status != HP_ST_OK) {
@@ -106,6 +108,7 @@ pl_verify(struct pl_verify *v, struct rte_mbuf *m)
 	len = md->data_len;
 	if (len > HP_VERIFY_BUF) {
 		v->unverified++;
+		v->app_unver[md->app]++;
 		return;
 	}
 	memcpy(v->scratch, rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), len);
@@ -116,6 +119,8 @@ pl_verify(struct pl_verify *v, struct rte_mbuf *m)
 
 		if (ret == -ENOTSUP) {
 			v->unverified++;
+			v->app_unver[md->app]++;
+		v->app_unver[md->app]++;
 			return;
 		}
 		if (ret < 0) {

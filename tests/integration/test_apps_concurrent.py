@@ -297,3 +297,24 @@ def test_apps_only_for_run(hplane, tmp_path):
     p = run_hplane(["ramp", "--apps", "ids:0.5,dedup:0.5", "--from", "1", "--to", "2",
                     "--step", "1", "--out", str(tmp_path / "o")], check=False, timeout=30)
     assert "applies to hplane run only" in assert_one_line(p, "ramp")
+
+
+def test_telemetry_per_app(hplane, tmp_path):
+    """/heteroplane/apps answers a row per app of --apps and one for the
+    run while it goes on; the apps' rows stay within the last second of
+    summary.json's per-app counters."""
+    from test_telemetry import key, run_and_poll
+    _, L, bad = run_and_poll(hplane, tmp_path, ["--apps", SPEC, "--workers", "1",
+                                                "--duration", "3", "--calib", "0.5"])
+    F = json.loads((tmp_path / "summary.json").read_text())
+    ap = L["apps"]
+    assert ap["names"] == APPS + ["ids+dedup+vpn"]
+    pps = max(float(r["delivered_pps"])
+              for r in csv.DictReader(open(tmp_path / "trace.csv")))
+    for a in F["apps"]:
+        row = dict(zip(ap["fields"], ap[key(a["name"])]))
+        assert row["packets_delivered"] <= a["packets_delivered"]
+        assert a["packets_delivered"] - row["packets_delivered"] <= pps + 64
+        assert row["verify_failures"] == 0 and row["task_errors"] == 0
+    assert L["app"]["name"] == "ids+dedup+vpn"
+    assert bad["app"] is None
