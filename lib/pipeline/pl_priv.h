@@ -386,5 +386,7 @@ void pl_loads_fini(struct pl_run *r);
 /* Prints the trace rows written since the last call. */
 void pl_progress(struct pl_run *r);
 void pl_collect(struct pl_run *r, struct hp_run_result *res);
+/* The scheduler's trace row of the second that ended (dt: its seconds). */
+void pl_sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt);
 
 #endif /* PL_PRIV_H */

@@ -256,88 +256,6 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	row->next = 0;
 }
 
-/* a / b in percent; none where b is nothing (NAN: null in the outputs,
- * not "100 % of 0") */
-static double
-pct_of(uint64_t a, uint64_t b, double none)
-{
-	return b ? 100.0 * (double)a / (double)b : none;
-}
-
-/* One trace row per second, computed by the lcore that owns the data. */
-static void
-sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
-{
-	struct pl_sched_row *p = &sc->row;
-	struct hp_trace_row *row;
-	uint64_t off = pl_offered_now(r), pd = pl_port_drops(r);
-	uint64_t ro = sc->ro.st.packets, roin = sc->ro.st.in_order, all = 0;
-	unsigned int i;
-
-	if (r->n_rows >= HP_TRACE_MAX)
-		return;
-	row = &r->rows[r->n_rows];
-	pl_lat_fold(r, sc);
-	row->t = (double)(now - r->t0) / (double)r->hz;
-	row->offered_pps = (double)(off - p->off) / dt;
-	row->delivered_pps = (double)(sc->tx - p->tx) / dt;
-	row->gbps = (double)(sc->bytes_tx - p->bytes) * 8 / dt / 1e9;
-	row->l1_gbps = row->gbps + (double)((sc->tx - p->tx) * HP_L1_OVERHEAD +
-					    sc->l1_pad - p->l1pad) * 8 / dt / 1e9;
-	row->p50_us = (double)hp_hist_quantile(&sc->ilat, 0.5) / 1e3;
-	row->p99_us = (double)hp_hist_quantile(&sc->ilat, 0.99) / 1e3;
-	row->deadline_pct = pct_of(sc->dl_met - p->dlmet, sc->dl_pkts - p->dl, NAN);
-	/* order-needing packets sent this second, in order at tx */
-	row->reorder_pct = pct_of(sc->order_out_in_order - p->outin, sc->order_out - p->outp,
-				  NAN);
-	row->arrived_pct = 100.0 - pct_of(sc->ro.st.arrived_ooo - p->roooo, ro - p->ro, NAN);
-	row->dropped_port = pd - p->portdrop;
-	row->sched_busy_pct = pct_of(sc->busy_cycles - p->busy, sc->total_cycles - p->total, 0);
-	row->sched_in_pct = pct_of(sc->in_cycles - p->in, sc->busy_cycles - p->busy, 0);
-	for (i = 0; i < r->n_dev; i++) {
-		uint64_t b = LOAD(r->dev[i].st.busy_cycles), t = LOAD(r->dev[i].st.total_cycles);
-
-		row->worker_busy_pct[i] = t > p->wtotal[i] ?
-			100.0 * (double)(b - p->wbusy[i]) / (double)(t - p->wtotal[i]) : 0;
-		p->wbusy[i] = b;
-		p->wtotal[i] = t;
-	}
-	row->mean_us = hp_hist_mean(&sc->ilat) / 1e3;
-	for (i = 0; i < r->n_dev; i++)
-		all += sc->back_w[i] - p->back[i];
-	for (i = 0; i < r->n_dev; i++) {
-		row->dev_share_pct[i] = pct_of(sc->back_w[i] - p->back[i], all, NAN);
-		p->back[i] = sc->back_w[i];
-	}
-	for (i = 0; i < HP_POWER_MAX; i++)
-		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
-	if (sc->apps != NULL)
-		pl_apps_row(sc->apps, row, dt);
-	p->tx = sc->tx;
-	p->bytes = sc->bytes_tx;
-	p->l1pad = sc->l1_pad;
-	p->dl = sc->dl_pkts;
-	p->dlmet = sc->dl_met;
-	p->ro = ro;
-	p->roin = roin;
-	p->held = sc->ro.held;
-	p->roooo = sc->ro.st.arrived_ooo;
-	p->outp = sc->order_out;
-	p->outin = sc->order_out_in_order;
-	p->off = off;
-	p->portdrop = pd;
-	p->busy = sc->busy_cycles;
-	p->total = sc->total_cycles;
-	p->in = sc->in_cycles;
-	hp_hist_merge(&sc->lat, &sc->ilat);
-	pl_tel_lat_publish(r, sc, now, dt);
-	hp_hist_reset(&sc->ilat);
-	row->n_load = pl_n_loops(r);
-	for (i = 0; i < row->n_load; i++)
-		hp_load_row_take(pl_loop_load(r, i), &p->load[i], &row->load[i]);
-	STORE(r->n_rows, r->n_rows + 1);
-}
-
 /* Granularity task: a packet back from one task. Counts where each task
  * ran, tells the policy, and queues the packet for its next decision;
  * returns true then (false: the chain is done, on to reorder and tx). */
@@ -696,7 +614,7 @@ sched_rows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 		sc->row.last = r->t0;
 	}
 	if (now >= sc->row.next) {
-		sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
+		pl_sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
 		sc->row.last = now;
 		while (sc->row.next <= now)
 			sc->row.next += r->hz;
@@ -808,7 +726,7 @@ sched_finish(void *arg)
 	 * (a late scheduler may deliver thousands in those ms: they count) */
 	if (LOAD(r->t0) != 0 && sc->row.next != 0 &&
 	    (now - sc->row.last >= r->hz / 20 || sc->tx != sc->row.tx))
-		sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
+		pl_sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
 }
 
 const struct hp_stage_ops pl_sched_stage = {
