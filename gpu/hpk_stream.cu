@@ -335,6 +335,34 @@ k_gather(const uint64_t *src, const uint32_t *off, const uint32_t *len, uint8_t 
 	}
 }
 
+/* The scatter (the in-place commit): a warp per packet whose dst is set,
+ * lane l writing host words l, l + 32, ... of the packet's region
+ * (hpk_move.cuh), then every lane fences (system scope: the stores reach
+ * host memory in order) and lane 0 writes the mark. Reads of the output
+ * stay on the device; only the result crosses PCIe, as posted writes.
+ * Cost not measured on a GPU yet. */
+__global__ void
+k_scatter(const uint64_t *dst, const uint64_t *mark, uint32_t mark_val, const uint32_t *off,
+	  const uint32_t *len, const uint8_t *base, uint32_t ob, uint32_t n)
+{
+	const uint32_t p = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	const uint32_t lane = threadIdx.x & 31;
+	const uint8_t *r;
+	uint64_t a;
+	uint32_t l;
+
+	if (p >= n || dst[p] == 0)
+		return;
+	a = dst[p];
+	r = hpk_out_region(base, off, len, ob, p, &l);
+	for (uint32_t j = lane; j < hpk_gather_words(a, l); j += 32)
+		hpk_scatter_word(a, l, r, j);
+	__threadfence_system();
+	__syncwarp();
+	if (lane == 0)
+		*(volatile uint8_t *)(uintptr_t)mark[p] = (uint8_t)mark_val;
+}
+
 /* Bytes [lo, hi) of the staging that packets [p0, p0+np) occupy. */
 static void
 span(const struct hpk_batch *h, uint32_t p0, uint32_t np, uint32_t *lo, uint32_t *hi)
@@ -473,6 +501,27 @@ hpk_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char 
 			return ret;
 	} else {
 		CK(kernel(c, s, k, 0, h->n, s->st));
+	}
+	/* in place: the results straight into the mbufs */
+	if (h->n_dst) {
+		const uint32_t ob = hpk_kernel_out_bytes(k);
+
+		c->calls.launch++;
+		c->calls.scattered += h->n_dst;
+		if (c->emul) {
+			int ret = hpk_emul_scatter(c, si, k, err, errlen);
+
+			if (ret < 0)
+				return ret;
+		} else {
+			k_scatter<<<(h->n + 3) / 4, 128, 0, s->st>>>(d->dst, d->mark, h->mark_val,
+								       d->off, d->len,
+								       hpk_out_base(d, ob), ob, h->n);
+			CK(cudaGetLastError());
+		}
+		/* every result went in place: nothing comes back by copy */
+		if (h->n_dst == h->n_src + h->n_staged)
+			return 0;
 	}
 	if (k->flags & HPK_OUT_DATA)
 		OP(cudaMemcpyAsync(h->data + lo, d->data + lo, hi - lo, cudaMemcpyDeviceToHost,
