@@ -210,7 +210,7 @@ def test_cuda_plugin_staged_switch(hplane, tmp_path):
     assert "expected cuda[:N|:emul][:staged]" in p.stderr
 
 
-@pytest.mark.parametrize("app", ["vpn", "crypto", "ran"])
+@pytest.mark.parametrize("app", ["vpn", "crypto", "ran", "dedup"])
 def test_cuda_plugin_failure_redoes_on_cpu(hplane, tmp_path, app):
     # A failure with batches in flight: they are redone by the CPU task
     # from the untouched packets (vpn pads and grows packets: a double
