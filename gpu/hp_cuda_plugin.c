@@ -311,6 +311,8 @@ finish_in_place(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 {
 	struct hp_task_ctx *tc = &dev->ctx[k];
 	const struct hpk_batch *b = hpk_host(p->k, s);
+	/* a kernel that changed the data summed what it wrote */
+	const bool sums = hpk_kernel_out_bytes(p->kern[k]) == UINT32_MAX;
 	uint32_t i, missing = 0;
 
 	if (b->n_dst == 0)
@@ -323,6 +325,7 @@ finish_in_place(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 			continue;
 		}
 		p->state[s][i] = 1; /* finished: nothing more for this stage */
+		p->o[s][i].out_sum = sums ? (uint16_t)b->sum[i] : 0;
 		tc->ops->offload_done(tc, job->pkts[i], &p->o[s][i], NULL);
 	}
 	return missing;

@@ -47,7 +47,9 @@ extern "C" {
  * output for packet i belongs, an mbuf's payload or metadata field),
  * which a scatter kernel writes over PCIe after the kernel, followed by
  * the byte mark_val at mark[i] (the packet's step: the host's sign that
- * the whole result landed). */
+ * the whole result landed); a kernel that changes the data also leaves
+ * the sum of the bytes it wrote in sum[i], so the host fixes the L4
+ * checksum without reading the payload. */
 struct hpk_batch {
 	uint32_t n;
 	uint32_t n_keys;
@@ -66,6 +68,11 @@ struct hpk_batch {
 	uint32_t *ctr;       /* 4 words (big endian values) per packet */
 	uint32_t *key_idx;   /* cap_pkts */
 	uint32_t *rk;        /* HPK_KEY_WORDS words per key, cap_pkts keys */
+	uint32_t *sum;       /* with dst, a data kernel's: the ones' complement
+			      * sum of the bytes written (16-bit words in the
+			      * data's byte order from the region's first
+			      * byte, folded; RFC 1071), for the L4 checksum;
+			      * written by the device, never uploaded */
 	uint8_t *digest;     /* 16 bytes per packet */
 	uint32_t *match;     /* 2 words per packet */
 	uint8_t *aux;        /* same offsets as data */

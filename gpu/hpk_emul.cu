@@ -159,9 +159,12 @@ hpk_emul_scatter(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k,
 				 p, l, (unsigned long long)a, (unsigned long long)h->mark[p]);
 			return -EFAULT;
 		}
-		/* the warp's lanes in turn, then the mark */
+		/* the warp's lanes in turn, their sums added, then the mark */
+		uint32_t sum = 0;
+
 		for (uint32_t j = 0; j < hpk_gather_words(a, l); j++)
-			hpk_scatter_word(a, l, r, j);
+			sum += hpk_scatter_word(a, l, r, j);
+		h->sum[p] = hpk_fold16(sum, 0);
 		*(volatile uint8_t *)(uintptr_t)h->mark[p] = (uint8_t)h->mark_val;
 	}
 	return 0;

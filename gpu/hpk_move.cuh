@@ -21,7 +21,9 @@
  * byte by byte, so no byte outside [dst, dst + len) is written (the
  * fields next to it in the mbuf stay the host's). After its words the
  * packet's mark byte is written, behind a system-wide fence on a GPU, so
- * the host that sees the mark sees the whole result.
+ * the host that sees the mark sees the whole result. The scatter also
+ * sums what it writes (RFC 1071), so a task can fix the L4 checksum of a
+ * payload it never reads again.
  */
 #ifndef HPK_MOVE_CUH
 #define HPK_MOVE_CUH
@@ -153,26 +155,46 @@ hpk_region16(const uint8_t *r, uint32_t n, int32_t q)
 	return hpk_shift16(x, y, s);
 }
 
+/* x folded to 16 bits (ones' complement), byte-swapped when odd: a sum
+ * whose 16-bit words start at an odd byte of the region. */
+HD static inline uint32_t
+hpk_fold16(uint32_t x, int odd)
+{
+	x = (x & 0xffff) + (x >> 16);
+	x = (x & 0xffff) + (x >> 16);
+	return odd ? ((x & 0xff) << 8) | (x >> 8) : x;
+}
+
 /* Host word j (of hpk_gather_words(dst, n)) of the scatter of the n
- * bytes at r to dst. */
-HD static inline void
+ * bytes at r to dst. Returns the ones' complement sum of the bytes it
+ * wrote, as 16-bit words of the data's byte order counted from the
+ * region's first byte (RFC 1071; add the lanes' and fold). */
+HD static inline uint32_t
 hpk_scatter_word(uint64_t dst, uint32_t n, const uint8_t *r, uint32_t j)
 {
 	const int32_t q = 16 * (int32_t)j - (int32_t)(dst & 15);
 	const uint4 v = hpk_region16(r, n, q);
 	uint8_t *w = (uint8_t *)(uintptr_t)((dst & ~(uint64_t)15) + 16ull * j);
+	uint32_t s = 0;
 
 	if (q >= 0 && q + 16 <= (int32_t)n) {
 		*(uint4 *)w = v;
-		return;
+		/* the halves of the 4 words, re-paired when q is odd */
+		s = (v.x & 0xffff) + (v.x >> 16) + (v.y & 0xffff) + (v.y >> 16) +
+		    (v.z & 0xffff) + (v.z >> 16) + (v.w & 0xffff) + (v.w >> 16);
+		return hpk_fold16(s, q & 1);
 	}
 	for (int32_t b = 0; b < 16; b++) {
 		const uint32_t x = (b >> 2) == 0 ? v.x : (b >> 2) == 1 ? v.y :
 				   (b >> 2) == 2 ? v.z : v.w;
+		const uint8_t c = (uint8_t)(x >> (8 * (b & 3)));
 
-		if (q + b >= 0 && q + b < (int32_t)n)
-			w[b] = (uint8_t)(x >> (8 * (b & 3)));
+		if (q + b >= 0 && q + b < (int32_t)n) {
+			w[b] = c;
+			s += (uint32_t)c << (8 * ((q + b) & 1));
+		}
 	}
+	return s;
 }
 
 #endif /* HPK_MOVE_CUH */

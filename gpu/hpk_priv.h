@@ -13,6 +13,7 @@ struct hpk_stream {
 	struct hpk_batch h;      /* pinned host (plain host memory: emulation) */
 	struct hpk_batch d;      /* device mirrors */
 	uint8_t *ctl_h, *ctl_d;  /* the per-packet arrays' buffers (hpk_pack) */
+	uint8_t *ctl_hd;         /* ctl_h as the device addresses it (mapped) */
 	struct hpk_scratch scr;  /* a kernel's extra device memory */
 };
 

@@ -193,6 +193,7 @@ hpk_pack(struct hpk_batch *b, uint8_t *base, uint32_t n)
 	PLACE(ctr, uint32_t, 16ull * n);
 	PLACE(key_idx, uint32_t, 4ull * n);
 	PLACE(rk, uint32_t, 4ull * HPK_KEY_WORDS * n);
+	PLACE(sum, uint32_t, 4ull * n); /* last: the upload never covers it */
 #undef PLACE
 	return o;
 }

@@ -313,10 +313,25 @@ test_gather(void)
 	free(pool);
 }
 
+/* RFC 1071's sum of n bytes, 16-bit words in the data's byte order
+ * (little endian here) from the first byte, folded. */
+static uint32_t
+rfc1071(const uint8_t *p, uint32_t n)
+{
+	uint64_t s = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		s += (uint64_t)p[i] << (8 * (i & 1));
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint32_t)s;
+}
+
 /* The in-place commit (hpk_move.cuh's scatter walked over dst and mark as
  * the GPU's lanes walk them). AES-CTR: gathered from the pool at every
  * alignment, encrypted and written back where it was read, byte-identical
- * to the staged flat batch, with 4 driver calls (no copy back). MD5: the
+ * to the staged flat batch, with 4 driver calls (no copy back) and the
+ * RFC 1071 sum of every region's new bytes (for the L4 checksum). MD5: the
  * digests written to addresses at every alignment. In both, every byte
  * around the regions keeps its fill and each packet's mark is set. A dst
  * outside registered memory fails the batch (-EFAULT) with the packets
@@ -390,7 +405,8 @@ test_scatter(void)
 			uint32_t hi = lo + (kind == 0 ? lens[i] : 16);
 
 			if (kind == 0) {
-				mism += memcmp(slot + at[i], b.data + b.off[i], lens[i]) != 0;
+				mism += memcmp(slot + at[i], b.data + b.off[i], lens[i]) != 0 ||
+					cb->sum[i] != rfc1071(slot + at[i], lens[i]);
 			} else {
 				EVP_Digest(orig[i], lens[i], d, &dl, EVP_md5(), NULL);
 				mism += memcmp(slot + lo, d, 16) != 0 ||

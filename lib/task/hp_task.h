@@ -50,6 +50,10 @@ struct hp_offload {
 	 * the accelerator writes it there itself; NULL: back through
 	 * offload_done's copy */
 	uint8_t *dst;
+	/* with dst, set before done for a kernel that changes the data: the
+	 * ones' complement sum of the bytes it wrote there (RFC 1071, the
+	 * data's byte order from dst, folded), for hp_pkt_l4_fixup_sum */
+	uint16_t out_sum;
 };
 
 /* One instance per lcore (tasks keep per-lcore state: cipher contexts,

@@ -280,10 +280,13 @@ ctr_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 
 	if (out != NULL)
 		memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
-	if (hp_pkt_hdrs(m, &key, &h) == 0)
-		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
-	else
+	if (hp_pkt_hdrs(m, &key, &h) != 0)
 		hp_task_fail_secure(md, EINVAL); /* prep parsed them: cannot happen */
+	else if (out == NULL) /* the accelerator summed what it wrote */
+		hp_pkt_l4_fixup_sum(m, &h, md->data_off, (uint16_t)o->in_len, o->out_sum,
+				    ctx->cfg->tx_offload);
+	else
+		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
 }
 
 /* Reference CTR: the ECB block function and our own counter arithmetic
