@@ -113,10 +113,10 @@ if [ "$stage" = quick ]; then
 	# one point per app: every packet the scheduler can give the GPU
 	# at twice the CPU worker's capacity; crypto staged beside it
 	for app in vpn ran crypto ids dedup; do
-		step "point_$app" 30 "$H" run --app "$app" --gpu "$gpu" --workers 1 --scenario stress \
+		step "point_$app" 45 "$H" run --app "$app" --gpu "$gpu" --workers 1 --scenario stress \
 			--duration 3 --calib 0.5 --no-report --out "$W/point_$app"
 	done
-	step point_crypto_staged 30 "$H" run --app crypto --gpu "$gpu:staged" --workers 1 \
+	step point_crypto_staged 45 "$H" run --app crypto --gpu "$gpu:staged" --workers 1 \
 		--scenario stress --duration 3 --calib 0.5 --no-report --out "$W/point_crypto_staged"
 elif [ "$stage" = checks ]; then
 	for app in vpn ran crypto ids dedup; do

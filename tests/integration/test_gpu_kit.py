@@ -78,7 +78,8 @@ def test_validate_without_gpu(tmp_path):
 def test_validate_quick_emulated(tmp_path):
     # gpu-validate quick rehearsed with cuda:emul: the GPU tests skip (77),
     # every app's point runs through the kit's plugin, in place and staged,
-    # with the pipeline's invariants kept
+    # with the pipeline's invariants kept (its 4-minute budget is
+    # GV_DEADLINE's, not asserted here: no timed assertions)
     if shutil.which("nvidia-smi"):
         pytest.skip("a GPU machine: run scripts/gpu-validate.sh itself")
     kit = kit_or_skip(tmp_path)
@@ -92,7 +93,6 @@ def test_validate_quick_emulated(tmp_path):
         assert steps[t] == 77, lines
     for app in ("vpn", "ran", "crypto", "ids", "dedup", "crypto_staged"):
         assert steps[f"point_{app}"] == 0, lines
-    assert sum(int(l.split()[3]) for l in lines) < 240, lines
     with tarfile.open(dest / "gpu-validate-quick.tar.gz") as t:
         for app in ("crypto", "crypto_staged"):
             s = json.load(t.extractfile(f"./point_{app}/summary.json"))
