@@ -22,7 +22,8 @@
  * DRAM or the LLC) and the in-place payload is hot for the checksum
  * (a GPU's posted writes would not be), one bias each way.
  *
- *   bench_gpu_host [ROUNDS [APPS]]   (HP_PLUGIN_DIR: where libhp_cuda.so is)
+ *   bench_gpu_host [ROUNDS [APPS [FLOWS]]]   (HP_PLUGIN_DIR: where libhp_cuda.so is;
+ *   FLOWS per packet type, 16 as hplane's generator; the IMIX has 3 types)
  * Exit 77 when the CUDA plugin cannot be loaded.
  */
 #include <errno.h>
@@ -67,6 +68,8 @@ median(double *v, unsigned int n)
 }
 
 /* Generated frames of the given sizes with the metadata classify writes. */
+static unsigned int flows = 16; /* per packet type, as hplane's generator */
+
 static int
 make_pkts(struct rte_mempool *mp, const char *sizes, const char *shares,
 	  struct rte_mbuf **pkts)
@@ -78,7 +81,7 @@ make_pkts(struct rte_mempool *mp, const char *sizes, const char *shares,
 
 	hp_type_table_default(&tt, 1000);
 	if (hp_imix_parse(&mx, sizes, shares, err, sizeof(err)) < 0 ||
-	    hp_gen_init(&g, &mx, &tt, 16, 7, err, sizeof(err)) < 0) {
+	    hp_gen_init(&g, &mx, &tt, flows, 7, err, sizeof(err)) < 0) {
 		fprintf(stderr, "bench_gpu_host: %s\n", err);
 		return -EINVAL;
 	}
@@ -220,8 +223,10 @@ main(int argc, char **argv)
 	int ret = 0;
 
 	snprintf(apps, sizeof(apps), "%s", argc > 2 ? argv[2] : "crypto,dedup,ids");
-	if (rounds == 0 || rounds > 10000) {
-		fprintf(stderr, "bench_gpu_host: ROUNDS must be 1..10000\n");
+	if (argc > 3)
+		flows = (unsigned int)atoi(argv[3]);
+	if (rounds == 0 || rounds > 10000 || flows == 0 || flows > 4096) {
+		fprintf(stderr, "bench_gpu_host: ROUNDS must be 1..10000, FLOWS 1..4096\n");
 		return 2;
 	}
 	if (rte_eal_init(10, eal) < 0) {

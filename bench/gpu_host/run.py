@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--rounds", type=int, default=40)
     ap.add_argument("--apps", default="crypto,dedup,ids")
+    ap.add_argument("--flows", type=int, default=16, help="flows per packet type [16]")
     ap.add_argument("--record", action="store_true")
     a = ap.parse_args()
     exe = os.path.join(a.build, "bench/bench_gpu_host")
@@ -48,7 +49,7 @@ def main():
               "(no nvcc: scripts/setup.sh --with-cuda-compiler)")
         return 77
     env = dict(os.environ, HP_PLUGIN_DIR=plug)
-    cmd = [exe, str(a.rounds), a.apps]
+    cmd = [exe, str(a.rounds), a.apps, str(a.flows)]
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         sys.stderr.write(p.stdout + p.stderr)
