@@ -143,7 +143,9 @@ struct hp_dev_report {
 	uint64_t batches, batch_pkts;
 	uint64_t driver_calls, driver_polls; /* a GPU backend's (0: none) */
 	uint64_t gathered_pkts;    /* read in place from the mbufs by a GPU */
+	uint64_t scattered_pkts;   /* written back into the mbufs in place by a GPU */
 	double prep_cycles_pkt;    /* a GPU lcore's preparation per packet (TSC) */
+	double commit_cycles_pkt;  /* ... and its commit of results per packet */
 	uint64_t flush[8];         /* by enum hp_flush_reason */
 	uint64_t fallback_pkts;
 	bool failed;

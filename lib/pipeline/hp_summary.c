@@ -429,7 +429,9 @@ device_json(const struct hp_run_result *r, unsigned int i)
 		SET(o, "driver_calls", ju64(d->driver_calls));
 		SET(o, "driver_polls", ju64(d->driver_polls));
 		SET(o, "gathered_packets", ju64(d->gathered_pkts));
+		SET(o, "scattered_packets", ju64(d->scattered_pkts));
 		SET(o, "prep_cycles_per_pkt", jnum(d->prep_cycles_pkt));
+		SET(o, "commit_cycles_per_pkt", jnum(d->commit_cycles_pkt));
 	}
 	SET(o, "failed", json_boolean(d->failed));
 	SET(o, "failed_at_s", jnum(d->failed_at_s));
