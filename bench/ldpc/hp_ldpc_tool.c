@@ -4,7 +4,8 @@
  *          int8 LLRs -> decode; prints FER/BER, iterations, info Mbit/s per
  *          core and latency per batch/codeword for each Eb/N0 point
  *   bench  decode the same noisy frames repeatedly and print throughput for
- *          one or all kernels (scalar / avx2 / avx512) side by side
+ *          one or all kernels (scalar / avx2 / avx512) side by side, in
+ *          the batch mode, the single-codeword mode or both
  *   encode random info bits -> full codewords in a file (for tests)
  *   decode int8 LLR file -> info bits file (for tests)
  *   units  the `ran` app's packet units: make, decode (256 per call, as
@@ -26,7 +27,7 @@
 #define MAXPTS 64
 
 struct opts {
-	const char *code, *in, *out, *isa;
+	const char *code, *in, *out, *isa, *mode;
 	double ebn0[MAXPTS];
 	unsigned int nebn0;
 	unsigned long frames, max_err, reps;
@@ -179,6 +180,8 @@ static const char usage[] =
 "  --nms-shift K      NMS factor 1-2^-K (default 2: 0.75)\n"
 "  --offset N         OMS offset in LLR steps (default 2)\n"
 "  --isa NAME         auto|scalar|avx2|avx512 (bench also: all)\n"
+"  --mode NAME        batch (codewords across the lanes, default) or single\n"
+"                     (one codeword, lanes across Z; bench also: both)\n"
 "  --no-early-stop    always run all iterations\n"
 "  --qscale S         LLR quantisation steps per unit LLR (default 4)\n"
 "  --qmax M           LLR clip in steps (default 63)\n"
@@ -197,7 +200,7 @@ parse(int argc, char **argv, struct opts *o)
 		{"no-early-stop", 0, 0, 'N'}, {"qscale", 1, 0, 'q'},
 		{"qmax", 1, 0, 'Q'}, {"seed", 1, 0, 's'}, {"seconds", 1, 0, 'S'},
 		{"in", 1, 0, 'r'}, {"out", 1, 0, 'w'}, {"help", 0, 0, 'h'},
-		{"flips", 1, 0, 'F'},
+		{"flips", 1, 0, 'F'}, {"mode", 1, 0, 'M'},
 		{0, 0, 0, 0}
 	};
 	unsigned long v;
@@ -215,6 +218,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->seed = 1;
 	o->seconds = 2.0;
 	o->isa = "auto";
+	o->mode = "batch";
 	o->flips = -1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -256,6 +260,14 @@ parse(int argc, char **argv, struct opts *o)
 			o->cfg.oms_offset = v;
 			break;
 		case 'I': o->isa = optarg; break;
+		case 'M':
+			if (strcmp(optarg, "batch") && strcmp(optarg, "single") &&
+			    strcmp(optarg, "both"))
+				return fail("bad --mode '%s' (want batch, single or both)", optarg);
+			o->mode = optarg;
+			o->cfg.mode = !strcmp(optarg, "single") ? HP_LDPC_MODE_SINGLE :
+				      HP_LDPC_MODE_BATCH;
+			break;
 		case 'N': o->cfg.no_early_stop = 1; break;
 		case 'q':
 			if (parse_d(optarg, &o->qscale) < 0 || o->qscale <= 0)
@@ -345,6 +357,10 @@ make(const struct opts *o, enum hp_ldpc_isa isa, struct hp_ldpc_code **c,
 			    o->code);
 	if (d == NULL)
 		return 0;
+	if (!strcmp(o->mode, "both")) {
+		hp_ldpc_code_free(*c);
+		return fail("%s", "--mode both is for bench only (want batch or single)");
+	}
 	cfg.isa = isa;
 	rc = hp_ldpc_dec_create(*c, &cfg, d);
 	if (rc < 0) {
@@ -375,7 +391,7 @@ cmd_sim(const struct opts *o)
 	n = hp_ldpc_code_n(c);
 	k = hp_ldpc_code_k(c);
 	nf = hp_ldpc_code_n_full(c);
-	W = hp_ldpc_dec_lanes(d);
+	W = o->cfg.mode == HP_LDPC_MODE_SINGLE ? 1 : hp_ldpc_dec_lanes(d);
 	info = malloc((size_t)W * k);
 	dec = malloc((size_t)W * k);
 	cw = malloc(nf);
@@ -442,6 +458,40 @@ out:
 }
 
 static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Single mode: the latency of one call with one codeword, each of the nfr
+ * frames decoded alone three times; percentiles over those calls (the
+ * max carries whatever else the machine did meanwhile). */
+static void
+print_call_latency(struct hp_ldpc_dec *d, const int8_t *llr, unsigned int n,
+		   unsigned int nfr, uint8_t *dec, unsigned int k)
+{
+	const unsigned int nc = 3 * nfr;
+	double *lat = malloc(nc * sizeof(*lat));
+	unsigned int i;
+
+	if (lat == NULL)
+		return;
+	for (i = 0; i < nc; i++) {
+		double t = now();
+
+		hp_ldpc_decode(d, llr + (size_t)(i % nfr) * n, n, 1, dec + (size_t)(i % nfr) * k,
+			       NULL);
+		lat[i] = (now() - t) * 1e6;
+	}
+	qsort(lat, nc, sizeof(*lat), cmp_dbl);
+	printf("%8s   one codeword per call, %u calls: p50 %.1f us, p99 %.1f us, max %.1f us\n",
+	       "", nc, lat[nc / 2], lat[nc * 99 / 100], lat[nc - 1]);
+	free(lat);
+}
+
+static int
 cmd_bench(const struct opts *o)
 {
 	static const char *const names[] = {"scalar", "avx2", "avx512"};
@@ -457,7 +507,7 @@ cmd_bench(const struct opts *o)
 
 	if (!all && isa_of(o->isa, &one) < 0)
 		return fail("bad --isa '%s' (want auto, scalar, avx2, avx512 or all)", o->isa);
-	if (!all && one == HP_LDPC_ISA_AUTO)
+	if (all || one == HP_LDPC_ISA_AUTO)
 		one = hp_ldpc_isa_supported(HP_LDPC_ISA_AVX512) ? HP_LDPC_ISA_AVX512 :
 		      hp_ldpc_isa_supported(HP_LDPC_ISA_AVX2) ? HP_LDPC_ISA_AVX2 :
 		      HP_LDPC_ISA_SCALAR;
@@ -485,19 +535,45 @@ cmd_bench(const struct opts *o)
 	       hp_ldpc_code_name(c), n, k, o->ebn0[0], o->cfg.max_iter,
 	       o->cfg.alg == HP_LDPC_OMS ? "oms" : "nms",
 	       o->cfg.no_early_stop ? " no-early-stop" : "", nfr);
-	printf("%8s %6s %10s %10s %12s %12s %12s %12s %12s\n", "isa", "lanes", "fer",
-	       "avg_it", "best_mbps", "mean_mbps", "batch_us", "cw_us", "cpu_mbps");
-	for (i = 0; i < 3; i++) {
+	if (!strcmp(o->mode, "both")) {
+		struct hp_ldpc_dec_cfg pc = o->cfg;
+		struct hp_ldpc_costs k;
+
+		/* The ldpc task's per-call rule (hp_ldpc_mode_pick) on this
+		 * CPU: where single stops being the faster for a call. */
+		pc.isa = one;
+		if (hp_ldpc_costs_probe(c, &pc, &k) == 0) {
+			unsigned int m = 1;
+
+			while (m < 100000 && hp_ldpc_mode_pick(&k, m + 1, o->cfg.max_iter) ==
+					     HP_LDPC_MODE_SINGLE)
+				m++;
+			printf("# mode rule (isa %s): one iteration %.2f us single, %.1f us per "
+			       "batch of %u; single is the faster up to %u%s codewords per call\n",
+			       names[one - HP_LDPC_ISA_SCALAR], k.single_ns / 1e3, k.batch_ns / 1e3,
+			       k.lanes, m, m >= 100000 ? "+" : "");
+		}
+	}
+	/* lanes: codewords per kernel call (1 in the single mode, so
+	 * batch_us is then one codeword's latency). */
+	printf("%8s %6s %6s %10s %10s %12s %12s %12s %12s %12s\n", "isa", "mode", "lanes",
+	       "fer", "avg_it", "best_mbps", "mean_mbps", "batch_us", "cw_us", "cpu_mbps");
+	for (i = 0; i < 6; i++) {
 		struct hp_ldpc_dec_cfg cfg = o->cfg;
+		const int single = i & 1;
+		unsigned int lanes;
 		struct hp_ldpc_dec *d;
 		unsigned long reps = 0, ferr = 0, its = 0;
 		double t0, t, t1, c1, best = 1e30, cbest = 1e30;
 
-		if (!all && one != isas[i])
+		if ((!all && one != isas[i / 2]) ||
+		    (strcmp(o->mode, "both") && single != (cfg.mode == HP_LDPC_MODE_SINGLE)))
 			continue;
-		cfg.isa = isas[i];
-		if (!hp_ldpc_isa_supported(isas[i])) {
-			printf("%8s   (not supported by this CPU)\n", names[i]);
+		cfg.isa = isas[i / 2];
+		cfg.mode = single ? HP_LDPC_MODE_SINGLE : HP_LDPC_MODE_BATCH;
+		if (!hp_ldpc_isa_supported(isas[i / 2])) {
+			printf("%8s   (not supported by this CPU)\n", names[i / 2]);
+			i |= 1;
 			continue;
 		}
 		rc = hp_ldpc_dec_create(c, &cfg, &d);
@@ -530,12 +606,16 @@ cmd_bench(const struct opts *o)
 		}
 		/* Latencies from the best run: a batch of `lanes` codewords
 		 * finishes together, so batch_us is each one's latency. */
-		printf("%8s %6u %10.3e %10.2f %12.1f %12.1f %12.1f %12.2f %12.1f\n", names[i],
-		       hp_ldpc_dec_lanes(d), (double)ferr / nfr, (double)its / nfr,
+		lanes = single ? 1 : hp_ldpc_dec_lanes(d);
+		printf("%8s %6s %6u %10.3e %10.2f %12.1f %12.1f %12.1f %12.2f %12.1f\n",
+		       names[i / 2], single ? "single" : "batch",
+		       lanes, (double)ferr / nfr, (double)its / nfr,
 		       (double)nfr * k / best / 1e6,
 		       reps * (double)nfr * k / t / 1e6,
-		       best / ((nfr + hp_ldpc_dec_lanes(d) - 1) / hp_ldpc_dec_lanes(d)) * 1e6,
+		       best / ((nfr + lanes - 1) / lanes) * 1e6,
 		       best / nfr * 1e6, (double)nfr * k / cbest / 1e6);
+		if (single)
+			print_call_latency(d, llr, n, nfr, dec, k);
 		fflush(stdout);
 		hp_ldpc_dec_free(d);
 	}

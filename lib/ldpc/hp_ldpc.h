@@ -80,6 +80,18 @@ enum hp_ldpc_isa {
 	HP_LDPC_ISA_AVX512,
 };
 
+/*
+ * How a decoder spreads its SIMD lanes. BATCH: one codeword per lane (64
+ * per AVX-512 batch, 32 AVX2), the most throughput, but a call with one
+ * codeword costs a whole batch (NR BG1 Z=384, 5 iterations: ~4 ms).
+ * SINGLE: the lanes over the z check nodes of a base row, one codeword
+ * at a time, for latency. Both give bit-identical words and results.
+ */
+enum hp_ldpc_mode {
+	HP_LDPC_MODE_BATCH = 0,
+	HP_LDPC_MODE_SINGLE,
+};
+
 struct hp_ldpc_dec_cfg {
 	unsigned int max_iter;     /* >= 1 */
 	enum hp_ldpc_alg alg;
@@ -87,6 +99,7 @@ struct hp_ldpc_dec_cfg {
 	unsigned int oms_offset;   /* in LLR quantisation steps, 0..15 */
 	enum hp_ldpc_isa isa;      /* AUTO picks the widest the CPU has */
 	int no_early_stop;         /* 1: always run max_iter iterations */
+	enum hp_ldpc_mode mode;    /* initial mode (hp_ldpc_dec_set_mode) */
 };
 
 /* Per-codeword outcome. */
@@ -109,6 +122,35 @@ void hp_ldpc_dec_free(struct hp_ldpc_dec *d);
 unsigned int hp_ldpc_dec_lanes(const struct hp_ldpc_dec *d);
 const char *hp_ldpc_dec_isa(const struct hp_ldpc_dec *d);
 const struct hp_ldpc_code *hp_ldpc_dec_code(const struct hp_ldpc_dec *d);
+/* Mode of the next decode calls (a decoder holds the buffers of both);
+ * -EINVAL for an unknown mode. */
+int hp_ldpc_dec_set_mode(struct hp_ldpc_dec *d, enum hp_ldpc_mode mode);
+enum hp_ldpc_mode hp_ldpc_dec_mode(const struct hp_ldpc_dec *d);
+/*
+ * Cost model for choosing the mode per call: measured time of one
+ * iteration (no early stop) of one codeword in the single mode and of one
+ * full batch of `lanes` codewords in the batch mode, best of a few runs.
+ */
+struct hp_ldpc_costs {
+	double single_ns;
+	double batch_ns;
+	unsigned int lanes;
+};
+/* Measures the costs of cfg's kernel (cfg->isa) on this CPU: a few ms
+ * (NR BG1 Z=384 with AVX-512: ~6 ms). -errno as hp_ldpc_dec_create. */
+int hp_ldpc_costs_probe(const struct hp_ldpc_code *c,
+			const struct hp_ldpc_dec_cfg *cfg,
+			struct hp_ldpc_costs *out);
+/* Estimated time of a call with m codewords at the worst case of iters
+ * iterations: single m * iters * single_ns, batch ceil(m / lanes) *
+ * iters * batch_ns. */
+double hp_ldpc_mode_est(const struct hp_ldpc_costs *k, enum hp_ldpc_mode mode,
+			unsigned int m, unsigned int iters);
+/* The mode that finishes m codewords first by that estimate (single on a
+ * tie). As a call returns all its codewords together, the faster mode is
+ * also the one that costs less CPU. */
+enum hp_ldpc_mode hp_ldpc_mode_pick(const struct hp_ldpc_costs *k, unsigned int m,
+				    unsigned int iters);
 /* Whether an ISA can run on this CPU. */
 int hp_ldpc_isa_supported(enum hp_ldpc_isa isa);
 

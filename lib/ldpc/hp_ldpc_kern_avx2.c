@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * AVX2 instance of the layered min-sum kernel: 32 codewords per batch,
- * one int8 lane each. Compiled with a target attribute, so it builds on
+ * AVX2 instance of the layered min-sum kernels: 32 codewords per batch,
+ * one int8 lane each (avx2_run), and one codeword with the lanes over 32
+ * of its z check nodes (avx2_zrun, hp_ldpc_zkern.h). Compiled with a target attribute, so it builds on
  * any x86-64 compiler flags and only runs where the CPU has AVX2.
  */
 #include <stdint.h>
@@ -18,6 +19,8 @@ typedef __m256i V;
 
 KH V v_ld(const int8_t *p) { return _mm256_load_si256((const __m256i *)p); }
 KH void v_st(int8_t *p, V a) { _mm256_store_si256((__m256i *)p, a); }
+KH V v_ldu(const int8_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+KH void v_stu(int8_t *p, V a) { _mm256_storeu_si256((__m256i *)p, a); }
 KH V v_set1(int8_t x) { return _mm256_set1_epi8(x); }
 KH V v_subs(V a, V b) { return _mm256_subs_epi8(a, b); }
 KH V v_adds(V a, V b) { return _mm256_adds_epi8(a, b); }
@@ -60,9 +63,16 @@ KH V v_keepinf(V x, V ref, V aref)
 }
 
 #include "hp_ldpc_kern.h"
+#include "hp_ldpc_zkern.h"
 
 int
 hp_ldpc_kern_avx2(struct hp_ldpc_batch *b)
 {
 	return avx2_run(b);
+}
+
+int
+hp_ldpc_zkern_avx2(struct hp_ldpc_zjob *j)
+{
+	return avx2_zrun(j);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * AVX-512BW instance of the layered min-sum kernel: 64 codewords per
- * batch, one int8 lane each. Runs only where the CPU has AVX-512BW.
+ * AVX-512BW instance of the layered min-sum kernels: 64 codewords per
+ * batch, one int8 lane each (avx512_run), and one codeword with the lanes
+ * over 64 of its z check nodes (avx512_zrun, hp_ldpc_zkern.h). Runs only where the CPU has AVX-512BW.
  */
 #include <stdint.h>
 #include <immintrin.h>
@@ -17,6 +18,8 @@ typedef __m512i V;
 
 KH V v_ld(const int8_t *p) { return _mm512_load_si512((const void *)p); }
 KH void v_st(int8_t *p, V a) { _mm512_store_si512((void *)p, a); }
+KH V v_ldu(const int8_t *p) { return _mm512_loadu_si512((const void *)p); }
+KH void v_stu(int8_t *p, V a) { _mm512_storeu_si512((void *)p, a); }
 KH V v_set1(int8_t x) { return _mm512_set1_epi8(x); }
 KH V v_subs(V a, V b) { return _mm512_subs_epi8(a, b); }
 KH V v_adds(V a, V b) { return _mm512_adds_epi8(a, b); }
@@ -54,9 +57,16 @@ KH V v_keepinf(V x, V ref, V aref)
 }
 
 #include "hp_ldpc_kern.h"
+#include "hp_ldpc_zkern.h"
 
 int
 hp_ldpc_kern_avx512(struct hp_ldpc_batch *b)
 {
 	return avx512_run(b);
+}
+
+int
+hp_ldpc_zkern_avx512(struct hp_ldpc_zjob *j)
+{
+	return avx512_zrun(j);
 }

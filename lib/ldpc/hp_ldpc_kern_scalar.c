@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Scalar instance of the layered min-sum kernel (one codeword at a time):
+ * Scalar instance of the layered min-sum kernels (one codeword at a time,
+ * batch and single-codeword layouts):
  * the fallback for CPUs without AVX2 and the reference the SIMD kernels
  * are compared against bit for bit in the unit tests.
  */
@@ -15,6 +16,8 @@ typedef int V;
 static inline V sat8(int x) { return x > 127 ? 127 : x < -128 ? -128 : x; }
 static inline V v_ld(const int8_t *p) { return *p; }
 static inline void v_st(int8_t *p, V a) { *p = (int8_t)a; }
+static inline V v_ldu(const int8_t *p) { return *p; }
+static inline void v_stu(int8_t *p, V a) { *p = (int8_t)a; }
 static inline V v_set1(int8_t x) { return x; }
 static inline V v_subs(V a, V b) { return sat8(a - b); }
 static inline V v_adds(V a, V b) { return sat8(a + b); }
@@ -37,9 +40,16 @@ static inline V v_maxu(V a, V b) { return a > b ? a : b; }
 static inline V v_keepinf(V x, V ref, V aref) { return aref >= 127 ? ref : x; }
 
 #include "hp_ldpc_kern.h"
+#include "hp_ldpc_zkern.h"
 
 int
 hp_ldpc_kern_scalar(struct hp_ldpc_batch *b)
 {
 	return scalar_run(b);
+}
+
+int
+hp_ldpc_zkern_scalar(struct hp_ldpc_zjob *j)
+{
+	return scalar_zrun(j);
 }

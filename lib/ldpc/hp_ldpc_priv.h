@@ -48,6 +48,23 @@ struct hp_ldpc_batch {
 	struct hp_ldpc_result *res[HP_LDPC_MAXLANES];
 };
 
+/* One codeword for the low-latency (Z-parallel) kernels: each base column
+ * c at L + c * S holds its z LLRs twice (j and j + z), then padding, so a
+ * circulant shift is an unaligned load (hp_ldpc_zkern.h). */
+struct hp_ldpc_zjob {
+	const struct hp_ldpc_code *c;
+	int8_t *L;                    /* nb * S */
+	int8_t *R;                    /* nnz * zp check-to-bit messages */
+	unsigned int S;               /* column stride: >= z + zp, 64-aligned */
+	unsigned int zp;              /* z rounded up to the lanes */
+	unsigned int max_iter;
+	unsigned int alg, nms_shift, oms_offset;
+	int early;
+	unsigned int out_bits;
+	uint8_t *out;                 /* out_bits hard decisions */
+	struct hp_ldpc_result *res;   /* may be NULL */
+};
+
 /* Copies the hard decisions on the first out_bits bits of every lane in
  * mask out and records the outcome (shared by all kernels, which differ
  * only in W). Reads each interleaved row once for all those lanes. */
@@ -61,5 +78,9 @@ enum hp_ldpc_isa hp_ldpc_dec_isa_kind(const struct hp_ldpc_dec *d);
 int hp_ldpc_kern_scalar(struct hp_ldpc_batch *b);
 int hp_ldpc_kern_avx2(struct hp_ldpc_batch *b);
 int hp_ldpc_kern_avx512(struct hp_ldpc_batch *b);
+/* Low-latency kernels: one codeword; 1 when it decoded, else 0. */
+int hp_ldpc_zkern_scalar(struct hp_ldpc_zjob *j);
+int hp_ldpc_zkern_avx2(struct hp_ldpc_zjob *j);
+int hp_ldpc_zkern_avx512(struct hp_ldpc_zjob *j);
 
 #endif /* HP_LDPC_PRIV_H */

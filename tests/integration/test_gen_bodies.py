@@ -91,6 +91,29 @@ def test_ran_other_code_and_options(tmp_path):
     assert 11.0 < int(m.group(2)) / int(m.group(1)) < 13.0  # (6 + 18) / 2
 
 
+@needs_hook
+@pytest.mark.parametrize("mode", ["single", "batch", "auto"])
+def test_ran_decoder_modes(tmp_path, mode):
+    """The task's decoder modes (docs/ldpc.md): forced single-codeword or
+    batch, or picked per call; every generated unit decodes to its sent
+    bits either way, and the worker says how many calls took each mode."""
+    s, log = run_app(tmp_path, "ran", "low",
+                     ["--param", f"code=wifi:648:1/2,iters=12,flips=19,mode={mode},deadline_us=300",
+                      "--imix-sizes", "486,1458", "--imix-shares", "1,1"])
+    assert re.search(r"ldpc: verified (\d+) generated packets, (\d+) units of wifi:648:1/2",
+                     log), log[-2000:]
+    calls = re.findall(r"ldpc: decoder calls: (\d+) batch, (\d+) single-codeword; "
+                       r"(\d+) estimated past deadline_us=300", log)
+    assert calls, log[-2000:]
+    batch = sum(int(c[0]) for c in calls)
+    single = sum(int(c[1]) for c in calls)
+    assert batch + single > 0
+    if mode == "single":
+        assert batch == 0
+    elif mode == "batch":
+        assert single == 0
+
+
 def planted(log):
     m = re.search(r"dpi: verified (\d+) generated bodies: (\d+) with a planted pattern "
                   r"\(plant=([0-9.]+)\), (\d+) of those matched; (\d+) bodies matched", log)
@@ -123,6 +146,9 @@ def test_ids_ac_plant_rate_option(tmp_path):
     ("ran", "code=nr:1:384", "longer than a frame"),
     ("ran", "flips=61", "ldpc: bad flips '61' (0..60"),
     ("ran", "isa=sse9", "ldpc: isa 'sse9' unknown"),
+    ("ran", "mode=fast", "ldpc: bad mode 'fast'"),
+    ("ran", "deadline_us=-1", "ldpc: bad deadline_us '-1'"),
+    ("ran", "deadline_us=2000000", "ldpc: bad deadline_us"),
     ("ran", "engine=hs", "unknown option 'engine' for app ran"),
     ("ids", "engine=gpu", "dpi: bad engine 'gpu'"),
     ("ids", "plant=1.5", "dpi: bad plant '1.5'"),

@@ -68,12 +68,14 @@ def test_bit_exact_with_sum_product_at_high_snr(spec, ebn0):
     assert np.any((llr < 0) != cw[:, punct:].astype(bool))
     ref = R.ref_decode(spec, llr, 50)
     for isa in ('scalar', 'avx2', 'avx512'):
-        mine = R.hp_decode(spec, R.quantise(llr), 10, ('--isa', isa)) \
-            if isa == 'scalar' or _isa_ok(isa) else None
-        if mine is None:
+        if isa != 'scalar' and not _isa_ok(isa):
             continue
-        assert np.array_equal(mine, ref), (spec, isa)
-        assert np.array_equal(mine, info), (spec, isa)
+        # Both modes: codewords across the lanes, and one codeword with
+        # the lanes across Z (the low-latency mode).
+        for mode in ('batch', 'single'):
+            mine = R.hp_decode(spec, R.quantise(llr), 10, ('--isa', isa, '--mode', mode))
+            assert np.array_equal(mine, ref), (spec, isa, mode)
+            assert np.array_equal(mine, info), (spec, isa, mode)
 
 
 def _isa_ok(isa):
@@ -121,6 +123,8 @@ def test_units_report_undecodable():
     (['sim', '--ebn0', 'x'], '--ebn0'),
     (['sim', '--frames', '-3'], '--frames'),
     (['sim', '--isa', 'neon'], '--isa'),
+    (['sim', '--mode', 'fast'], '--mode'),
+    (['sim', '--mode', 'both'], '--mode both'),
     (['sim', '--bogus'], 'unknown'),
     (['frobnicate'], 'unknown command'),
     ([], 'missing command'),

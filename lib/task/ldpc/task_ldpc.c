@@ -5,15 +5,18 @@
  * IMIX 243/486/1458 is 1, 2 or 6 units); each becomes its decoded info
  * bits plus the list of corrected bit positions (format in hp_ldpc.h), so
  * the sink's reference path can rebuild the received bytes exactly. All
- * units of a burst go through the decoder in one call, so the 32/64 SIMD
- * lanes fill even with one codeword per packet.
+ * units of a burst go through the decoder in one call, in the batch mode
+ * (the 32/64 SIMD lanes fill even with one codeword per packet) or, for a
+ * burst too small to pay for a batch, the single-codeword mode: chosen per
+ * call from costs measured at start-up (mode=, deadline_us=; pick_mode()).
  *
  * Generated traffic: gen_body writes units made from info bits that
  * follow from (seed option, gen_id, unit index), with a few bit errors
  * each, and verify checks that the decoder returned exactly those info
  * bits. Options (--param): code=SPEC, iters=N, flips=N, seed=S,
- * isa=auto|scalar|avx2|avx512. The offload goes to the ldpc kernel
- * (ldpc.cu) with the code and settings as one blob (ldpc_blob.h).
+ * isa=auto|scalar|avx2|avx512, mode=auto|batch|single, deadline_us=N.
+ * The offload goes to the ldpc kernel (ldpc.cu) with the code and
+ * settings as one blob (ldpc_blob.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +44,8 @@ struct ldpc_opts {
 	unsigned int flips;      /* generator: up to this many errors/unit */
 	uint64_t seed;           /* generator: info bits and errors */
 	enum hp_ldpc_isa isa;
+	int mode;                /* -1 auto, else an enum hp_ldpc_mode */
+	uint64_t deadline_us;    /* 0: none */
 };
 
 struct ldpc_priv {
@@ -54,6 +59,9 @@ struct ldpc_priv {
 	uint64_t v_pkts, v_units; /* verified generated packets, units */
 	void *blob;              /* the kernel's table (ldpc_blob.h) */
 	size_t blob_len;
+	struct hp_ldpc_costs costs; /* mode=auto: measured at init */
+	uint64_t calls[2];       /* decoder calls per mode */
+	uint64_t over;           /* calls estimated past deadline_us */
 };
 
 /* A whole decimal (hp_parse_u64: no blank, sign or base prefix). */
@@ -79,6 +87,7 @@ ldpc_opts_parse(const char *param, struct ldpc_opts *o, char *err,
 	o->iters = 20;
 	o->seed = 1;
 	o->isa = HP_LDPC_ISA_AUTO;
+	o->mode = -1;
 	rc = hp_task_opt_get(param, "code", o->code, sizeof(o->code));
 	if (rc < 0 || hp_ldpc_code_create(o->code, &c) < 0) {
 		snprintf(err, errlen, "ldpc: bad code '%s' (wifi:648|1296|1944:1/2|2/3|3/4|5/6 or nr:1|2:Z, see hp-ldpc list)",
@@ -129,6 +138,23 @@ ldpc_opts_parse(const char *param, struct ldpc_opts *o, char *err,
 		}
 		o->isa = (enum hp_ldpc_isa)i;
 	}
+	if (hp_task_opt_get(param, "mode", v, sizeof(v)) != 0) {
+		if (!strcmp(v, "auto"))
+			o->mode = -1;
+		else if (!strcmp(v, "batch"))
+			o->mode = HP_LDPC_MODE_BATCH;
+		else if (!strcmp(v, "single"))
+			o->mode = HP_LDPC_MODE_SINGLE;
+		else {
+			snprintf(err, errlen, "ldpc: bad mode '%s' (auto, batch, single)", v);
+			return -EINVAL;
+		}
+	}
+	if (hp_task_opt_get(param, "deadline_us", v, sizeof(v)) != 0 &&
+	    hp_parse_u64(v, 0, 1000000, &o->deadline_us) < 0) {
+		snprintf(err, errlen, "ldpc: bad deadline_us '%s' (0..1000000, 0: none)", v);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -152,6 +178,11 @@ ldpc_free(struct hp_task_ctx *ctx)
 		HP_LOG(INFO, "ldpc: verified %" PRIu64 " generated packets, %" PRIu64
 		       " units of %s: decoded info bits equal to the sent ones",
 		       p->v_pkts, p->v_units, p->o.code);
+	if (p->calls[0] + p->calls[1] > 0)
+		HP_LOG(INFO, "ldpc: decoder calls: %" PRIu64 " batch, %" PRIu64
+		       " single-codeword; %" PRIu64 " estimated past deadline_us=%" PRIu64,
+		       p->calls[HP_LDPC_MODE_BATCH], p->calls[HP_LDPC_MODE_SINGLE],
+		       p->over, p->o.deadline_us);
 	rte_free(p->scratch);
 	free(p->blob);
 	free(p->vbuf);
@@ -196,6 +227,13 @@ ldpc_init(struct hp_task_ctx *ctx)
 	if (rc == 0)
 		rc = hp_ldpc_dec_create(p->code, &cfg, &p->dec);
 	if (rc == 0)
+		rc = hp_ldpc_costs_probe(p->code, &cfg, &p->costs);
+	if (rc == 0 && p->o.mode < 0)
+		HP_LOG(INFO, "ldpc: mode auto: one iteration %.1f us per codeword single, "
+		       "%.1f us per batch of %u; single up to %u units per call",
+		       p->costs.single_ns / 1e3, p->costs.batch_ns / 1e3, p->costs.lanes,
+		       (unsigned int)(p->costs.batch_ns / p->costs.single_ns));
+	if (rc == 0)
 		rc = hp_ldpc_blob_build(p->code, &cfg, p->ulen, p->maxflip, HP_LDPC_UNIT_LLR,
 					&p->blob, &p->blob_len);
 	if (rc == 0) {
@@ -217,6 +255,35 @@ fail:
 	return rc;
 }
 
+/*
+ * Per call, the mode (mode=auto): the one that finishes the call's m units
+ * first at the worst case of iters iterations, from the costs measured at
+ * init (hp_ldpc_mode_pick): single while m * t_single <= ceil(m / W) *
+ * t_batch, i.e. for bursts of up to ~t_batch / t_single units, batch
+ * above. The units of a call come back together, so that is also the
+ * cheaper mode per unit, and a short deadline_us never needs the slower
+ * one; a call estimated past it still takes the faster mode and is
+ * counted (logged at the end). Measured crossover (AVX-512, Zen 4,
+ * docs/ldpc.md): wifi:648:1/2 11-15 units per call, wifi:1944:1/2 24-31,
+ * nr:1:224 40-43.
+ */
+static void
+pick_mode(struct ldpc_priv *p, const uint32_t *lens, unsigned int n)
+{
+	unsigned int i, m = 0;
+	enum hp_ldpc_mode mode;
+
+	for (i = 0; i < n; i++)
+		m += lens[i] / p->ulen;
+	mode = p->o.mode >= 0 ? (enum hp_ldpc_mode)p->o.mode :
+	       hp_ldpc_mode_pick(&p->costs, m, p->o.iters);
+	hp_ldpc_dec_set_mode(p->dec, mode);
+	p->calls[mode]++;
+	if (p->o.deadline_us &&
+	    hp_ldpc_mode_est(&p->costs, mode, m, p->o.iters) > p->o.deadline_us * 1e3)
+		p->over++;
+}
+
 /* The units decode in place, so the packets' UDP/TCP checksums are redone
  * (hp_task.h) after, decoded or not. */
 static void
@@ -229,6 +296,7 @@ flush(struct ldpc_priv *p, struct rte_mbuf **pk, uint8_t **bodies,
 
 	if (n == 0)
 		return;
+	pick_mode(p, lens, n);
 	rc = hp_ldpc_units_decode(p->dec, bodies, lens, n, ok, p->scratch);
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pk[i]);
@@ -434,13 +502,13 @@ ldpc_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 
 static const struct hp_task_ops task_ldpc = {
 	.name = "ldpc",
-	.desc = "LDPC decode of codeword units (802.11n n=1944 R=1/2 by default, layered min-sum, SIMD; --param code=,iters=,flips=,seed=,isa=)",
+	.desc = "LDPC decode of codeword units (802.11n n=1944 R=1/2 by default, layered min-sum, SIMD; --param code=,iters=,flips=,seed=,isa=,mode=,deadline_us=)",
 	.ctx_init = ldpc_init,
 	.ctx_free = ldpc_free,
 	.process = ldpc_process,
 	.verify = ldpc_verify,
 	.gen_body = ldpc_gen_body,
-	.params = "code,iters,flips,seed,isa",
+	.params = "code,iters,flips,seed,isa,mode,deadline_us",
 	.param_check = ldpc_param_check,
 	.offload = "ldpc",
 	.offload_prep = ldpc_offload_prep,

@@ -2,7 +2,8 @@
  * Unit tests of the LDPC decoder: API errors (bad length, zero
  * iterations, unsupported ISA), noiseless and noisy decoding, batching
  * across more codewords than lanes, and bit-exact agreement of the
- * scalar, AVX2 and AVX-512 kernels on the same noisy LLRs.
+ * scalar, AVX2 and AVX-512 kernels on the same noisy LLRs, in the batch
+ * and the single-codeword (Z-parallel) mode, also on random LLRs.
  */
 #include <errno.h>
 #include <math.h>
@@ -125,11 +126,17 @@ test_bad_input(void **state)
 	hp_ldpc_dec_cfg_default(&cfg);
 	cfg.isa = 99;
 	assert_int_equal(hp_ldpc_dec_create(c, &cfg, &d), -EINVAL);
+	cfg.isa = HP_LDPC_ISA_AUTO;
+	cfg.mode = (enum hp_ldpc_mode)7;
+	assert_int_equal(hp_ldpc_dec_create(c, &cfg, &d), -EINVAL);
+	cfg.mode = HP_LDPC_MODE_BATCH;
 	if (!hp_ldpc_isa_supported(HP_LDPC_ISA_AVX512)) {
 		cfg.isa = HP_LDPC_ISA_AVX512;
 		assert_int_equal(hp_ldpc_dec_create(c, &cfg, &d), -ENOTSUP);
 	}
 	d = mkdec(c, HP_LDPC_ISA_AUTO, 5);
+	assert_int_equal(hp_ldpc_dec_set_mode(d, (enum hp_ldpc_mode)2), -EINVAL);
+	assert_int_equal(hp_ldpc_dec_mode(d), HP_LDPC_MODE_BATCH);
 	assert_int_equal(hp_ldpc_decode(d, llr, 1943, 1, info, NULL), -EINVAL);
 	assert_int_equal(hp_ldpc_decode(d, llr, 1945, 1, info, NULL), -EINVAL);
 	assert_int_equal(hp_ldpc_decode(d, NULL, 1944, 1, info, NULL), -EINVAL);
@@ -261,6 +268,126 @@ test_noisy_nr_isas_agree(void **state)
 	check_isas_agree("nr:2:24", 20, 2.0, 8, 5);
 }
 
+/* Decodes f's LLRs with every ISA in both modes (whole words, so the
+ * parity bits are compared too) and requires every word and result to
+ * equal the scalar batch kernel's. */
+static void
+check_modes_agree(const struct frames *f, const struct hp_ldpc_dec_cfg *base)
+{
+	const unsigned int nf = hp_ldpc_code_n_full(f->c), ncw = f->ncw;
+	uint8_t *ref = malloc((size_t)ncw * nf), *out = malloc((size_t)ncw * nf);
+	struct hp_ldpc_result *rref = calloc(ncw, sizeof(*rref));
+	struct hp_ldpc_result *res = calloc(ncw, sizeof(*res));
+	enum hp_ldpc_isa isa;
+	int nref = -1, mode, runs = 0;
+
+	assert_true(ref && out && rref && res);
+	for (isa = HP_LDPC_ISA_SCALAR; isa <= HP_LDPC_ISA_AVX512; isa++)
+		for (mode = HP_LDPC_MODE_BATCH; mode <= HP_LDPC_MODE_SINGLE; mode++) {
+			struct hp_ldpc_dec_cfg cfg = *base;
+			struct hp_ldpc_dec *d = NULL;
+			int nok;
+
+			if (!hp_ldpc_isa_supported(isa))
+				continue;
+			cfg.isa = isa;
+			cfg.mode = HP_LDPC_MODE_BATCH;
+			assert_int_equal(hp_ldpc_dec_create(f->c, &cfg, &d), 0);
+			/* The mode switched on a live decoder, as the task does. */
+			assert_int_equal(hp_ldpc_dec_set_mode(d, (enum hp_ldpc_mode)mode), 0);
+			assert_int_equal(hp_ldpc_dec_mode(d), mode);
+			nok = hp_ldpc_decode_hard(d, f->llr, f->n, ncw, nref < 0 ? ref : out,
+						  nref < 0 ? rref : res);
+			assert_true(nok >= 0);
+			if (nref < 0) {
+				nref = nok;
+			} else {
+				assert_int_equal(nok, nref);
+				assert_memory_equal(out, ref, (size_t)ncw * nf);
+				assert_memory_equal(res, rref, ncw * sizeof(*res));
+			}
+			runs++;
+			hp_ldpc_dec_free(d);
+		}
+	assert_true(runs >= 2);
+	free(ref);
+	free(out);
+	free(rref);
+	free(res);
+}
+
+/* Single mode = batch mode bit for bit, per ISA: noisy frames at the
+ * waterfall (words that stop early at different iterations and words
+ * that fail) and uniformly random LLRs over the whole int8 range
+ * (-128 and saturated values included, none decodes), OMS and NMS, for
+ * z a multiple of the lanes (384), smaller than them (24, 27) and not a
+ * multiple (52, 81, 224). */
+static void
+test_single_mode_matches_batch(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned int ncw, iters;
+		double ebn0;
+	} t[] = {
+		{"wifi:1944:1/2", 70, 10, 1.6}, {"wifi:648:5/6", 20, 6, 3.5},
+		{"wifi:1296:2/3", 12, 8, 2.4}, {"nr:1:384", 6, 5, 1.0},
+		{"nr:1:224", 8, 6, 1.2}, {"nr:2:52", 12, 8, 1.5}, {"nr:2:24", 12, 8, 1.5},
+	};
+	unsigned int i, j, alg;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		for (alg = 0; alg < 2; alg++) {
+			struct hp_ldpc_dec_cfg cfg;
+			struct frames f;
+
+			hp_ldpc_dec_cfg_default(&cfg);
+			cfg.max_iter = t[i].iters;
+			cfg.alg = alg ? HP_LDPC_NMS : HP_LDPC_OMS;
+			make_frames(&f, t[i].spec, t[i].ncw, t[i].ebn0);
+			check_modes_agree(&f, &cfg);
+			for (j = 0; j < f.ncw * f.n; j++)
+				f.llr[j] = (int8_t)(uni() * 256 - 128);
+			check_modes_agree(&f, &cfg);
+			free_frames(&f);
+		}
+}
+
+/* The per-call mode rule on fixed costs, and a probe on this CPU. */
+static void
+test_mode_pick(void **state)
+{
+	const struct hp_ldpc_costs k = {.single_ns = 10, .batch_ns = 100, .lanes = 64};
+	const struct hp_ldpc_costs k2 = {.single_ns = 2, .batch_ns = 100, .lanes = 64};
+	struct hp_ldpc_costs m;
+	struct hp_ldpc_code *c;
+	struct hp_ldpc_dec_cfg cfg;
+
+	(void)state;
+	assert_int_equal(hp_ldpc_mode_pick(&k, 1, 5), HP_LDPC_MODE_SINGLE);
+	assert_int_equal(hp_ldpc_mode_pick(&k, 10, 5), HP_LDPC_MODE_SINGLE);  /* tie */
+	assert_int_equal(hp_ldpc_mode_pick(&k, 11, 5), HP_LDPC_MODE_BATCH);
+	assert_int_equal(hp_ldpc_mode_pick(&k, 200, 5), HP_LDPC_MODE_BATCH);
+	assert_true(hp_ldpc_mode_est(&k, HP_LDPC_MODE_BATCH, 65, 5) == 2 * 5 * 100);
+	assert_true(hp_ldpc_mode_est(&k, HP_LDPC_MODE_SINGLE, 65, 5) == 65 * 5 * 10);
+	/* The batch estimate grows by whole batches: a second, nearly idle
+	 * batch makes single the faster again. */
+	assert_int_equal(hp_ldpc_mode_pick(&k2, 50, 20), HP_LDPC_MODE_SINGLE);
+	assert_int_equal(hp_ldpc_mode_pick(&k2, 64, 20), HP_LDPC_MODE_BATCH);
+	assert_int_equal(hp_ldpc_mode_pick(&k2, 65, 20), HP_LDPC_MODE_SINGLE);
+	assert_int_equal(hp_ldpc_mode_pick(&k2, 101, 20), HP_LDPC_MODE_BATCH);
+	assert_int_equal(hp_ldpc_code_create("wifi:648:1/2", &c), 0);
+	hp_ldpc_dec_cfg_default(&cfg);
+	assert_int_equal(hp_ldpc_costs_probe(c, &cfg, &m), 0);
+	assert_true(m.single_ns > 0 && m.batch_ns > 0 && m.lanes >= 1);
+	cfg.max_iter = 0;
+	assert_int_equal(hp_ldpc_costs_probe(c, &cfg, &m), 0); /* the probe sets its own */
+	cfg.isa = 99;
+	assert_int_equal(hp_ldpc_costs_probe(c, &cfg, &m), -EINVAL);
+	hp_ldpc_code_free(c);
+}
+
 static void
 test_high_snr_all_ok(void **state)
 {
@@ -321,6 +448,8 @@ main(void)
 		cmocka_unit_test(test_clean_all_isas),
 		cmocka_unit_test(test_noisy_wifi_isas_agree),
 		cmocka_unit_test(test_noisy_nr_isas_agree),
+		cmocka_unit_test(test_single_mode_matches_batch),
+		cmocka_unit_test(test_mode_pick),
 		cmocka_unit_test(test_high_snr_all_ok),
 		cmocka_unit_test(test_no_early_stop_and_oms),
 	};
