@@ -37,6 +37,7 @@
 #include "hp_pipeline.h"
 #include "hp_device.h"
 #include "hp_sched.h"
+#include "hp_plan.h"
 #include "hp_svc_balance.h"
 #include "profile.h"
 #include "ramp.h"
@@ -59,6 +60,8 @@ usage(FILE *o)
 "       hplane ramp --from A --to B --step S [--fine-from F --fine-step s] [--hold T] [run options]\n"
 "       hplane train --qtable FILE [run options]     (qlearn: random actions, writes FILE)\n"
 "       hplane profile --out FILE [--batches LIST] [--reps N] [run options]\n"
+"       hplane profile --configs APPS --platform NAME --out FILE.json\n"
+"                     [--batches LIST] [--train-time S]   (Pythia's offline analysis)\n"
 "       hplane compare [--help for its options]      (docs/scheduling.md)\n"
 "       hplane report OUT       (re)build OUT/report.html from a run's folder\n"
 "\n"
@@ -96,12 +99,17 @@ usage(FILE *o)
 "  --pcap-loop N         pcap: play the file N times, 0: until --duration or\n"
 "                        --packets [1]\n"
 "  --workers N           CPU worker lcores [1]\n"
-"  --gpu DEV             add an accelerator device beside the CPU workers:\n"
+"  --gpu DEV             add an accelerator device beside the CPU workers (repeat\n"
+"                        for several, each its own device and batcher, at most 4):\n"
 "                        model:PROFILE (timings from profiles/PROFILE.json, results\n"
 "                        from the CPU code; reported as modeled), e.g.\n"
 "                        model:jetson-thesis; or cuda (the CUDA plugin). Options\n"
 "                        after commas: batch=N min_batch=N max_bytes=N\n"
 "                        timeout_us=T adapt=0|1 fail_after=N (fault injection)\n"
+"  --platform NAME       a modeled machine of several devices (profiles/NAME.json\n"
+"                        with a \"platform\" object, e.g. pythia-8700k): its cpu\n"
+"                        section models the CPU workers (--cpu-model), every other\n"
+"                        device is an accelerator (--gpu model:NAME@DEV)\n"
 "  --duration S          seconds to run (pcap: until the file is consumed) [8]\n"
 "  --packets N           stop after N packets received [no limit]\n"
 "  --capacity PPS        capacity the scenario is scaled to [measured at start]\n"
@@ -308,7 +316,7 @@ enum {
 	O_FROM, O_TO, O_STEP, O_FINE_FROM, O_FINE_STEP, O_HOLD, O_LOADIV,
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
 	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_FLOWIDLE, O_HOLD_US,
-	O_PSPEED, O_PLOOP, O_NOREPORT,
+	O_PSPEED, O_PLOOP, O_NOREPORT, O_PLATFORM, O_CONFIGS, O_TRAINT,
 	O_END
 };
 
@@ -369,6 +377,9 @@ static const struct option longopts[] = {
 	{ "pcap-speed", required_argument, NULL, O_PSPEED },
 	{ "pcap-loop", required_argument, NULL, O_PLOOP },
 	{ "no-report", no_argument, NULL, O_NOREPORT },
+	{ "platform", required_argument, NULL, O_PLATFORM },
+	{ "configs", required_argument, NULL, O_CONFIGS },
+	{ "train-time", required_argument, NULL, O_TRAINT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -389,6 +400,8 @@ struct cli {
 	const char *gen_flag;       /* a generator's flag given (name) */
 	const char *pcap_flag;      /* a pcap replay's flag given */
 	struct hp_profile_opts prof; /* hplane profile */
+	char plat_spec[HP_PLATFORM_SPECS][160]; /* --platform's device specs */
+	bool plat_done;
 };
 
 /* --service-cores: "1,2", "1-3", "1,3-4"; distinct ids. */
@@ -443,6 +456,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 {
 	struct hp_run_cfg *cfg = &c->cfg;
 	bool seen[O_END - O_APP] = { false };
+	char err[256];
 	int opt;
 
 	RTE_BUILD_BUG_ON(RTE_DIM(longopts) != O_END - O_APP + 2);
@@ -454,8 +468,8 @@ parse_opts(struct cli *c, int argc, char **argv)
 
 		/* a flag with a value takes one: given twice, the first was
 		 * silently dropped (a repeated --app ran the last one); only
-		 * --sched-param adds one option each time */
-		if (opt >= O_APP && opt < O_END && opt != O_SPARAM &&
+		 * --sched-param adds one option each time, --gpu one device */
+		if (opt >= O_APP && opt < O_END && opt != O_SPARAM && opt != O_GPU &&
 		    longopts[opt - O_APP].has_arg == required_argument) {
 			if (seen[opt - O_APP])
 				return fail(EXIT_USAGE, "--%s given twice (it takes one value; see --help)",
@@ -515,7 +529,16 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_RECYCLE: cfg->gen_recycle = true; break;
 		case O_PCAP: c->pcap_out = a; break;
 		case O_COUNT: bad = parse_u64(a, &c->count, 1, MAX_PACKETS); break;
-		case O_GPU: cfg->gpu = a; break;
+		case O_GPU:
+			if (cfg->n_gpu == HP_MAX_ACCEL)
+				return fail(EXIT_USAGE, "--gpu: at most %d accelerators", HP_MAX_ACCEL);
+			if (hp_gpu_twice(cfg, a, err, sizeof(err)))
+				return fail(EXIT_USAGE, "%s", err);
+			cfg->gpus[cfg->n_gpu++] = a;
+			break;
+		case O_PLATFORM: c->prof.platform = a; break;
+		case O_CONFIGS: c->prof.configs = a; break;
+		case O_TRAINT: bad = parse_double(a, &c->prof.train_time_s, 0.001, 3600); break;
 		case O_PARAM: cfg->task.param = a; break;
 		case O_FROM: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.from); break;
 		case O_TO: bad = hp_ramp_rate(&c->ramp, a, &c->ramp.to); break;
@@ -667,10 +690,29 @@ validate_sched(struct cli *c)
 	if (!c->sched_checked && hp_run_sched_check(cfg, err, sizeof(err)) < 0)
 		return fail(EXIT_USAGE, "%s", err);
 	c->sched_checked = true;
-	/* the device's own check (a modeled device reads its profile here,
+	/* the devices' own checks (a modeled device reads its profile here,
 	 * once, for the run) */
-	if (cfg->gpu != NULL && hp_device_check(cfg->gpu, err, sizeof(err)) < 0)
-		return fail(EXIT_USAGE, "device %s: %s", cfg->gpu, err);
+	for (unsigned int i = 0; i < cfg->n_gpu; i++) {
+		char q[80];
+
+		if (hp_device_check(cfg->gpus[i], err, sizeof(err)) < 0)
+			return fail(EXIT_USAGE, "device %s: %s",
+				    hp_quote(q, sizeof(q), cfg->gpus[i], 60), err);
+	}
+	return 0;
+}
+
+/* --platform NAME (configs.c), once. */
+static int
+apply_platform(struct cli *c)
+{
+	char err[512];
+
+	if (c->prof.platform == NULL || c->plat_done)
+		return 0;
+	c->plat_done = true;
+	if (hp_platform_apply(&c->cfg, c->prof.platform, c->plat_spec, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
 	return 0;
 }
 
@@ -695,6 +737,8 @@ validate(struct cli *c)
 	FILE *f;
 	int ret;
 
+	if (apply_platform(c) != 0)
+		return EXIT_USAGE;
 	if (cfg->gen_recycle && (cfg->verify_every != 0 || cfg->src != HP_SRC_GEN))
 		return fail(EXIT_USAGE, "--gen-recycle needs the generator (--source gen) and --verify-every 0");
 	if (hp_imix_parse(&cfg->imix, c->sizes, c->shares, err, sizeof(err)) < 0)
@@ -895,8 +939,8 @@ check_lcores(const struct hp_run_cfg *cfg)
 	}
 	if (rte_lcore_count() < need)
 		return fail(EXIT_USAGE, "%u workers%s need %u lcores (main, scheduler%s, workers%s) but EAL has %u: map more with --lcores",
-			    cfg->workers, cfg->gpu ? " and a device" : "", need,
-			    cfg->src == HP_SRC_GEN ? ", traffic" : "", cfg->gpu ? ", device" : "",
+			    cfg->workers, cfg->n_gpu ? " and accelerators" : "", need,
+			    cfg->src == HP_SRC_GEN ? ", traffic" : "", cfg->n_gpu ? ", accelerators" : "",
 			    rte_lcore_count());
 	return 0;
 }
@@ -906,7 +950,7 @@ check_lcores(const struct hp_run_cfg *cfg)
 static int
 default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 {
-	unsigned int ndev = c->cfg.workers + (c->cfg.gpu != NULL ? 1 : 0);
+	unsigned int ndev = c->cfg.workers + c->cfg.n_gpu;
 	unsigned int need = 2 + ndev + (c->cfg.src == HP_SRC_GEN ? 1 : 0);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static char prefix[64];
@@ -985,6 +1029,34 @@ prep_train(struct cli *c, char *err, size_t errlen)
 static int
 prep_profile(struct cli *c, char *err, size_t errlen)
 {
+	if (c->prof.configs != NULL) {
+		static char runs[4200];
+		size_t l = strlen(c->cfg.out_dir);
+
+		c->prof.out = c->cfg.out_dir;
+		if (c->prof.platform == NULL && c->cfg.n_gpu + 1 > HP_PLAN_MAX_DEV) {
+			snprintf(err, errlen, "--configs: at most %d devices (the CPU worker and %d --gpu)",
+				 HP_PLAN_MAX_DEV, HP_PLAN_MAX_DEV - 1);
+			return -EINVAL;
+		}
+		if (c->prof.platform != NULL && c->cfg.n_gpu > 0) {
+			snprintf(err, errlen, "--configs: either a modeled --platform or the devices to measure (--gpu), not both");
+			return -EINVAL;
+		}
+		if (c->prof.platform == NULL && l > 5) {	/* measured: EAL's output aside */
+			snprintf(runs, sizeof(runs), "%.*s.runs", (int)(l - 5), c->cfg.out_dir);
+			c->cfg.out_dir = runs;
+		}
+		return hp_configs_check(&c->prof, err, errlen);
+	}
+	if (c->prof.train_time_s > 0) {
+		snprintf(err, errlen, "--train-time is for profile --configs");
+		return -EINVAL;
+	}
+	if (c->prof.platform != NULL) {
+		snprintf(err, errlen, "profile characterises one accelerator beside the CPU; a whole --platform: profile --configs");
+		return -EINVAL;
+	}
 	return hp_profile_check(&c->prof, &c->cfg, err, errlen);
 }
 
@@ -1005,7 +1077,8 @@ prep_ramp(struct cli *c, char *err, size_t errlen)
 static int
 exec_profile(struct cli *c, char *err, size_t errlen)
 {
-	int ret = hp_cmd_profile(&c->prof, &c->cfg, err, errlen);
+	int ret = c->prof.configs != NULL ? hp_cmd_configs_measure(&c->prof, &c->cfg, err, errlen) :
+					    hp_cmd_profile(&c->prof, &c->cfg, err, errlen);
 
 	if (ret == -EINTR)
 		return fail(128 + hp_cli_stop_signal, "%s", err);
@@ -1168,6 +1241,11 @@ run_verb(const struct verb *v, int argc, char **argv)
 	if (v->prepare != NULL && (ret = v->prepare(&c, err, sizeof(err))) < 0) {
 		cli_free(&c);
 		return ret == -ECANCELED ? EXIT_USAGE : fail(EXIT_USAGE, "%s", err);
+	}
+	if (v->own_exec && c.prof.configs != NULL && c.prof.platform != NULL) {	/* computed: no EAL */
+		ret = hp_cmd_configs(&c.prof, err, sizeof(err));
+		cli_free(&c);
+		return ret < 0 ? fail(ret == -EINVAL ? EXIT_USAGE : 1, "profile --configs: %s", err) : 0;
 	}
 	ret = validate(&c);
 	if (ret) {

@@ -41,9 +41,6 @@
 
 #define MAX_SIZES HP_IMIX_MAX
 
-struct point {
-	double med_ms, mean_ms, std_ms;
-};
 
 int
 hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
@@ -53,6 +50,10 @@ hp_profile_check(struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
 	const char *p = o->batches ? o->batches : "1,2,4,8,16,32,64,128";
 	size_t l = strlen(cfg->out_dir);
 
+	if (cfg->n_gpu > 1) {
+		snprintf(err, errlen, "profile characterises one accelerator beside the CPU (a whole platform: profile --configs)");
+		return -EINVAL;
+	}
 	if (l < 6 || strcmp(cfg->out_dir + l - 5, ".json") != 0) {
 		snprintf(err, errlen, "profile needs --out FILE.json (the profile to write)");
 		return -EINVAL;
@@ -90,7 +91,7 @@ cmp_dbl(const void *a, const void *b)
 }
 
 static void
-stats(double *v, unsigned int n, struct point *pt)
+stats(double *v, unsigned int n, struct hp_prof_point *pt)
 {
 	double sum = 0, sq = 0;
 	unsigned int i;
@@ -222,6 +223,71 @@ stopped(const struct hp_run_cfg *cfg, char *err, size_t errlen)
 	return true;
 }
 
+int
+hp_profile_time(struct hp_device *dev, struct rte_mempool *mp, const struct hp_run_cfg *cfg,
+		unsigned int k, unsigned int b, uint32_t size, uint64_t seed, unsigned int reps,
+		struct hp_prof_point *pt, char *err, size_t errlen)
+{
+	struct hp_imix one = { .n = 1, .size = { size }, .share = { 1.0 } };
+	struct rte_mbuf **pkts = calloc(b, sizeof(*pkts));
+	double *v = calloc(reps, sizeof(double));
+	double hz = (double)rte_get_tsc_hz();
+	struct hp_task_ctx gctx;
+	struct hp_gen g;
+	unsigned int rep;
+	int ret;
+
+	pt->frame = 0;
+	if (pkts == NULL || v == NULL) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = hp_gen_init(&g, &one, &cfg->types, 4, seed, err, errlen);
+	if (ret < 0)
+		goto out;
+	ret = hp_task_body_init(&gctx, dev->ctx[0].ops, &cfg->task);
+	if (ret < 0) {
+		snprintf(err, errlen, "profile: task %s: set-up failed: %s",
+			 dev->ctx[0].ops->name, strerror(-ret));
+		hp_gen_free(&g);
+		goto out;
+	}
+	ret = 0;
+	if (gctx.ops != NULL)
+		hp_gen_set_body(&g, hp_task_gen_body, &gctx);
+	for (rep = 0; rep < reps && ret == 0; rep++) {
+		uint64_t c;
+
+		if (stopped(cfg, err, errlen)) {
+			ret = -EINTR;
+			break;
+		}
+		ret = make_batch(&g, mp, dev, k, pkts, b);
+		if (ret < 0) {
+			snprintf(err, errlen, "profile: cannot build packets: %s", strerror(-ret));
+			break;
+		}
+		pt->frame = rte_pktmbuf_pkt_len(pkts[0]);
+		c = time_once(dev, k, pkts, b);
+		rte_pktmbuf_free_bulk(pkts, b);
+		if (c == 0) {
+			snprintf(err, errlen, "profile: device %s failed on task %s", dev->name,
+				 dev->ctx[k].ops->name);
+			ret = -EIO;
+			break;
+		}
+		v[rep] = (double)c / hz * 1e3;
+	}
+	if (gctx.ops != NULL && gctx.ops->ctx_free != NULL)
+		gctx.ops->ctx_free(&gctx);
+	hp_gen_free(&g);
+	if (ret == 0)
+		stats(v, reps, pt);
+out:
+	return ret;
+}
+
 /* The bare part for one device: measurements and fitted rows. */
 static int
 profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
@@ -230,16 +296,13 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 {
 	json_t *tasks = json_object(), *meas = json_array();
 	struct hp_dev_info info;
-	unsigned int k, ki, si, bi, rep, maxb;
+	unsigned int k, ki, si, bi, maxb;
 	/* A device that runs whole chains runs a packet at step k through
 	 * every task from k on: it is timed on the suffixes, last task first,
 	 * and task k is charged the time its suffix adds to the next one's
 	 * (chain_t: the next suffix's median per batch and size, us). */
 	bool chain;
 	double chain_t[RTE_DIM(o->batch)][MAX_SIZES] = { { 0 } };
-	struct rte_mbuf **pkts = calloc(HP_BATCH_MAX, sizeof(*pkts));
-	double *v = calloc(o->reps, sizeof(double));
-	double hz = (double)rte_get_tsc_hz();
 	int ret = 0;
 
 	json_object_set_new(jdev, "tasks", tasks);
@@ -247,10 +310,6 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 	hp_device_info(dev, &info);
 	maxb = info.batch ? info.max_batch : HP_BURST;
 	chain = info.batch && !dev->caps.one_task && dev->n_tasks > 1;
-	if (pkts == NULL || v == NULL) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	if (chain)
 		json_object_set_new(jdev, "chain_only", json_true());
 	for (k = 0; k < dev->n_tasks; k++)
@@ -269,57 +328,15 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 			double fx, pp, pby;
 
 			for (si = 0; si < cfg->imix.n && ret == 0; si++) {
-				struct hp_imix one = { .n = 1, .size = { cfg->imix.size[si] },
-						       .share = { 1.0 } };
-				struct hp_task_ctx gctx;
-				struct hp_gen g;
-				struct point ptv;
-				uint32_t frame = 0;
+				struct hp_prof_point ptv;
+				uint32_t frame;
 				json_t *e;
 
-				ret = hp_gen_init(&g, &one, &cfg->types, 4, cfg->seed + si, err, errlen);
+				ret = hp_profile_time(dev, mp, cfg, k, b, cfg->imix.size[si],
+						      cfg->seed + si, o->reps, &ptv, err, errlen);
 				if (ret < 0)
 					break;
-				ret = hp_task_body_init(&gctx, dev->ctx[0].ops, &cfg->task);
-				if (ret < 0) {
-					snprintf(err, errlen, "profile: task %s: set-up failed: %s",
-						 dev->ctx[0].ops->name, strerror(-ret));
-					hp_gen_free(&g);
-					break;
-				}
-				ret = 0;
-				if (gctx.ops != NULL)
-					hp_gen_set_body(&g, hp_task_gen_body, &gctx);
-				for (rep = 0; rep < o->reps && ret == 0; rep++) {
-					uint64_t c;
-
-					if (stopped(cfg, err, errlen)) {
-						ret = -EINTR;
-						break;
-					}
-					ret = make_batch(&g, mp, dev, k, pkts, b);
-					if (ret < 0) {
-						snprintf(err, errlen, "profile: cannot build packets: %s",
-							 strerror(-ret));
-						break;
-					}
-					frame = rte_pktmbuf_pkt_len(pkts[0]);
-					c = time_once(dev, k, pkts, b);
-					rte_pktmbuf_free_bulk(pkts, b);
-					if (c == 0) {
-						snprintf(err, errlen, "profile: device %s failed on task %s",
-							 dev->name, dev->ctx[k].ops->name);
-						ret = -EIO;
-						break;
-					}
-					v[rep] = (double)c / hz * 1e3;
-				}
-				if (gctx.ops != NULL && gctx.ops->ctx_free != NULL)
-					gctx.ops->ctx_free(&gctx);
-				hp_gen_free(&g);
-				if (ret < 0)
-					break;
-				stats(v, o->reps, &ptv);
+				frame = ptv.frame;
 				e = json_object();
 				json_object_set_new(e, "task", json_string(dev->ctx[k].ops->name));
 				if (chain)
@@ -363,9 +380,6 @@ profile_device(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg,
 			n_prev = m;
 		}
 	}
-out:
-	free(pkts);
-	free(v);
 	return ret;
 }
 
@@ -551,7 +565,7 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 	char cpu_spec[600] = "cpu", src[600], runs[4200], path[4096];
 	const char *out = o->out;
 	struct utsname un;
-	unsigned int i, n_dev = cfg->gpu ? 2 : 1;
+	unsigned int i, n_dev = cfg->n_gpu ? 2 : 1;
 	struct hp_dev_info info;
 	bool modeled = false;
 	time_t now = time(NULL);
@@ -586,7 +600,7 @@ hp_cmd_profile(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *er
 	for (i = 0; i < n_dev && ret == 0; i++) {
 		json_t *jd = json_object();
 
-		ret = hp_device_create(&dev[i], i == 0 ? cpu_spec : cfg->gpu, &env, i, err, errlen);
+		ret = hp_device_create(&dev[i], i == 0 ? cpu_spec : cfg->gpus[0], &env, i, err, errlen);
 		if (ret < 0) {
 			json_decref(jd);
 			break;

@@ -10,10 +10,13 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <rte_common.h>
 
 #include "hp_batch.h"
 #include "hp_common.h"
 #include "hp_model.h"
+
+
 
 const char *
 hp_profile_dir(void)
@@ -52,6 +55,90 @@ hp_model_predict_us(const struct hp_model *m, const char *task, uint32_t n,
 	return -1;
 }
 
+double
+hp_model_rate_pps(const struct hp_model *m, const char *task, uint32_t batch)
+{
+	double us = hp_model_predict_us(m, task, batch, 1500 * batch);
+
+	return us > 0 ? batch * 1e6 / us : -1;
+}
+
+bool
+hp_model_copies_back(const struct hp_model *m, const char *task)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n_copy_back; i++)
+		if (strcmp(m->copy_back[i], task) == 0)
+			return true;
+	return false;
+}
+
+/* The entry for task with k instances of co whose batch is the smallest
+ * that holds batch (else the largest), as rows are picked; NULL if none. */
+static const struct hp_model_interf *
+find_interf(const struct hp_model *m, const char *task, const char *co, uint32_t k,
+	    uint32_t batch)
+{
+	const struct hp_model_interf *best = NULL, *e;
+	unsigned int i;
+
+	for (i = 0; i < m->n_interf; i++) {
+		e = &m->interf[i];
+		if (e->k != k || strcmp(e->task, task) != 0 || strcmp(e->co, co) != 0)
+			continue;
+		if (best == NULL ||
+		    (e->batch >= batch && (best->batch < batch || e->batch < best->batch)) ||
+		    (e->batch < batch && best->batch < batch && e->batch > best->batch))
+			best = e;
+	}
+	return best;
+}
+
+/* Slow-down of task beside k kernels of co, from its k = 1 and 3 entries. */
+static double
+estimate(const struct hp_model *m, const char *task, const char *co, uint32_t k,
+	 uint32_t batch)
+{
+	const struct hp_model_interf *e1 = find_interf(m, task, co, 1, batch);
+	const struct hp_model_interf *e3 = find_interf(m, task, co, 3, batch);
+
+	if (e1 != NULL && e3 != NULL) {
+		if (k <= 3)
+			return e1->slowdown + (e3->slowdown - e1->slowdown) * (k - 1) / 2.0;
+		return 1 - (1 - e3->slowdown) * 4.0 / (k + 1);
+	}
+	if (e1 != NULL)
+		return k == 1 ? e1->slowdown : 1 - (1 - e1->slowdown) * 2.0 / (k + 1);
+	if (e3 != NULL)
+		return 1 - (1 - e3->slowdown) * 4.0 / (k + 1);
+	return (double)k / (k + 1);	/* no data: plain time sharing */
+}
+
+double
+hp_model_slowdown_of(const struct hp_model *m, const char *const *kernels, unsigned int n,
+		     unsigned int i, uint32_t batch)
+{
+	const struct hp_model_interf *e;
+	double sum = 0;
+	unsigned int j;
+	bool shape = n > 1;
+
+	if (n <= 1 || i >= n)
+		return 0;
+	for (j = 2; j < n && shape; j++)
+		shape = strcmp(kernels[j], kernels[1]) == 0;
+	if (shape) {
+		e = find_interf(m, kernels[0], kernels[1], n - 1, batch);
+		if (e != NULL)
+			return i == 0 ? e->slowdown : e->co_slowdown;
+	}
+	for (j = 0; j < n; j++)
+		if (j != i)
+			sum += estimate(m, kernels[i], kernels[j], n - 1, batch);
+	return sum / (n - 1);
+}
+
 static int
 num(json_t *o, const char *key, double *v, const char *where, char *err,
     size_t errlen)
@@ -63,6 +150,99 @@ num(json_t *o, const char *key, double *v, const char *where, char *err,
 		return -EINVAL;
 	}
 	*v = json_number_value(x);
+	return 0;
+}
+
+/* The optional parts of a device section a platform needs: "class",
+ * "pcie" {gbps, copy_back}, "interference" [{task, co, batch, k,
+ * slowdown, co_slowdown}]. 0 or -EINVAL (err says why). */
+static int
+parse_extras(struct hp_model *m, json_t *dev, const char *qpath, const char *qdev, char *err,
+	     size_t errlen)
+{
+	static const char *const cls[] = { "any", "cpu", "igpu", "dgpu" };
+	json_t *c = json_object_get(dev, "class"), *pc = json_object_get(dev, "pcie");
+	json_t *il = json_object_get(dev, "interference"), *x;
+	char where[512];
+	unsigned int i;
+	size_t j;
+
+	if (c != NULL) {
+		for (i = 1; i < RTE_DIM(cls); i++)
+			if (json_is_string(c) && strcmp(json_string_value(c), cls[i]) == 0)
+				break;
+		if (i == RTE_DIM(cls)) {
+			snprintf(err, errlen, "profile %s: devices.%s.class: expected cpu, igpu or dgpu",
+				 qpath, qdev);
+			return -EINVAL;
+		}
+		m->cls = (enum hp_model_class)i;
+	}
+	if (pc != NULL) {
+		json_t *cb = json_object_get(pc, "copy_back");
+
+		snprintf(where, sizeof(where), "profile %s: devices.%s.pcie", qpath, qdev);
+		if (!json_is_object(pc)) {
+			snprintf(err, errlen, "%s: expected an object", where);
+			return -EINVAL;
+		}
+		if (num(pc, "gbps", &m->pcie_gbps, where, err, errlen) < 0)
+			return -EINVAL;
+		if (m->pcie_gbps <= 0) {
+			snprintf(err, errlen, "%s.gbps: expected a number > 0", where);
+			return -EINVAL;
+		}
+		if (cb != NULL && (!json_is_array(cb) || json_array_size(cb) > HP_MODEL_TASKS)) {
+			snprintf(err, errlen, "%s.copy_back: expected a list of at most %d task names",
+				 where, HP_MODEL_TASKS);
+			return -EINVAL;
+		}
+		json_array_foreach(cb, j, x) {
+			if (!json_is_string(x) || json_string_length(x) == 0 ||
+			    json_string_length(x) >= sizeof(m->copy_back[0])) {
+				snprintf(err, errlen, "%s.copy_back[%zu]: expected a task name", where, j);
+				return -EINVAL;
+			}
+			snprintf(m->copy_back[m->n_copy_back++], sizeof(m->copy_back[0]), "%s",
+				 json_string_value(x));
+		}
+		m->pcie = true;
+	}
+	if (il == NULL)
+		return 0;
+	if (!json_is_array(il) || json_array_size(il) > HP_MODEL_INTERF) {
+		snprintf(err, errlen, "profile %s: devices.%s.interference: expected a list of at most %d entries",
+			 qpath, qdev, HP_MODEL_INTERF);
+		return -EINVAL;
+	}
+	json_array_foreach(il, j, x) {
+		struct hp_model_interf *e = &m->interf[j];
+		json_t *t = json_object_get(x, "task"), *co = json_object_get(x, "co");
+		double b, k;
+
+		snprintf(where, sizeof(where), "profile %s: devices.%s.interference[%zu]", qpath, qdev, j);
+		if (!json_is_object(x) || !json_is_string(t) || !json_is_string(co) ||
+		    json_string_length(t) == 0 || json_string_length(t) >= sizeof(e->task) ||
+		    json_string_length(co) == 0 || json_string_length(co) >= sizeof(e->co)) {
+			snprintf(err, errlen, "%s: expected an object with \"task\" and \"co\" names", where);
+			return -EINVAL;
+		}
+		if (num(x, "batch", &b, where, err, errlen) < 0 || num(x, "k", &k, where, err, errlen) < 0 ||
+		    num(x, "slowdown", &e->slowdown, where, err, errlen) < 0 ||
+		    num(x, "co_slowdown", &e->co_slowdown, where, err, errlen) < 0)
+			return -EINVAL;
+		if (b < 1 || b > HP_MODEL_BATCH_MAX || k < 1 || k > 64 || k != (uint32_t)k ||
+		    e->slowdown >= 1 || e->co_slowdown >= 1) {
+			snprintf(err, errlen, "%s: expected batch 1..%d, k 1..64 whole, slow-downs below 1",
+				 where, HP_MODEL_BATCH_MAX);
+			return -EINVAL;
+		}
+		snprintf(e->task, sizeof(e->task), "%s", json_string_value(t));
+		snprintf(e->co, sizeof(e->co), "%s", json_string_value(co));
+		e->batch = (uint32_t)b;
+		e->k = (uint32_t)k;
+		m->n_interf++;
+	}
 	return 0;
 }
 
@@ -97,7 +277,7 @@ parse_device(struct hp_model *m, json_t *root, const char *name, const char *dev
 			return -EINVAL;
 		}
 		m->max_batch = (uint32_t)json_integer_value(mb);
-		m->power_idle_w = m->power_busy_w = -1;
+		m->power_idle_w = m->power_busy_w = m->power_off_w = -1;
 		if (json_object_get(dev, "power") != NULL) {
 			json_t *pw = json_object_get(dev, "power");
 
@@ -109,7 +289,14 @@ parse_device(struct hp_model *m, json_t *root, const char *name, const char *dev
 			if (num(pw, "idle_w", &m->power_idle_w, where, err, errlen) < 0 ||
 			    num(pw, "busy_w", &m->power_busy_w, where, err, errlen) < 0)
 				return -EINVAL;
+			m->power_off_w = -1;
+			if (json_object_get(pw, "off_w") != NULL &&
+			    num(pw, "off_w", &m->power_off_w, where, err, errlen) < 0)
+				return -EINVAL;
 		}
+		m->power_off_w = m->power_idle_w < 0 ? -1 : m->power_off_w;
+		if (parse_extras(m, dev, qpath, qdev, err, errlen) < 0)
+			return -EINVAL;
 		if (ce != NULL && (!json_is_integer(ce) || json_integer_value(ce) < 0 ||
 				   json_integer_value(ce) > 64)) {
 			snprintf(err, errlen, "profile %s: devices.%s.copy_engines: expected an integer 0..64",
@@ -159,9 +346,9 @@ parse_device(struct hp_model *m, json_t *root, const char *name, const char *dev
 			    num(row, "per_pkt_us", &r->per_pkt_us, where, err, errlen) < 0 ||
 			    num(row, "per_byte_ns", &r->per_byte_ns, where, err, errlen) < 0)
 				return -EINVAL;
-			if (b < 1 || b > HP_BATCH_MAX || (i > 0 && b <= t->rows[i - 1].batch)) {
+			if (b < 1 || b > HP_MODEL_BATCH_MAX || (i > 0 && b <= t->rows[i - 1].batch)) {
 				snprintf(err, errlen, "%s.batch: expected 1..%d, increasing", where,
-					 HP_BATCH_MAX);
+					 HP_MODEL_BATCH_MAX);
 				return -EINVAL;
 			}
 			r->batch = (uint32_t)b;

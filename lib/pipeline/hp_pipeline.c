@@ -137,14 +137,14 @@ run_check(struct pl_run *r, char *err, size_t errlen)
 	}
 	if (rte_lcore_count() < need) {
 		snprintf(err, errlen, "%u workers%s need %u lcores but EAL has %u",
-			 cfg->workers, cfg->gpu ? " and a device" : "", need, rte_lcore_count());
+			 cfg->workers, cfg->n_gpu ? " and accelerators" : "", need, rte_lcore_count());
 		return -EINVAL;
 	}
-	r->n_dev = cfg->workers + (cfg->gpu != NULL ? 1 : 0);
+	r->n_dev = cfg->workers + cfg->n_gpu;
 	return 0;
 }
 
-/* Devices: cfg->workers cpu workers, then the accelerator if any, each
+/* Devices: cfg->workers cpu workers, then the accelerators in --gpu order, each
  * with a ring in and a ring out. --cpu-model makes each CPU worker a
  * modeled device with the profile's cpu section (docs/scheduling.md). */
 static int
@@ -175,7 +175,7 @@ devices_build(struct pl_run *r, char *err, size_t errlen)
 	for (i = 0; i < r->n_dev; i++) {
 		struct hp_device *d = &r->dev[i];
 
-		ret = hp_device_create(d, i < cfg->workers ? cpu_spec : cfg->gpu, &r->env, i,
+		ret = hp_device_create(d, i < cfg->workers ? cpu_spec : cfg->gpus[i - cfg->workers], &r->env, i,
 				       err, errlen);
 		if (ret < 0)
 			return ret;
@@ -345,7 +345,8 @@ static int
 measure(struct pl_run *r, struct hp_run_result *res, char *err, size_t errlen)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
-	const struct hp_device *acc = cfg->gpu ? &r->dev[r->n_dev - 1] : NULL;
+	char accs[HP_MAX_ACCEL * (HP_DEV_NAMELEN + 16)] = "";
+	size_t ao = 0;
 	struct power pw = { 0 };
 	uint64_t start, stop_at, now;
 	unsigned int i;
@@ -376,10 +377,12 @@ measure(struct pl_run *r, struct hp_run_result *res, char *err, size_t errlen)
 	stop_at = start + (uint64_t)(cfg->duration_s * (double)r->hz);
 	STORE(r->t0, start);
 	power_open(r, &pw, start);
-	printf("running: app %s, %u worker(s)%s%s%s, source %s, up to %.1f s\n", cfg->app,
-	       cfg->workers, acc ? " + device " : "", acc ? acc->name : "",
-	       acc && acc->caps.modeled ? " (modeled)" : "",
-	       cfg->src == HP_SRC_GEN ? "generator" : cfg->src_arg, cfg->duration_s);
+	for (i = cfg->workers; i < r->n_dev && ao < sizeof(accs); i++)
+		ao += (size_t)snprintf(accs + ao, sizeof(accs) - ao, " + device %s%s", r->dev[i].name,
+				       r->dev[i].caps.modeled ? " (modeled)" : "");
+	printf("running: app %s, %u worker(s)%s, source %s, up to %.1f s\n", cfg->app,
+	       cfg->workers, accs, cfg->src == HP_SRC_GEN ? "generator" : cfg->src_arg,
+	       cfg->duration_s);
 	fflush(stdout);
 	if (cfg->src == HP_SRC_GEN)
 		pl_gen_set(r, true);
@@ -483,7 +486,7 @@ hp_run_lcores(const struct hp_run_cfg *cfg)
 {
 	if (cfg->stages_as_services)
 		return 0;   /* every stage runs on the service lcores */
-	return 2 + cfg->workers + (cfg->gpu != NULL ? 1 : 0) +
+	return 2 + cfg->workers + cfg->n_gpu +
 	       (cfg->src == HP_SRC_GEN ? 1 : 0);
 }
 

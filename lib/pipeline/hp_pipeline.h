@@ -21,7 +21,8 @@
 #include "hp_task.h"
 
 #define HP_MAX_WORKERS 16
-#define HP_MAX_DEVICES (HP_MAX_WORKERS + 1) /* cpu workers + one accelerator */
+#define HP_MAX_ACCEL 4    /* accelerators beside the CPU workers (--gpu, repeatable) */
+#define HP_MAX_DEVICES (HP_MAX_WORKERS + HP_MAX_ACCEL) /* cpu workers, then accelerators */
 #define HP_TRACE_MAX 36000
 /* Polling loops with load counters: devices, then scheduler, traffic. */
 #define HP_LOAD_LOOPS (HP_MAX_DEVICES + 2)
@@ -46,7 +47,9 @@ struct hp_run_cfg {
 	unsigned int pcap_loops;
 	const char *out_dir;
 	unsigned int workers;
-	const char *gpu;          /* accelerator device spec (NULL: none) */
+	const char *gpus[HP_MAX_ACCEL]; /* accelerator device specs, each its own
+	                                 * device with its own batcher */
+	unsigned int n_gpu;
 	double duration_s;
 	uint64_t max_packets;     /* stop after this many received (0: no) */
 	double capacity_pps;      /* 0: measure */

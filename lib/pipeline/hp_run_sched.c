@@ -21,9 +21,9 @@ hp_run_sched_env(const struct hp_run_cfg *cfg, struct hp_sched_env *env)
 	for (i = 0; i < env->n_tasks; i++)
 		env->task_names[i] = app->tasks[i];
 	env->types = &cfg->types;
-	/* CPU workers first, then the accelerator, as the pipeline builds
+	/* CPU workers first, then the accelerators, as the pipeline builds
 	 * them; a worker is a CPU even when its timing is modeled */
-	env->n_dev = cfg->workers + (cfg->gpu != NULL);
+	env->n_dev = cfg->workers + cfg->n_gpu;
 	for (i = 0; i < env->n_dev && i < HP_SCHED_MAX_DEV; i++)
 		env->role[i] = i < cfg->workers ? HP_ROLE_CPU : HP_ROLE_ACCEL;
 	env->capacity_pps = cfg->capacity_pps;

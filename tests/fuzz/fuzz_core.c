@@ -34,9 +34,11 @@ check_err(int ret, const char *err)
 		abort();
 }
 
-/* What a loaded profile promises its readers (the modeled device and the
- * schedulers): every task has rows of increasing batch size within the
- * batch limit, and a prediction for them is a finite time. */
+/* What a loaded profile promises its readers (the modeled device, the
+ * schedulers, lib/plan): every task has rows of increasing batch size
+ * within the model's limit, a prediction for them is a finite time, every
+ * slow-down (measured or estimated for any mix of its kernels) is a
+ * fraction below 1, and a PCIe link has a positive width. */
 static void
 check_profile(const struct hp_model *m)
 {
@@ -51,11 +53,32 @@ check_profile(const struct hp_model *m)
 		if (t->n_rows == 0 || t->n_rows > HP_MODEL_ROWS)
 			abort();
 		for (r = 0; r < t->n_rows; r++)
-			if (t->rows[r].batch < 1 || t->rows[r].batch > HP_BATCH_MAX ||
+			if (t->rows[r].batch < 1 || t->rows[r].batch > HP_MODEL_BATCH_MAX ||
 			    (r > 0 && t->rows[r].batch <= t->rows[r - 1].batch))
 				abort();
 		if (!(hp_model_predict_us(m, t->name, m->max_batch, 1500 * m->max_batch) >= 0))
 			abort();
+	}
+	if (m->n_interf > HP_MODEL_INTERF || m->n_copy_back > HP_MODEL_TASKS ||
+	    (m->pcie && !(m->pcie_gbps > 0)) || m->cls > HP_MODEL_CLASS_DGPU)
+		abort();
+	for (i = 0; i < m->n_interf; i++) {
+		const struct hp_model_interf *e = &m->interf[i];
+		const char *k[4] = { e->task, e->co, e->co, e->co };
+		const char *mix[3] = { e->task, e->co, m->tasks[0].name };
+
+		if (e->k < 1 || !(e->slowdown >= 0 && e->slowdown < 1) ||
+		    !(e->co_slowdown >= 0 && e->co_slowdown < 1))
+			abort();
+		for (r = 0; r < 4; r++) {
+			double s = hp_model_slowdown_of(m, k, 1 + (e->k < 3 ? e->k : 3), r % (1 + e->k),
+							 e->batch);
+			double x = hp_model_slowdown_of(m, mix, 3, r % 3, e->batch + r);
+
+			if (!(s >= 0 && s < 1) || !(x >= 0 && x < 1))
+				abort();
+		}
+		(void)hp_model_copies_back(m, e->task);
 	}
 }
 
