@@ -144,7 +144,7 @@ usage(FILE *o)
 "  --param OPTS          task options, name=value[,name=value...], e.g.\n"
 "                        ids: engine=hs|ac,patterns=FILE|gen=N,seed=S,plant=P;\n"
 "                        ran: code=wifi:1944:1/2,iters=N,flips=N,seed=S,isa=..;\n"
-"                        vpn, dedup: impl=..  (docs/nf.md, docs/ldpc.md)\n"
+"                        crypto, vpn, dedup: impl=.. (docs/nf.md, docs/ldpc.md)\n"
 "  --seed N              generator seed [1]\n"
 "  --idle MODE           auto | yield | spin | sleep: what a polling lcore does when\n"
 "                        idle; auto yields when lcores share CPUs; sleep (100 us)\n"
