@@ -37,13 +37,13 @@ def main():
     dlv = [float(r["delivered_pps"]) * a.scale * GBPS_PER_PPS for r in rows]
     pcols = [k for k in rows[0] if k.startswith("power_w:")]
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
-    ax1.step(t, off, where="post", label="input rate")
-    ax1.step(t, dlv, where="post", label="throughput (AES)")
+    ax1.step(t, off, where="pre", label="input rate")
+    ax1.step(t, dlv, where="pre", label="throughput (AES)")
     ax1.set_ylabel("Gbit/s (platform time)")
     ax1.legend(loc="upper right")
     for k in pcols:
         name = k[len("power_w:"):].replace(" (modeled)", "")
-        ax2.step(t, [float(r[k]) for r in rows], where="post", label=name)
+        ax2.step(t, [float(r[k]) for r in rows], where="pre", label=name)
     ax2.set_ylabel("power (W, modeled)")
     ax2.set_xlabel("time (s)")
     ax2.legend(loc="upper right", fontsize=8)

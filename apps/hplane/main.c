@@ -116,7 +116,7 @@ usage(FILE *o)
 "                        min-latency, min-energy, min-power, target-rate:GBPS,\n"
 "                        or a --goal-lib one\n"
 "  --goal-period MS      how often the monitor re-checks [500]\n"
-"  --goal-at T:NAME      set goal NAME at T s into the run (repeatable)\n"
+"  --goal-at WHEN:GOAL   set GOAL at WHEN seconds into the run (repeatable)\n"
 "  --goal-lib FILE.so    load a goal (its hp_goal_ops_v1; docs/scheduling.md)\n"
 "  --duration S          seconds to run (pcap: until the file is consumed) [8]\n"
 "  --packets N           stop after N packets received [no limit]\n"
