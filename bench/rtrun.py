@@ -35,15 +35,18 @@ def report(text, name, tag="", record=False):
         print(f"recorded in {path}", file=sys.stderr)
 
 
-def run_rt(cmd, timeout, rt=True, log=None, prio=1):
+def run_rt(cmd, timeout, rt=True, log=None, prio=1, on_start=None):
     """Runs cmd (an hplane command line); its lcore threads (rte-worker-*)
     go to SCHED_FIFO priority prio (1) as soon as they exist, the main thread
     stays as it is. Returns (stdout, note on the real-time threads or why
     there are none). Raises RuntimeError on a non-zero exit or a timeout.
     log: a path that also gets stdout, stderr and the note (written before
-    any exception, so a failed run leaves its whole output there)."""
+    any exception, so a failed run leaves its whole output there).
+    on_start(pid), if given, is called once the process exists and returns
+    what to call when it has ended (bench/pipeline's telemetry reader)."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
+    on_end = on_start(p.pid) if on_start is not None else None
     done, why, out = set(), None, {}
     t_end = time.monotonic() + timeout
 
@@ -82,6 +85,8 @@ def run_rt(cmd, timeout, rt=True, log=None, prio=1):
         time.sleep(0.005)
     for t in th:
         t.join()
+    if on_end is not None:
+        on_end()
     note = (why or f"{len(done)} lcore threads SCHED_FIFO" + (f" priority {prio}" if prio != 1 else "")) \
         if rt else "no real-time threads"
     keep(f"exit {p.returncode}; {note}")
@@ -90,7 +95,7 @@ def run_rt(cmd, timeout, rt=True, log=None, prio=1):
     return out["o"], note
 
 
-def run_summary(cmd, secs, rt, who, also=None):
+def run_summary(cmd, secs, rt, who, also=None, on_start=None):
     """Runs the hplane command line cmd with --out in a scratch folder
     (run_rt: lcores SCHED_FIFO unless rt is False) and returns its
     summary.json with the real-time note under "_rt"; also(folder, summary),
@@ -98,7 +103,8 @@ def run_summary(cmd, secs, rt, who, also=None):
     run exits with one line that starts with who."""
     with tempfile.TemporaryDirectory() as d:
         try:
-            _, note = run_rt(list(cmd) + ["--out", d], timeout=120 + 4 * secs, rt=rt)
+            _, note = run_rt(list(cmd) + ["--out", d], timeout=120 + 4 * secs, rt=rt,
+                             on_start=on_start)
         except RuntimeError as e:
             sys.exit(f"{who}: {e}")
         with open(os.path.join(d, "summary.json")) as f:

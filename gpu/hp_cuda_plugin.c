@@ -17,11 +17,17 @@
  * keys, one of the staged payload, the gather, the kernel and D2H
  * (hpk_stream.cu; the device lcore binds itself to the GPU on its
  * first launch, and nothing is allocated per batch); the device lcore
- * polls the stream without blocking; when a stage completes, the task's
- * offload_done puts the result into each packet, whose step moves past
- * that task, and the next stage starts. prep never changes a packet, so
+ * polls the stream without blocking. Results come back in place where
+ * the task says where they belong (o->dst: aes_ctr's payload, md5's
+ * digest, dpi's match record, all in the registered mbufs): a scatter
+ * kernel writes them into the mbufs over PCIe and then the packet's step
+ * (the mark), so the lcore only calls offload_done(out NULL) for what is
+ * left (headers, checksums); otherwise, when a stage completes, the
+ * task's offload_done copies the result from the staging into each
+ * packet, whose step moves past that task. Then the next stage starts. prep never changes a packet, so
  * when the GPU fails the CPU chain redoes each packet from its step:
- * nothing is done twice.
+ * nothing is done twice (a packet committed in place has its step
+ * moved by the GPU after its result, so it is finished, not redone).
  *
  * `--gpu cuda:emul` runs the same plugin with the kernels' per-thread code
  * executed on the device lcore (no GPU): the whole path around the
@@ -294,20 +300,61 @@ key_slot(struct cuda_priv *p, struct hpk_batch *b, const struct hpk_kernel *kn,
 	return e->slot;
 }
 
+/* Stage k's packets that the GPU committed in place (dst): their mark,
+ * the step, moved past k behind the result, and done does the rest
+ * (out NULL). After a completed stage that is all of them; after a
+ * failure those whose mark landed, and the CPU redoes the others from
+ * their step. Returns the packets in place whose mark is missing. */
+static uint32_t
+finish_in_place(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
+		struct hp_batch_job *job, unsigned int k)
+{
+	struct hp_task_ctx *tc = &dev->ctx[k];
+	const struct hpk_batch *b = hpk_host(p->k, s);
+	/* a kernel that changed the data summed what it wrote */
+	const bool sums = hpk_kernel_out_bytes(p->kern[k]) == UINT32_MAX;
+	uint32_t i, missing = 0;
+
+	if (b->n_dst == 0)
+		return 0;
+	for (i = 0; i < job->n; i++) {
+		if (p->state[s][i] != 0 || b->dst[i] == 0)
+			continue;
+		if (hp_meta(job->pkts[i])->step != k + 1) {
+			missing++;
+			continue;
+		}
+		p->state[s][i] = 1; /* finished: nothing more for this stage */
+		p->o[s][i].out_sum = sums ? (uint16_t)b->sum[i] : 0;
+		tc->ops->offload_done(tc, job->pkts[i], &p->o[s][i], NULL);
+	}
+	return missing;
+}
+
 static inline uint32_t
 be32_at(const uint8_t *x)
 {
 	return ((uint32_t)x[0] << 24) | ((uint32_t)x[1] << 16) | ((uint32_t)x[2] << 8) | x[3];
 }
 
-/* Puts stage k's results into the packets and moves their step past k. */
-static void
+/* Puts stage k's results into the packets and moves their step past k:
+ * done for those committed in place, the copy from the staging for the
+ * others. -EIO when a packet committed in place has no mark (the stream
+ * completed without its result: the device failed). Cost note: this is
+ * the lcore's commit, timed into commit_cycles (summary.json's
+ * commit_cycles_per_pkt; bench/gpu_host). */
+static int
 stage_finish(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	     struct hp_batch_job *job, unsigned int k)
 {
 	struct hp_task_ctx *tc = &dev->ctx[k];
+	uint64_t t0 = rte_rdtsc();
 	uint32_t i;
 
+	if (finish_in_place(dev, p, s, job, k) != 0) {
+		HP_LOG(ERR, "cuda: stage %u completed without every in-place result", k);
+		return -EIO;
+	}
 	for (i = 0; i < job->n; i++) {
 		struct hp_meta *md = hp_meta(job->pkts[i]);
 
@@ -319,6 +366,9 @@ stage_finish(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 		tc->ops->offload_done(tc, job->pkts[i], &p->o[s][i],
 				      hpk_result(p->k, s, p->kern[k], i));
 	}
+	dev->st.commit_cycles += rte_rdtsc() - t0;
+	dev->st.commit_pkts += job->n;
+	return 0;
 }
 
 /* The driver calls so far into the device's counters (the summary's
@@ -333,6 +383,7 @@ calls_to_stats(struct hp_device *dev, const struct cuda_priv *p)
 	dev->st.driver_calls = c.launch;
 	dev->st.driver_polls = c.poll;
 	dev->st.gathered_pkts = c.gathered;
+	dev->st.scattered_pkts = c.scattered;
 }
 
 /* Lays out and launches task k for the job's packets that have not run
@@ -347,21 +398,31 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	struct hpk_batch *b = hpk_begin(p->k, s, job->n);
 	struct hp_offload *o = p->o[s];
 	int8_t *st = p->state[s];
+	/* bytes of the kernel's output a packet that a scatter writes in
+	 * place (0: results by copy) */
+	const uint32_t ob = p->staged ? 0 : hpk_kernel_out_bytes(kn);
 	uint32_t i, off = 0, count = 0, on_gpu = 0;
 	uint64_t t0 = rte_rdtsc();
 	char err[256];
 	int ret;
 
 	p->stamp++;
+	b->mark_val = k + 1;
 	for (i = 0; i < job->n; i++) {
 		struct rte_mbuf *m = job->pkts[i];
+		const uint8_t *obj = (const uint8_t *)m;
+		const uint8_t *end = (const uint8_t *)m->buf_addr + m->buf_len;
 		uint32_t len = 0, items, bytes;
 		uint64_t at = 0;
-		/* in place: the GPU gathers the bytes from the mbuf */
+		/* in place: the GPU gathers the bytes from the mbuf and writes
+		 * the result back into it. One look-up covers the whole
+		 * object (header, metadata, data region): a mempool chunk
+		 * holds whole objects. */
 		bool zc = tc->ops->offload_in_place &&
-			  hpk_mem_find(p->k, m->buf_addr, m->buf_len, &at);
+			  hpk_mem_find(p->k, obj, (size_t)(end - obj), &at);
 
 		o[i].src = NULL;
+		o[i].dst = NULL;
 		ret = hp_meta(m)->step > k ? 1 :
 		      tc->ops->offload_prep(tc, m, &o[i], zc ? NULL : b->data + off,
 					    CAP_BYTES - off);
@@ -372,12 +433,23 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 		}
 		st[i] = (int8_t)(ret > 0 ? 1 : ret < 0 ? -1 : 0);
 		b->src[i] = 0;
+		b->dst[i] = 0;
 		if (ret == 0) {
 			len = o[i].in_len;
 			on_gpu++;
 			if (zc) {
-				b->src[i] = at + (uint64_t)(o[i].src - (const uint8_t *)m->buf_addr);
+				const uint8_t *d = o[i].dst;
+				uint32_t dl = ob == UINT32_MAX ? len : ob;
+
+				b->src[i] = at + (uint64_t)(o[i].src - obj);
 				b->n_src++;
+				/* the result in place too, when the task says where
+				 * (inside the object), then the step as the mark */
+				if (ob != 0 && d != NULL && d >= obj && d + dl <= end) {
+					b->dst[i] = at + (uint64_t)(d - obj);
+					b->mark[i] = at + (uint64_t)(&hp_meta(m)->step - obj);
+					b->n_dst++;
+				}
 			} else {
 				b->n_staged++;
 			}
@@ -410,6 +482,9 @@ stage_launch(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 	calls_to_stats(dev, p);
 	if (ret < 0) {
 		HP_LOG(ERR, "cuda: %s", err);
+		/* what the GPU committed before it failed is finished here;
+		 * the device layer hands the rest to the CPU at its step */
+		finish_in_place(dev, p, s, job, k);
 		return ret;
 	}
 	return 1;
@@ -426,7 +501,9 @@ stages_from(struct hp_device *dev, struct cuda_priv *p, unsigned int s,
 
 		if (r != 0)
 			return r;
-		stage_finish(dev, p, s, job, k);
+		r = stage_finish(dev, p, s, job, k);
+		if (r < 0)
+			return r;
 	}
 	p->stage[s] = dev->n_tasks;
 	return 0;
@@ -477,7 +554,11 @@ cuda_poll(struct hp_device *dev, int *errp)
 		}
 		if (r == 0)
 			return NULL;
-		stage_finish(dev, p, s, job, p->stage[s]);
+		r = stage_finish(dev, p, s, job, p->stage[s]);
+		if (r < 0) {
+			*errp = r;
+			return NULL;
+		}
 		/* the chain's next task, on the same stream */
 		r = stages_from(dev, p, s, job, p->stage[s] + 1);
 		if (r != 0) {
@@ -518,6 +599,9 @@ cuda_reclaim(struct hp_device *dev)
 	if (p->n == 0)
 		return NULL;
 	job = p->q[p->head];
+	/* the packets whose in-place result landed are finished, not redone */
+	if (p->stage[job->slot] < dev->n_tasks)
+		finish_in_place(dev, p, (unsigned int)job->slot, job, p->stage[job->slot]);
 	p->head = (p->head + 1) % NSTREAMS;
 	p->n--;
 	return job;

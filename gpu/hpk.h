@@ -26,8 +26,8 @@ extern "C" {
 #define HPK_KEY_WORDS 44
 
 /* A batch as laid out in (pinned) host memory and mirrored on the GPU.
- * The per-packet arrays (off, len, blk, src, match, ctr, key_idx, then
- * rk) lie in this order in one buffer, so they go up in one copy
+ * The per-packet arrays (off, len, blk, src, dst, mark, match, ctr,
+ * key_idx, then rk) lie in this order in one buffer, so they go up in one copy
  * (hpk_begin packs them for the batch's packet count). Packet i's data
  * starts at data + off[i] (16-byte aligned) and has len[i] bytes; blk[i]
  * is the prefix sum of the work items (threads or thread blocks) the
@@ -41,21 +41,38 @@ extern "C" {
  * ctr (its IV, 4 big-endian words per packet), key_idx and rk
  * (HPK_KEY_WORDS words per key); results go in place into data, or into
  * digest (16 bytes per packet), match (2 words per packet) or aux (same
- * offsets as data). */
+ * offsets as data). A result goes back in one of two ways: by copy into
+ * the staging (D2H), or in place (dst[i] != 0, n_dst such packets: the
+ * device-visible address in registered host memory where the kernel's
+ * output for packet i belongs, an mbuf's payload or metadata field),
+ * which a scatter kernel writes over PCIe after the kernel, followed by
+ * the byte mark_val at mark[i] (the packet's step: the host's sign that
+ * the whole result landed); a kernel that changes the data also leaves
+ * the sum of the bytes it wrote in sum[i], so the host fixes the L4
+ * checksum without reading the payload. */
 struct hpk_batch {
 	uint32_t n;
 	uint32_t n_keys;
 	uint32_t data_bytes;
 	uint32_t n_staged;   /* packets written into data by the host */
 	uint32_t n_src;      /* packets the gather reads in place (src) */
+	uint32_t n_dst;      /* packets the scatter writes in place (dst) */
+	uint32_t mark_val;   /* the byte the scatter writes at mark[i] */
 	uint8_t *data;       /* cap_bytes */
 	uint32_t *off;       /* cap_pkts */
 	uint32_t *len;       /* cap_pkts */
 	uint32_t *blk;       /* cap_pkts + 1 */
 	uint64_t *src;       /* cap_pkts; 0: staged */
+	uint64_t *dst;       /* cap_pkts; 0: the result comes back by copy */
+	uint64_t *mark;      /* cap_pkts; with dst: one byte, written last */
 	uint32_t *ctr;       /* 4 words (big endian values) per packet */
 	uint32_t *key_idx;   /* cap_pkts */
 	uint32_t *rk;        /* HPK_KEY_WORDS words per key, cap_pkts keys */
+	uint32_t *sum;       /* with dst, a data kernel's: the ones' complement
+			      * sum of the bytes written (16-bit words in the
+			      * data's byte order from the region's first
+			      * byte, folded; RFC 1071), for the L4 checksum;
+			      * written by the device, never uploaded */
 	uint8_t *digest;     /* 16 bytes per packet */
 	uint32_t *match;     /* 2 words per packet */
 	uint8_t *aux;        /* same offsets as data */
@@ -71,6 +88,10 @@ const struct hpk_kernel *hpk_kernel_at(unsigned int i);
 const char *hpk_kernel_name(const struct hpk_kernel *k);
 /* Whether k reads a per-packet key (key_idx, rk) and IV (ctr). */
 int hpk_kernel_keyed(const struct hpk_kernel *k);
+/* Bytes of k's output per packet that a scatter can write in place: its
+ * data (len, returned as UINT32_MAX), a digest (16) or a match record
+ * (8); 0 when k writes more than one array or aux (results by copy). */
+uint32_t hpk_kernel_out_bytes(const struct hpk_kernel *k);
 /* Whether k needs a table (hpk_table) before it can run. */
 int hpk_kernel_has_table(const struct hpk_kernel *k);
 /* Expands a 16-byte key into k's key-table entry (keyed kernels). */
@@ -121,8 +142,9 @@ void hpk_span(const struct hpk_ctx *ctx, const struct hpk_kernel *k, uint32_t le
 	      uint32_t *items, uint32_t *bytes);
 /* Issues stream s's batch through kernel k: one H2D of the per-packet
  * arrays (and the keys), one of the staged payload (when some packet is
- * staged), the gather (when some packet has src), the kernel, D2H of
- * what it changed; returns at once. Binds the calling thread to the
+ * staged), the gather (when some packet has src), the kernel, the
+ * scatter (when some packet has dst), D2H of what it changed for the
+ * others (none when every packet has dst); returns at once. Binds the calling thread to the
  * context's GPU first (cudaSetDevice, once per thread). No allocation on
  * this path. 0 or -errno (a CUDA error: the caller falls back). */
 int hpk_launch(struct hpk_ctx *ctx, unsigned int s, const struct hpk_kernel *k,
@@ -140,6 +162,7 @@ struct hpk_calls {
 	uint64_t launch;
 	uint64_t poll;
 	uint64_t gathered;   /* packets the GPU read in place (src) */
+	uint64_t scattered;  /* packets the GPU wrote back in place (dst) */
 };
 void hpk_calls(const struct hpk_ctx *ctx, struct hpk_calls *c);
 /* After completion: where kernel k's output for packet i of stream s's

@@ -135,6 +135,42 @@ hpk_emul_gather(struct hpk_ctx *c, unsigned int si, char *err, size_t errlen)
 }
 
 int
+hpk_emul_scatter(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char *err,
+		 size_t errlen)
+{
+	const struct hpk_batch *h = &c->s[si].h;
+	const uint32_t ob = hpk_kernel_out_bytes(k);
+	const uint8_t *base = hpk_out_base(h, ob);
+
+	for (uint32_t p = 0; p < h->n; p++) {
+		const uint64_t a = h->dst[p];
+		uint32_t l;
+		const uint8_t *r;
+		uint64_t dev;
+
+		if (a == 0)
+			continue;
+		r = hpk_out_region(base, h->off, h->len, ob, p, &l);
+		/* a GPU faults on an address it has no mapping for */
+		if (!hpk_mem_find(c, (const void *)(uintptr_t)a, l, &dev) ||
+		    !hpk_mem_find(c, (const void *)(uintptr_t)h->mark[p], 1, &dev)) {
+			snprintf(err, errlen,
+				 "scatter: packet %u's %u bytes at %#llx (mark %#llx) lie outside registered memory",
+				 p, l, (unsigned long long)a, (unsigned long long)h->mark[p]);
+			return -EFAULT;
+		}
+		/* the warp's lanes in turn, their sums added, then the mark */
+		uint32_t sum = 0;
+
+		for (uint32_t j = 0; j < hpk_gather_words(a, l); j++)
+			sum += hpk_scatter_word(a, l, r, j);
+		h->sum[p] = hpk_fold16(sum, 0);
+		*(volatile uint8_t *)(uintptr_t)h->mark[p] = (uint8_t)h->mark_val;
+	}
+	return 0;
+}
+
+int
 hpk_emul_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char *err,
 		size_t errlen)
 {

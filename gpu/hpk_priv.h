@@ -13,6 +13,7 @@ struct hpk_stream {
 	struct hpk_batch h;      /* pinned host (plain host memory: emulation) */
 	struct hpk_batch d;      /* device mirrors */
 	uint8_t *ctl_h, *ctl_d;  /* the per-packet arrays' buffers (hpk_pack) */
+	uint8_t *ctl_hd;         /* ctl_h as the device addresses it (mapped) */
 	struct hpk_scratch scr;  /* a kernel's extra device memory */
 };
 
@@ -60,6 +61,15 @@ int hpk_mem_add(struct hpk_ctx *c, const uint8_t *lo, const uint8_t *hi, int64_t
  * kernel's lanes over the same src, len and off (hpk_move.cuh), each
  * region checked against registered memory first (-EFAULT outside). */
 int hpk_emul_gather(struct hpk_ctx *c, unsigned int s, char *err, size_t errlen);
+/* The scatter of stream s's batch in an emulation context: the GPU
+ * kernel's lanes over the same dst, mark and output arrays
+ * (hpk_move.cuh), each region checked against registered memory before
+ * it is written (-EFAULT outside: packets before it stay written). */
+int hpk_emul_scatter(struct hpk_ctx *c, unsigned int s, const struct hpk_kernel *k,
+		     char *err, size_t errlen);
+/* The array of b that holds kernel output of ob bytes a packet
+ * (hpk_kernel_out_bytes): data, digest or match. */
+const uint8_t *hpk_out_base(const struct hpk_batch *b, uint32_t ob);
 /* hpk_launch's kernel in an emulation context: its threads on the CPU. */
 int hpk_emul_launch(struct hpk_ctx *c, unsigned int s, const struct hpk_kernel *k,
 		    char *err, size_t errlen);

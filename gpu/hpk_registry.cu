@@ -48,6 +48,27 @@ hpk_kernel_keyed(const struct hpk_kernel *k)
 	return (k->flags & HPK_KEYED) != 0;
 }
 
+extern "C" uint32_t
+hpk_kernel_out_bytes(const struct hpk_kernel *k)
+{
+	switch (k->flags & (HPK_OUT_DATA | HPK_OUT_AUX | HPK_OUT_DIGEST | HPK_OUT_MATCH)) {
+	case HPK_OUT_DATA:
+		return UINT32_MAX;
+	case HPK_OUT_DIGEST:
+		return 16;
+	case HPK_OUT_MATCH:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+const uint8_t *
+hpk_out_base(const struct hpk_batch *b, uint32_t ob)
+{
+	return ob == UINT32_MAX ? b->data : ob == 16 ? b->digest : (const uint8_t *)b->match;
+}
+
 extern "C" int
 hpk_kernel_has_table(const struct hpk_kernel *k)
 {
@@ -166,10 +187,13 @@ hpk_pack(struct hpk_batch *b, uint8_t *base, uint32_t n)
 	PLACE(len, uint32_t, 4ull * n);
 	PLACE(blk, uint32_t, 4ull * (n + 1));
 	PLACE(src, uint64_t, 8ull * n);
+	PLACE(dst, uint64_t, 8ull * n);
+	PLACE(mark, uint64_t, 8ull * n);
 	PLACE(match, uint32_t, 8ull * n);
 	PLACE(ctr, uint32_t, 16ull * n);
 	PLACE(key_idx, uint32_t, 4ull * n);
 	PLACE(rk, uint32_t, 4ull * HPK_KEY_WORDS * n);
+	PLACE(sum, uint32_t, 4ull * n); /* last: the upload never covers it */
 #undef PLACE
 	return o;
 }
@@ -182,6 +206,8 @@ hpk_upload_bytes(const struct hpk_batch *b, const uint8_t *base, unsigned int fl
 	/* the arrays lie in hpk_pack's order: each later one ends later */
 	if (b->n_src)
 		end = (const uint8_t *)(b->src + b->n);
+	if (b->n_dst)
+		end = (const uint8_t *)(b->mark + b->n);
 	if (flags & HPK_ZERO_MATCH)
 		end = (const uint8_t *)(b->match + 2ull * b->n);
 	if (flags & HPK_KEYED)
@@ -204,6 +230,8 @@ hpk_begin(struct hpk_ctx *c, unsigned int si, uint32_t n)
 	s->h.n_keys = 0;
 	s->h.n_staged = 0;
 	s->h.n_src = 0;
+	s->h.n_dst = 0;
+	s->h.mark_val = 0;
 	return &s->h;
 }
 

@@ -59,7 +59,9 @@ alloc_batch(struct hpk_stream *s, uint32_t np, uint32_t nb, char *err, size_t er
 	size_t ctl = hpk_pack(h, NULL, np);
 
 	/* +16: the last block of a packet may be read whole. */
-	CK(cudaHostAlloc((void **)&s->ctl_h, ctl, cudaHostAllocDefault));
+	/* mapped: the scatter writes the checksum sums into it */
+	CK(cudaHostAlloc((void **)&s->ctl_h, ctl, cudaHostAllocMapped));
+	CK(cudaHostGetDevicePointer((void **)&s->ctl_hd, s->ctl_h, 0));
 	CK(cudaMalloc((void **)&s->ctl_d, ctl));
 	hpk_pack(h, s->ctl_h, np);
 	hpk_pack(d, s->ctl_d, np);
@@ -335,6 +337,41 @@ k_gather(const uint64_t *src, const uint32_t *off, const uint32_t *len, uint8_t 
 	}
 }
 
+/* The scatter (the in-place commit): a warp per packet whose dst is set,
+ * lane l writing host words l, l + 32, ... of the packet's region
+ * (hpk_move.cuh), then every lane fences (system scope: the stores reach
+ * host memory in order) and lane 0 writes the mark. Reads of the output
+ * stay on the device; only the result crosses PCIe, as posted writes.
+ * Cost not measured on a GPU yet. */
+__global__ void
+k_scatter(const uint64_t *dst, const uint64_t *mark, uint32_t mark_val, const uint32_t *off,
+	  const uint32_t *len, const uint8_t *base, uint32_t ob, uint32_t *hsum, uint32_t n)
+{
+	const uint32_t p = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	const uint32_t lane = threadIdx.x & 31;
+	const uint8_t *r;
+	uint32_t l, sum = 0;
+	uint64_t a;
+
+	if (p >= n || dst[p] == 0)
+		return;
+	a = dst[p];
+	r = hpk_out_region(base, off, len, ob, p, &l);
+	for (uint32_t j = lane; j < hpk_gather_words(a, l); j += 32)
+		sum += hpk_scatter_word(a, l, r, j);
+	/* the lanes' sums (each < 2^21: no overflow over 32 lanes) */
+	for (int d = 16; d > 0; d /= 2)
+		sum += __shfl_down_sync(0xffffffffu, sum, d);
+	__threadfence_system();
+	__syncwarp();
+	if (lane == 0) {
+		if (ob == UINT32_MAX)
+			hsum[p] = hpk_fold16(sum, 0);
+		__threadfence_system();
+		*(volatile uint8_t *)(uintptr_t)mark[p] = (uint8_t)mark_val;
+	}
+}
+
 /* Bytes [lo, hi) of the staging that packets [p0, p0+np) occupy. */
 static void
 span(const struct hpk_batch *h, uint32_t p0, uint32_t np, uint32_t *lo, uint32_t *hi)
@@ -473,6 +510,32 @@ hpk_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, char 
 			return ret;
 	} else {
 		CK(kernel(c, s, k, 0, h->n, s->st));
+	}
+	/* in place: the results straight into the mbufs */
+	if (h->n_dst) {
+		const uint32_t ob = hpk_kernel_out_bytes(k);
+
+		c->calls.launch++;
+		c->calls.scattered += h->n_dst;
+		if (c->emul) {
+			int ret = hpk_emul_scatter(c, si, k, err, errlen);
+
+			if (ret < 0)
+				return ret;
+		} else {
+			/* the sums go straight into the pinned control buffer,
+			 * mapped for the device */
+			uint32_t *hsum = (uint32_t *)(s->ctl_hd + ((uint8_t *)h->sum - s->ctl_h));
+
+			k_scatter<<<(h->n + 3) / 4, 128, 0, s->st>>>(d->dst, d->mark, h->mark_val,
+								       d->off, d->len,
+								       hpk_out_base(d, ob), ob, hsum,
+								       h->n);
+			CK(cudaGetLastError());
+		}
+		/* every result went in place: nothing comes back by copy */
+		if (h->n_dst == h->n_src + h->n_staged)
+			return 0;
 	}
 	if (k->flags & HPK_OUT_DATA)
 		OP(cudaMemcpyAsync(h->data + lo, d->data + lo, hi - lo, cudaMemcpyDeviceToHost,

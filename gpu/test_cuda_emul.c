@@ -6,9 +6,11 @@
  * tasks' vectors, lib/task/aes_ctr and md5), and OpenSSL's AES-128-CTR
  * and MD5 on random packets of every IMIX size and of random sizes. Exit
  * 0 on success, 1 on a mismatch. Also the descriptor path of an
- * emulation context (test_gather).
+ * emulation context: the gather (test_gather) and the in-place commit
+ * (test_scatter).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +175,7 @@ gather_put(struct hpk_batch *cb, uint32_t i, uint32_t len, const uint8_t *src,
 	cb->len[i] = len;
 	cb->blk[i] = *blk;
 	cb->src[i] = (uint64_t)(uintptr_t)src;
+	cb->dst[i] = 0; /* results by copy unless a test says where */
 	if (src != NULL) {
 		cb->n_src++;
 	} else {
@@ -182,6 +185,32 @@ gather_put(struct hpk_batch *cb, uint32_t i, uint32_t len, const uint8_t *src,
 	*off += 16 * ((len + 15) / 16);
 	*blk += (len + 15) / 16;
 	cb->blk[i + 1] = *blk;
+}
+
+/* Random keys and IVs for packets of both batches, the context's cb and
+ * the flat reference b (same keys, same IVs). */
+static void
+ctr_keys(struct hpk_batch *cb, uint32_t n)
+{
+	b.n_keys = cb->n_keys = 4;
+	for (uint32_t k = 0; k < 4; k++) {
+		uint8_t key[16];
+
+		for (int j = 0; j < 16; j++)
+			key[j] = (uint8_t)rnd();
+		hpk_key_expand(k_ctr, key, b.rk + HPK_KEY_WORDS * k);
+		hpk_key_expand(k_ctr, key, cb->rk + HPK_KEY_WORDS * k);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t iv[16];
+
+		for (int j = 0; j < 16; j++)
+			iv[j] = (uint8_t)rnd();
+		iv[12] = 0;
+		b.key_idx[i] = cb->key_idx[i] = i % 4;
+		hpk_test_set_iv(&b, i, iv);
+		hpk_test_set_iv(cb, i, iv);
+	}
 }
 
 /* The descriptor path of `cuda:emul` (hpk_move.cuh's gather walked over
@@ -257,26 +286,9 @@ test_gather(void)
 	for (uint32_t i = 0; i < NPKT; i++)
 		gather_put(cb, i, lens[i], pool + at[i], orig[i], &off, &blk);
 	hpk_layout(&b, lens, NPKT, NPKT, CAP_BYTES);
-	b.n_keys = cb->n_keys = 4;
-	for (uint32_t k = 0; k < 4; k++) {
-		uint8_t key[16];
-
-		for (int j = 0; j < 16; j++)
-			key[j] = (uint8_t)rnd();
-		hpk_key_expand(k_ctr, key, b.rk + HPK_KEY_WORDS * k);
-		hpk_key_expand(k_ctr, key, cb->rk + HPK_KEY_WORDS * k);
-	}
-	for (uint32_t i = 0; i < NPKT; i++) {
-		uint8_t iv[16];
-
-		for (int j = 0; j < 16; j++)
-			iv[j] = (uint8_t)rnd();
-		iv[12] = 0;
-		b.key_idx[i] = cb->key_idx[i] = i % 4;
-		hpk_test_set_iv(&b, i, iv);
-		hpk_test_set_iv(cb, i, iv);
+	ctr_keys(cb, NPKT);
+	for (uint32_t i = 0; i < NPKT; i++)
 		memcpy(b.data + b.off[i], orig[i], lens[i]);
-	}
 	hpk_emulate(k_ctr, &b, NULL, 0);
 	ret = hpk_launch(c, 0, k_ctr, err, sizeof(err));
 	CHECK(ret == 0, "gather: aes_ctr launch: %s", err);
@@ -301,6 +313,142 @@ test_gather(void)
 	free(pool);
 }
 
+/* RFC 1071's sum of n bytes, 16-bit words in the data's byte order
+ * (little endian here) from the first byte, folded. */
+static uint32_t
+rfc1071(const uint8_t *p, uint32_t n)
+{
+	uint64_t s = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		s += (uint64_t)p[i] << (8 * (i & 1));
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint32_t)s;
+}
+
+/* The in-place commit (hpk_move.cuh's scatter walked over dst and mark as
+ * the GPU's lanes walk them). AES-CTR: gathered from the pool at every
+ * alignment, encrypted and written back where it was read, byte-identical
+ * to the staged flat batch, with 4 driver calls (no copy back) and the
+ * RFC 1071 sum of every region's new bytes (for the L4 checksum). MD5: the
+ * digests written to addresses at every alignment. In both, every byte
+ * around the regions keeps its fill and each packet's mark is set. A dst
+ * outside registered memory fails the batch (-EFAULT) with the packets
+ * before it committed (marked) and the ones after it untouched. */
+static void
+test_scatter(void)
+{
+	enum { SLOT = 1600 + 64, DIG = 1600, MARK = 1656 };
+	static uint8_t orig[NPKT][SLOT], stray[64];
+	static uint32_t lens[NPKT], at[NPKT];
+	const size_t plen = ((size_t)NPKT * SLOT + 4095) & ~(size_t)4095;
+	uint8_t *pool = aligned_alloc(4096, plen);
+	struct hpk_ctx *c = NULL;
+	struct hpk_batch *cb;
+	struct hpk_calls c0, c1;
+	char info[256], err[256] = "";
+	uint32_t off, blk, mism = 0, stray_w = 0, unmarked = 0;
+	uint8_t d[16];
+	unsigned int dl;
+	int ret;
+
+	if (pool == NULL || hpk_open_emul(&c, 1, NPKT, CAP_BYTES, info, sizeof(info)) < 0 ||
+	    hpk_mem_register(c, pool, plen, err, sizeof(err)) < 0) {
+		CHECK(0, "scatter: setup failed");
+		free(pool);
+		hpk_close(c);
+		return;
+	}
+	for (uint32_t i = 0; i < NPKT; i++) {
+		lens[i] = i < 64 ? i : (i % 7 == 0 ? 1458 : rnd() % 1501);
+		at[i] = i < 64 ? (i * 5) % 32 : rnd() % 48;
+		for (uint32_t j = 0; j < lens[i]; j++)
+			orig[i][j] = (uint8_t)rnd();
+	}
+	for (int kind = 0; kind < 2; kind++) {
+		const struct hpk_kernel *kn = kind == 0 ? k_ctr : k_md5;
+
+		memset(pool, 0x5a, plen);
+		cb = hpk_begin(c, 0, NPKT);
+		off = blk = 0;
+		for (uint32_t i = 0; i < NPKT; i++) {
+			uint8_t *slot = pool + (size_t)i * SLOT;
+
+			memcpy(slot + at[i], orig[i], lens[i]);
+			gather_put(cb, i, lens[i], slot + at[i], NULL, &off, &blk);
+			/* CTR: back where it was read; MD5: the digest's home */
+			cb->dst[i] = (uint64_t)(uintptr_t)(kind == 0 ? slot + at[i] :
+							  slot + DIG + i % 16);
+			cb->mark[i] = (uint64_t)(uintptr_t)(slot + MARK);
+		}
+		cb->n_dst = NPKT;
+		cb->mark_val = 3 + (uint32_t)kind;
+		if (kind == 0) {
+			hpk_layout(&b, lens, NPKT, NPKT, CAP_BYTES);
+			ctr_keys(cb, NPKT);
+			for (uint32_t i = 0; i < NPKT; i++)
+				memcpy(b.data + b.off[i], orig[i], lens[i]);
+			hpk_emulate(k_ctr, &b, NULL, 0);
+		}
+		hpk_calls(c, &c0);
+		ret = hpk_launch(c, 0, kn, err, sizeof(err));
+		hpk_calls(c, &c1);
+		CHECK(ret == 0, "scatter: %s launch: %s", hpk_kernel_name(kn), err);
+		CHECK(c1.launch - c0.launch == 4 && c1.scattered - c0.scattered == NPKT,
+		      "scatter: %llu driver calls, %llu scattered, expected 4 and %u",
+		      (unsigned long long)(c1.launch - c0.launch),
+		      (unsigned long long)(c1.scattered - c0.scattered), NPKT);
+		for (uint32_t i = 0; i < NPKT; i++) {
+			const uint8_t *slot = pool + (size_t)i * SLOT;
+			uint32_t lo = kind == 0 ? at[i] : DIG + i % 16;
+			uint32_t hi = lo + (kind == 0 ? lens[i] : 16);
+
+			if (kind == 0) {
+				mism += memcmp(slot + at[i], b.data + b.off[i], lens[i]) != 0 ||
+					cb->sum[i] != rfc1071(slot + at[i], lens[i]);
+			} else {
+				EVP_Digest(orig[i], lens[i], d, &dl, EVP_md5(), NULL);
+				mism += memcmp(slot + lo, d, 16) != 0 ||
+					memcmp(slot + at[i], orig[i], lens[i]) != 0;
+			}
+			unmarked += slot[MARK] != 3 + kind;
+			for (uint32_t j = 0; j < SLOT; j++) {
+				bool region = j >= lo && j < hi;
+
+				if (kind == 1 && j >= at[i] && j < at[i] + lens[i])
+					continue; /* md5 leaves the payload as it was */
+				stray_w += !region && j != MARK && slot[j] != 0x5a;
+			}
+		}
+		CHECK(mism == 0, "scatter: %s: %u of %u packets wrong in place",
+		      hpk_kernel_name(kn), mism, NPKT);
+		CHECK(stray_w == 0, "scatter: %s: %u bytes written outside the regions",
+		      hpk_kernel_name(kn), stray_w);
+		CHECK(unmarked == 0, "scatter: %s: %u packets without their mark",
+		      hpk_kernel_name(kn), unmarked);
+	}
+
+	/* the second of three results has no registered home */
+	memset(pool, 0, 3 * SLOT);
+	cb = hpk_begin(c, 0, 3);
+	off = blk = 0;
+	for (uint32_t i = 0; i < 3; i++) {
+		gather_put(cb, i, 40, pool + (size_t)i * SLOT + 1, NULL, &off, &blk);
+		cb->dst[i] = (uint64_t)(uintptr_t)(i == 1 ? stray + 3 : pool + (size_t)i * SLOT + DIG);
+		cb->mark[i] = (uint64_t)(uintptr_t)(pool + (size_t)i * SLOT + MARK);
+	}
+	cb->n_dst = 3;
+	cb->mark_val = 9;
+	ret = hpk_launch(c, 0, k_md5, err, sizeof(err));
+	CHECK(ret == -EFAULT && strstr(err, "outside registered memory") != NULL,
+	      "scatter: a region outside registered memory gave %d (%s)", ret, err);
+	CHECK(pool[MARK] == 9 && pool[2 * SLOT + MARK] == 0 && pool[2 * SLOT + DIG] == 0,
+	      "scatter: the fault did not stop the batch at the bad packet");
+	hpk_close(c);
+	free(pool);
+}
+
 int
 main(void)
 {
@@ -311,11 +459,12 @@ main(void)
 	test_md5_rfc1321();
 	test_md5_random();
 	test_gather();
+	test_scatter();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;
 	}
-	printf("cuda kernels (host emulation): FIPS-197 C.1, SP 800-38A F.5.1, RFC 1321 A.5, %d random packets vs OpenSSL, the gather from registered memory: ok\n",
+	printf("cuda kernels (host emulation): FIPS-197 C.1, SP 800-38A F.5.1, RFC 1321 A.5, %d random packets vs OpenSSL, the gather from and the in-place scatter into registered memory: ok\n",
 	       NPKT);
 	return 0;
 }

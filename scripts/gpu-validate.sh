@@ -10,6 +10,11 @@
 #       MD5, LDPC, Aho-Corasick, AES-CBC, SMPP), bench/gpu and
 #       bench/smpp_gpu with --record, hplane runs with --gpu cuda (vpn, ran,
 #       crypto with a fault injected mid-run): issues 8 and 9 (~5 min)
+#   scripts/gpu-validate.sh quick     byte identity of every kernel (the
+#       three tests of checks) and one bench point per app: an hplane run
+#       of vpn, ran, crypto, ids and dedup on the GPU at the stress rate,
+#       and crypto's staged path beside its in-place one (issue 22); fits
+#       4 minutes (GV_DEADLINE defaults to 235 s from the start)
 #   scripts/gpu-validate.sh compare [SECONDS [APP [GRANULARITIES]]]   the
 #       scheduler comparison on real CPU workers and the GPU (hplane
 #       compare --gpu cuda, SECONDS per run [8], APP [ran], granularities
@@ -44,7 +49,8 @@ if [ ! -x "$K/build/apps/hplane/hplane" ]; then
 fi
 case "$stage" in
 checks|compare) ;;
-*) echo "gpu-validate: stage must be checks or compare, not '$stage'" >&2; exit 2 ;;
+quick) [ "$deadline" -gt 0 ] || deadline=$(($(date +%s) + 235)) ;;
+*) echo "gpu-validate: stage must be checks, quick or compare, not '$stage'" >&2; exit 2 ;;
 esac
 mkdir -p "$DEST" || exit 2
 # the steps' logs, packed into DEST at the end
@@ -97,11 +103,22 @@ step() {
 { date -u; uname -a; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } \
 	> "$W/machine.txt" 2>&1
 cat "$W/machine.txt"
-if [ "$stage" = checks ]; then
+if [ "$stage" = checks ] || [ "$stage" = quick ]; then
 	# byte identity first, then the pipeline's invariants, then the speed
 	step test_cuda_gpu 120 "$K/build/gpu/test_cuda_gpu"
 	step test_cuda_nf_gpu 120 "$K/build/gpu/test_cuda_nf_gpu"
 	step test_smpp_gpu 120 "$K/build/smpp/gpu/test_smpp_gpu" smpp/fuzz/corpus
+fi
+if [ "$stage" = quick ]; then
+	# one point per app: every packet the scheduler can give the GPU
+	# at twice the CPU worker's capacity; crypto staged beside it
+	for app in vpn ran crypto ids dedup; do
+		step "point_$app" 45 "$H" run --app "$app" --gpu "$gpu" --workers 1 --scenario stress \
+			--duration 3 --calib 0.5 --no-report --out "$W/point_$app"
+	done
+	step point_crypto_staged 45 "$H" run --app crypto --gpu "$gpu:staged" --workers 1 \
+		--scenario stress --duration 3 --calib 0.5 --no-report --out "$W/point_crypto_staged"
+elif [ "$stage" = checks ]; then
 	for app in vpn ran crypto ids dedup; do
 		step "run_$app" 60 "$H" run --app "$app" --gpu "$gpu" --workers 2 --scenario standard \
 			--duration 6 --out "$W/run_$app"

@@ -27,6 +27,12 @@ The timed threads (the bare loop; hplane's lcores) run SCHED_FIFO so other
 tenants of a shared machine do not take their CPUs (bench/rtrun.py;
 --no-rt to not); hplane's lcores that share a CPU yield when idle.
 Writes a markdown table to stdout and, with --record, to bench/results/.
+
+--telemetry-ab measures instead what reading the run's telemetry costs the
+data path: (1) and (3) with no reader, with a reader that asks every
+/heteroplane/ command every 100 ms (what tools/hp_exporter.py asks at each
+scrape, ten scrapes a second) and with a control reader that asks DPDK's
+/info as often, the three in a rotated order each round; ratios of medians.
 """
 import argparse
 import csv
@@ -37,6 +43,8 @@ import platform
 import statistics
 import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from rtrun import report, run_summary  # noqa: E402
@@ -44,7 +52,48 @@ from rtrun import report, run_summary  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def hplane_run(hplane, app, secs, extra=(), rt=True):
+def tel_reader(full, period=0.1):
+    """on_start for run_summary: a thread that, from the socket's appearance
+    to the run's end, every period seconds opens a connection and asks
+    every /heteroplane/ command (full) or, for the control arm, DPDK's own
+    /info as many times (the same socket and thread work, no pipeline
+    counter read); the count of complete readings per run is kept."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    from hp_exporter import Telemetry, read_instance, runtime_dir
+
+    def control(path):
+        tel = Telemetry(path)
+        try:
+            return [tel.ask("/info") for _ in range(9)]
+        finally:
+            tel.close()
+
+    def start(pid):
+        path = os.path.join(runtime_dir(), f"hplane{pid}", "dpdk_telemetry.v2")
+        stop, got = threading.Event(), []
+
+        def loop():
+            while not stop.is_set():
+                t = time.monotonic()
+                try:
+                    if os.path.exists(path) and (read_instance(path) if full else control(path)):
+                        got.append(t)
+                except (OSError, ValueError):
+                    pass
+                stop.wait(max(0.0, period - (time.monotonic() - t)))
+        th = threading.Thread(target=loop, daemon=True)
+        th.start()
+
+        def end():
+            stop.set()
+            th.join()
+            start.readings.append(len(got))
+        return end
+    start.readings = []
+    return start
+
+
+def hplane_run(hplane, app, secs, extra=(), rt=True, on_start=None):
     """Runs hplane (lcore threads in SCHED_FIFO unless rt is False, see
     bench/rtrun.py); returns its summary with the trace rows under "_trace"
     and the real-time note under "_rt"."""
@@ -54,7 +103,7 @@ def hplane_run(hplane, app, secs, extra=(), rt=True):
 
     cmd = [hplane, "run", "--app", app, "--scenario", "stress", "--duration", str(secs),
            "--verify-every", "0", "--quiet"] + list(extra)
-    return run_summary(cmd, secs, rt, "bench/pipeline", also=trace)
+    return run_summary(cmd, secs, rt, "bench/pipeline", also=trace, on_start=on_start)
 
 
 def loop_cycles(s, loop, hz):
@@ -91,7 +140,12 @@ def main():
                     help="normal scheduling (default: SCHED_FIFO for the timed threads)")
     ap.add_argument("--hplane-args", default="",
                     help="more `hplane run` options for both pipeline runs, e.g. '--ring-size 256'")
+    ap.add_argument("--telemetry-ab", action="store_true",
+                    help="the cost of a telemetry reader polling every 100 ms: runs with and "
+                         "without it, interleaved")
     a = ap.parse_args()
+    if a.telemetry_ab:
+        return telemetry_ab(a)
     hplane = os.path.join(a.build, "apps/hplane/hplane")
     bare = os.path.join(a.build, "bench/bare_ctr")
     cpu = "1" if os.cpu_count() > 1 else "0"  # hplane puts worker 0 there
@@ -161,6 +215,75 @@ def main():
     ]
     report("\n".join(lines), "pipeline", a.tag, a.record)
 
+
+def telemetry_ab(a):
+    """The pipeline runs of (1) and (3) with no reader, with a control
+    reader (DPDK's /info at the same pace: the socket, the telemetry thread
+    and the reader's own CPU, no pipeline counter read) and with the full
+    reader, the arms in a rotated order each round so that a drift of the
+    machine's load falls on all alike."""
+    hplane = os.path.join(a.build, "apps/hplane/hplane")
+    bare = os.path.join(a.build, "bench/bare_ctr")
+    cpu = "1" if os.cpu_count() > 1 else "0"
+    arms = ("none", "info", "full")
+    rows = {(k, arm): [] for k in ("pipe_pps", "work_cyc", "disp", "disp_pps") for arm in arms}
+    readers = {"none": None, "info": tel_reader(False), "full": tel_reader(True)}
+    load0 = os.getloadavg()[0]
+    pre = ["taskset", "-c", cpu] + ([] if a.no_rt else ["chrt", "-f", "1"])
+    p = subprocess.run(pre + [bare, "1"], check=True, capture_output=True, text=True)
+    b = json.loads(p.stdout)
+    hz = b["tsc_cycles_per_pkt"] * b["pps"]
+    common = ["--capacity", str(int(b["pps"])), "--idle", "yield"] + a.hplane_args.split()
+    for rnd in range(a.rounds):
+        for arm in arms[rnd % 3:] + arms[:rnd % 3]:
+            hook = readers[arm]
+            s = hplane_run(hplane, "crypto", a.seconds, common + ["--gen-recycle"],
+                           rt=not a.no_rt, on_start=hook)
+            assert s["dropped_internal"] == 0 and s["mbufs_leaked"] == 0
+            rows["pipe_pps", arm].append(s["throughput_mpps"] * 1e6)
+            rows["work_cyc", arm].append(loop_cycles(s, "cpu0", hz))
+            n = hplane_run(hplane, "null", a.seconds,
+                           ["--idle", "yield", "--gen-recycle"] + a.hplane_args.split(),
+                           rt=not a.no_rt, on_start=hook)
+            rows["disp", arm].append(loop_cycles(n, "sched", hz))
+            rows["disp_pps", arm].append(n["throughput_mpps"] * 1e6)
+    med = {k: statistics.median(v) for k, v in rows.items()}
+    date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+
+    def line(what, k, fmt="{:,.0f}", better="higher"):
+        def cell(arm):
+            return f"{fmt.format(med[k, arm])} ({', '.join(fmt.format(x) for x in rows[k, arm])})"
+
+        def ratio(x, y):
+            return f"{med[k, x] / med[k, y]:.3f}" if med[k, y] else "-"
+        return (f"| {what} ({better} is better) | {cell('none')} | {cell('info')} | {cell('full')} "
+                f"| **{ratio('full', 'info')}** | {ratio('full', 'none')} |")
+
+    cmd = (f"python3 bench/pipeline/run.py --telemetry-ab --seconds {a.seconds} --rounds {a.rounds}"
+           + (" --no-rt" if a.no_rt else "")
+           + (f" --hplane-args '{a.hplane_args}'" if a.hplane_args else ""))
+    text = "\n".join([
+        f"# bench/pipeline --telemetry-ab — {date}",
+        "",
+        f"machine: {platform.node()} ({os.cpu_count()} CPUs, {platform.processor() or platform.machine()}), "
+        f"load average {load0:.1f} at the start; command: `{cmd}`; "
+        + ("normal scheduling" if a.no_rt else "hplane lcores SCHED_FIFO") + ".",
+        "Readers, every 100 ms over a fresh connection: *full* asks every /heteroplane/ "
+        "command and /heteroplane/lcore/load (tools/hp_exporter.py's read_instance, what a "
+        "scrape asks), *info* asks DPDK's /info as many times (control: the same socket, "
+        "telemetry thread and reader CPU, no pipeline counter read). Complete readings per "
+        f"run: info {', '.join(map(str, readers['info'].readings))}; "
+        f"full {', '.join(map(str, readers['full'].readings))}.",
+        "",
+        "| measure, median (rounds) | no reader | info reader | full reader | **full / info**: reading the counters | full / none: everything, the reader's CPU too |",
+        "|---|---|---|---|---|---|",
+        line("crypto, 1 CPU worker, offered 2x, generator recycling: pps delivered", "pipe_pps"),
+        line("... worker thread cycles/packet", "work_cyc", better="lower"),
+        line("null: scheduler lcore cycles/packet (busy CPU time)", "disp", better="lower"),
+        line("null: pps delivered", "disp_pps"),
+        "",
+    ])
+    report(text, "telemetry-cost", a.tag, a.record)
 
 if __name__ == "__main__":
     main()

@@ -74,7 +74,9 @@ struct hp_dev_stats {
 	 * queries (0 when it makes none) */
 	uint64_t driver_calls, driver_polls;
 	uint64_t gathered_pkts;    /* a GPU backend's: read in place from mbufs */
+	uint64_t scattered_pkts;   /* ... and written back into them in place */
 	uint64_t prep_cycles, prep_pkts; /* its lcore's per-batch preparation */
+	uint64_t commit_cycles, commit_pkts; /* ... and results into the packets */
 };
 
 /* A spec's ",key=value" options, parsed the same for every kind; a kind

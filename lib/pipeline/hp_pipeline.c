@@ -55,6 +55,13 @@ power_open(struct pl_run *r, struct power *p, uint64_t now)
 		p->model_cyc[i] = LOAD(d->st.model_cycles);
 	}
 	hp_power_start(p->pw, (double)now / (double)r->hz);
+	/* telemetry's copy: names first, then how many */
+	for (i = 0; i < p->pw->n && i < HP_POWER_MAX; i++) {
+		snprintf(r->power.name[i], sizeof(r->power.name[i]), "%s", p->pw->src[i].name);
+		r->power.modeled[i] = p->pw->src[i].kind == HP_POWER_MODELED;
+	}
+	__atomic_store_n(&r->power.n, RTE_MIN(p->pw->n, (unsigned int)HP_POWER_MAX),
+			 __ATOMIC_RELEASE);
 	p->t_last = now;
 	p->period = (uint64_t)((cfg->power_interval_s > 0 ? cfg->power_interval_s : 1.0) *
 			       (double)r->hz);
@@ -94,8 +101,10 @@ power_sample(struct pl_run *r, struct power *p, uint64_t now)
 	hp_power_sample(pw, (double)now / (double)r->hz);
 	p->t_last = now;
 	p->next = now + p->period;
-	for (i = 0; i < pw->n && i < HP_POWER_MAX; i++)
+	for (i = 0; i < pw->n && i < HP_POWER_MAX; i++) {
 		__atomic_store(&r->power_w[i], &pw->src[i].watts, __ATOMIC_RELAXED);
+		__atomic_store(&r->power.joules[i], &pw->src[i].joules, __ATOMIC_RELAXED);
+	}
 }
 
 static void
@@ -381,6 +390,8 @@ measure(struct pl_run *r, struct hp_run_result *res, char *err, size_t errlen)
 		while (LOAD(*seen) != 1)
 			usleep(200);
 	}
+	/* the generator is off and drained: ethdev's counts start here */
+	pl_port_ethdev(r, &r->eth0, true);
 	start = rte_rdtsc();
 	stop_at = start + (uint64_t)(cfg->duration_s * (double)r->hz);
 	STORE(r->t0, start);
@@ -530,11 +541,14 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 	ret = run_build(r, sops, res, err, errlen);
 	if (ret < 0)
 		goto out;
-	/* measure */
-	ret = hp_launch_start(&r->launch, r->stage, r->n_stages, &lc, err, errlen);
+	/* measure, readable on telemetry (pl_tel.c) while the stages run */
+	ret = pl_tel_attach(r, err, errlen);
+	if (ret == 0)
+		ret = hp_launch_start(&r->launch, r->stage, r->n_stages, &lc, err, errlen);
 	if (ret == 0)
 		ret = measure(r, res, err, errlen);
 	stages_stop(r);
+	pl_tel_detach(r);
 	pl_progress(r);
 	if (ret == 0)
 		pl_collect(r, res);
@@ -545,6 +559,7 @@ hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res, char *err,
 		ret = sops->finish(&r->sc->s, err, errlen);
 out:
 	/* tear down */
+	pl_tel_detach(r);
 	run_teardown(r, res);
 	if (r->tx_pcap_tmp[0] != '\0')
 		ret = pcap_out_finish(r, res, ret, err, errlen);

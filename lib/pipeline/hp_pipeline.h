@@ -138,7 +138,9 @@ struct hp_dev_report {
 	uint64_t batches, batch_pkts;
 	uint64_t driver_calls, driver_polls; /* a GPU backend's (0: none) */
 	uint64_t gathered_pkts;    /* read in place from the mbufs by a GPU */
+	uint64_t scattered_pkts;   /* written back into the mbufs in place by a GPU */
 	double prep_cycles_pkt;    /* a GPU lcore's preparation per packet (TSC) */
+	double commit_cycles_pkt;  /* ... and its commit of results per packet */
 	uint64_t flush[8];         /* by enum hp_flush_reason */
 	uint64_t fallback_pkts;
 	bool failed;
@@ -164,6 +166,12 @@ struct hp_type_count {
 };
 
 /* What the port saw besides the packets it passed on (pl_ports.c). */
+/* ethdev's counters of a run's ports: the rx port's i*, the tx port's o*. */
+struct hp_eth_view {
+	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
+	uint64_t opackets, obytes, oerrors;
+};
+
 struct hp_port_report {
 	unsigned int mtu;          /* af_packet: the interface's MTU */
 	unsigned int frame_max;    /* longest frame taken whole, in one mbuf */
@@ -175,6 +183,10 @@ struct hp_port_report {
 	uint64_t reasm_datagrams, reasm_fragments, reasm_failed;
 	uint64_t pcap_records;     /* pcap: records in one pass */
 	bool pcap_cut;             /* pcap: the file ends inside a record */
+	/* the ports as ethdev counts them over the measured phase: beside
+	 * the run's own counts, which for the generator and pcap drops are
+	 * made before the port (docs/operations.md) */
+	struct hp_eth_view ethdev;
 };
 
 struct hp_run_result {

@@ -398,7 +398,9 @@ device_json(const struct hp_run_result *r, unsigned int i)
 		SET(o, "driver_calls", ju64(d->driver_calls));
 		SET(o, "driver_polls", ju64(d->driver_polls));
 		SET(o, "gathered_packets", ju64(d->gathered_pkts));
+		SET(o, "scattered_packets", ju64(d->scattered_pkts));
 		SET(o, "prep_cycles_per_pkt", jnum(d->prep_cycles_pkt));
+		SET(o, "commit_cycles_per_pkt", jnum(d->commit_cycles_pkt));
 	}
 	SET(o, "failed", json_boolean(d->failed));
 	SET(o, "failed_at_s", jnum(d->failed_at_s));
@@ -500,6 +502,25 @@ types_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 	return ok ? 0 : -ENOMEM;
 }
 
+/* ethdev's own counts of the ports over the measured phase, beside the
+ * run's (docs/operations.md says where they differ and why). */
+static json_t *
+eth_json(const struct hp_eth_view *e)
+{
+	json_t *o = json_object();
+	int ok = o != NULL;
+
+	SET(o, "ipackets", ju64(e->ipackets));
+	SET(o, "ibytes", ju64(e->ibytes));
+	SET(o, "imissed", ju64(e->imissed));
+	SET(o, "ierrors", ju64(e->ierrors));
+	SET(o, "rx_nombuf", ju64(e->rx_nombuf));
+	SET(o, "opackets", ju64(e->opackets));
+	SET(o, "obytes", ju64(e->obytes));
+	SET(o, "oerrors", ju64(e->oerrors));
+	return ok ? o : (json_decref(o), NULL);
+}
+
 /* What the port saw (af_packet, pcap; zeros for the generator). */
 static json_t *
 port_json(const struct hp_run_result *r)
@@ -517,6 +538,7 @@ port_json(const struct hp_run_result *r)
 	SET(o, "reassembled", re);
 	SET(o, "pcap_records", ju64(p->pcap_records));
 	SET(o, "pcap_cut", json_boolean(p->pcap_cut));
+	SET(o, "ethdev", eth_json(&p->ethdev));
 	return ok ? o : (json_decref(o), NULL);
 }
 

@@ -186,6 +186,9 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 		dr->driver_calls = d->st.driver_calls;
 		dr->driver_polls = d->st.driver_polls;
 		dr->gathered_pkts = d->st.gathered_pkts;
+		dr->scattered_pkts = d->st.scattered_pkts;
+		dr->commit_cycles_pkt = d->st.commit_pkts ?
+			(double)d->st.commit_cycles / (double)d->st.commit_pkts : 0;
 		dr->prep_cycles_pkt = d->st.prep_pkts ?
 			(double)d->st.prep_cycles / (double)d->st.prep_pkts : 0;
 		RTE_BUILD_BUG_ON(HP_FLUSH_REASONS > RTE_DIM(dr->flush));

@@ -571,12 +571,45 @@ pl_offered_now(struct pl_run *r)
 }
 
 void
+pl_port_ethdev(struct pl_run *r, struct hp_eth_view *v, bool mark)
+{
+	struct rte_eth_stats rx = { 0 }, tx = { 0 };
+	const struct hp_eth_view *b = &r->eth0;
+
+	if (r->rx_port_ok)
+		rte_eth_stats_get(r->rx_port, &rx);
+	/* tx_port_ok says whether a tx port of its own is open */
+	if (r->tx_port_ok)
+		rte_eth_stats_get(r->tx_port, &tx);
+	else if (r->rx_port_ok && r->tx_port == r->rx_port)
+		tx = rx;
+	*v = (struct hp_eth_view){
+		.ipackets = rx.ipackets, .ibytes = rx.ibytes, .imissed = rx.imissed,
+		.ierrors = rx.ierrors, .rx_nombuf = rx.rx_nombuf,
+		.opackets = tx.opackets, .obytes = tx.obytes, .oerrors = tx.oerrors,
+	};
+	if (mark) {
+		r->eth0 = *v;
+		return;
+	}
+	v->ipackets -= b->ipackets;
+	v->ibytes -= b->ibytes;
+	v->imissed -= b->imissed;
+	v->ierrors -= b->ierrors;
+	v->rx_nombuf -= b->rx_nombuf;
+	v->opackets -= b->opackets;
+	v->obytes -= b->obytes;
+	v->oerrors -= b->oerrors;
+}
+
+void
 pl_ports_report(struct pl_run *r, struct hp_port_report *rep)
 {
 	struct pl_ports *pp = r->ports;
 	uint64_t v[3];
 
 	memset(rep, 0, sizeof(*rep));
+	pl_port_ethdev(r, &rep->ethdev, false);
 	if (pp == NULL)
 		return;
 	rep->frame_max = pp->frame_max;

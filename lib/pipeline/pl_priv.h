@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <rte_mempool.h>
+#include <rte_seqlock.h>
 
 #include "hp_device.h"
 #include "hp_flowtab.h"
@@ -159,6 +160,27 @@ struct pl_traffic {
 	unsigned int recyc_n, recyc_cap;
 };
 
+/* Latency as telemetry reads it (pl_tel.c): a copy the scheduler makes
+ * once a trace row, under a seqlock, since the histograms it reads are
+ * merged then and a reader would see them half-merged. Nanoseconds. */
+#define PL_TEL_NQ 4 /* quantiles: pl_tel_q */
+struct pl_lat_snap {
+	uint64_t rows;                /* trace rows so far */
+	uint64_t t_ns;                /* the window's end, since t0 */
+	uint64_t w_ns;                /* the window's length */
+	uint64_t w_count, w_sum, w_max, w_q[PL_TEL_NQ]; /* the last window */
+	uint64_t count, sum, min, max, q[PL_TEL_NQ];    /* since the start */
+	uint64_t d_count[HP_MAX_DEVICES], d_sum[HP_MAX_DEVICES], d_p99[HP_MAX_DEVICES];
+};
+
+/* Power as telemetry reads it: what the main lcore's last sample said. */
+struct pl_power_pub {
+	unsigned int n;               /* sources; names set before n */
+	char name[HP_POWER_MAX][HP_POWER_NAMELEN];
+	bool modeled[HP_POWER_MAX];
+	double joules[HP_POWER_MAX];  /* since the measured phase began */
+};
+
 /* Stages, in launch order: devices, scheduler, traffic. */
 #define PL_STAGE_SCHED(r) (&(r)->stage[(r)->n_dev])
 #define PL_STAGE_TRAFFIC(r) (&(r)->stage[(r)->n_dev + 1])
@@ -166,6 +188,9 @@ struct pl_traffic {
 struct pl_run {
 	const struct hp_run_cfg *cfg;
 	double power_w[HP_POWER_MAX]; /* last power sample, for trace rows */
+	struct pl_power_pub power;    /* ... and for telemetry */
+	rte_seqlock_t lat_lock;       /* lat_snap's */
+	struct pl_lat_snap lat_snap;
 	const struct hp_app *app;
 	const struct hp_task_ops *tasks[HP_MAX_TASKS];
 	struct rte_mempool *pool;
@@ -191,6 +216,7 @@ struct pl_run {
 	/* the pcap output: written under a temporary name, renamed once the
 	 * port is closed (pl_ports.c's pcap_setup sets both) */
 	char tx_pcap[4200], tx_pcap_tmp[4220];
+	struct hp_eth_view eth0;   /* ethdev's counts when the measured phase began */
 	unsigned int n_stages;
 	struct hp_stage stage[HP_MAX_DEVICES + 2];
 	struct hp_launch launch;
@@ -244,6 +270,9 @@ void pl_ports_close(struct pl_run *r);
 uint64_t pl_port_drops(struct pl_run *r);
 uint64_t pl_offered_now(struct pl_run *r);
 void pl_ports_report(struct pl_run *r, struct hp_port_report *rep);
+/* ethdev's counts of the ports: since the measured phase began (mark)
+ * or, with mark, from now on */
+void pl_port_ethdev(struct pl_run *r, struct hp_eth_view *v, bool mark);
 
 /* pl_replay.c: a pcap file replayed into a ring, paced by its timestamps */
 struct pl_pcap_info {
@@ -268,6 +297,13 @@ void pl_replay_stop(struct pl_replay *rp);
 void pl_replay_free(struct pl_replay *rp);
 /* Frames the paced replay found no room for in the ring (a full rx queue). */
 uint64_t pl_replay_drops(const struct pl_replay *rp);
+
+/* pl_tel.c: the /heteroplane/ telemetry commands read the run attached
+ * (one at a time; registered once a process) */
+int pl_tel_attach(struct pl_run *r, char *err, size_t errlen);
+void pl_tel_detach(struct pl_run *r);
+/* The scheduler, once a trace row: latency for telemetry (t: TSC). */
+void pl_tel_lat_publish(struct pl_run *r, const struct pl_sched *sc, uint64_t t, double dt);
 
 /* pl_collect.c */
 unsigned int pl_n_loops(const struct pl_run *r);

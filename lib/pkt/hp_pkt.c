@@ -329,12 +329,41 @@ raw_sum(const void *buf, uint32_t len)
  * length from the IP header) get wrong: IPv6 extension headers walked, a
  * UDP length shorter than the IP payload. The pseudo-header is summed in
  * a few adds (rte_ipv4_udptcp_cksum's costs ~15 cycles more). */
+/* Bytes [off, off + len) of an L4 segment whose sum is known already
+ * (RFC 1071 in the data's byte order from byte off, folded): the
+ * accelerator that wrote them summed them. */
+struct known_sum {
+	uint32_t off, len;
+	uint16_t sum;
+};
+
+static inline uint32_t
+swap16_if(int odd, uint16_t s)
+{
+	return odd ? (uint16_t)((s << 8) | (s >> 8)) : s;
+}
+
+/* The segment's raw sum, the known part taken as given: a part that
+ * starts at an odd byte of the segment pairs its bytes the other way,
+ * so its sum is byte-swapped (RFC 1071, byte order independence). */
+static inline uint64_t
+seg_sum(const uint8_t *l4, uint32_t l4len, const struct known_sum *k)
+{
+	const uint32_t e = k != NULL ? k->off + k->len : 0;
+
+	if (k == NULL)
+		return raw_sum(l4, l4len);
+	return (uint64_t)raw_sum(l4, k->off) + swap16_if(k->off & 1, k->sum) +
+	       swap16_if(e & 1, raw_sum(l4 + e, l4len - e));
+}
+
 static uint16_t
-l4_sum(const void *addr, uint32_t alen, const void *l4, uint32_t l4len, uint8_t proto)
+l4_sum(const void *addr, uint32_t alen, const void *l4, uint32_t l4len, uint8_t proto,
+       const struct known_sum *k)
 {
 	const uint8_t *a = addr;
 	uint64_t sum = (uint64_t)rte_cpu_to_be_16((uint16_t)proto) +
-		       rte_cpu_to_be_16((uint16_t)l4len) + raw_sum(l4, l4len);
+		       rte_cpu_to_be_16((uint16_t)l4len) + seg_sum(l4, l4len, k);
 	uint32_t i, w;
 
 	for (i = 0; i < alen; i += 4) {
@@ -403,7 +432,8 @@ put_cksum(uint8_t *ck, uint16_t sum, uint8_t proto)
 }
 
 static void
-fixup_ipv6(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint64_t offl)
+fixup_ipv6(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint64_t offl,
+	   const struct known_sum *k)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *l4 = f + h->l4;
 	uint8_t *ck = l4 + l4_cksum_off(h->proto);
@@ -423,11 +453,12 @@ fixup_ipv6(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint6
 		put16(ck, rte_ipv6_phdr_cksum(ip6, m->ol_flags));
 		return;
 	}
-	put_cksum(ck, l4_sum(ip6->src_addr, 32, l4, l4len, h->proto), h->proto);
+	put_cksum(ck, l4_sum(ip6->src_addr, 32, l4, l4len, h->proto, k), h->proto);
 }
 
 static void
-fixup_ipv4(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint64_t offl)
+fixup_ipv4(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint64_t offl,
+	   const struct known_sum *k)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *l4 = f + h->l4;
 	uint8_t *ck = l4 + l4_cksum_off(h->proto);
@@ -454,7 +485,7 @@ fixup_ipv4(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint6
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | l4_ol_flag(h->proto);
 		put16(ck, rte_ipv4_phdr_cksum(ip, m->ol_flags));
 	} else {
-		put_cksum(ck, l4_sum(&ip->src_addr, 8, l4, l4len, h->proto), h->proto);
+		put_cksum(ck, l4_sum(&ip->src_addr, 8, l4, l4len, h->proto, k), h->proto);
 	}
 	if (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) {
 		m->l2_len = h->l3;
@@ -475,9 +506,26 @@ hp_pkt_l4_fixup(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow,
 		uint64_t tx_offload)
 {
 	if (h->ipv6)
-		fixup_ipv6(m, h, grow, tx_offload);
+		fixup_ipv6(m, h, grow, tx_offload, NULL);
 	else
-		fixup_ipv4(m, h, grow, tx_offload);
+		fixup_ipv4(m, h, grow, tx_offload, NULL);
+}
+
+/* Cost note: the checksum pass reads only the L4 bytes around the known
+ * ones (headers: ~40 B), so it no longer grows with the payload
+ * (bench/gpu_host). */
+void
+hp_pkt_l4_fixup_sum(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t off,
+		    uint16_t len, uint16_t sum, uint64_t tx_offload)
+{
+	const struct known_sum k = { (uint32_t)off - h->l4, len, sum };
+	/* only bytes inside the L4 segment can be taken as summed */
+	const bool in = off >= h->l4 && (uint32_t)off + len <= (uint32_t)h->pay + h->pay_len;
+
+	if (h->ipv6)
+		fixup_ipv6(m, h, 0, tx_offload, in ? &k : NULL);
+	else
+		fixup_ipv4(m, h, 0, tx_offload, in ? &k : NULL);
 }
 
 bool
@@ -497,11 +545,11 @@ hp_pkt_cksum_ok(const uint8_t *frame, uint32_t len)
 	memcpy(&ck, l4 + l4_cksum_off(h.proto), 2);
 	if (h.ipv6) /* the UDP checksum is mandatory over IPv6 */
 		return ck != 0 && l4_sum(frame + h.l3 + offsetof(struct rte_ipv6_hdr, src_addr),
-					 32, l4, l4len, h.proto) == 0xffff;
+					 32, l4, l4len, h.proto, NULL) == 0xffff;
 	ip = (const void *)(frame + h.l3);
 	if (rte_ipv4_cksum(ip) != 0) /* ~(sum over a right header) */
 		return false;
 	if (h.proto == IPPROTO_UDP && ck == 0)
 		return true;
-	return l4_sum(&ip->src_addr, 8, l4, l4len, h.proto) == 0xffff;
+	return l4_sum(&ip->src_addr, 8, l4, l4len, h.proto, NULL) == 0xffff;
 }

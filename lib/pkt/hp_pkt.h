@@ -540,6 +540,14 @@ unsigned int hp_flow_msg(const struct hp_flow_key *key, uint8_t domain,
  * rte_ipv4_udptcp_cksum/rte_ipv6_udptcp_cksum. */
 void hp_pkt_l4_fixup(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow,
 		     uint64_t tx_offload);
+/* The same with grow 0 after a change of the frame's bytes [off, off +
+ * len) inside the L4 segment whose new sum is known (sum: RFC 1071, the
+ * 16-bit words in the data's byte order from byte off, folded; what the
+ * CUDA plugin's in-place scatter gives): only the bytes around them are
+ * summed. A range outside the segment is summed as hp_pkt_l4_fixup
+ * would. */
+void hp_pkt_l4_fixup_sum(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t off,
+			 uint16_t len, uint16_t sum, uint64_t tx_offload);
 
 /* Whether the IPv4 header checksum and the UDP/TCP checksum of a
  * classified frame are right (a UDP/IPv4 checksum of 0 counts as right):

@@ -248,6 +248,7 @@ hp_task_offload_copy_in(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 	}
 	o->in_len = md->data_len;
 	o->src = rte_pktmbuf_mtod_offset(m, const uint8_t *, md->data_off);
+	o->dst = NULL; /* the task knows where its result goes */
 	if (stage != NULL)
 		memcpy(stage, o->src, md->data_len);
 	return 0;

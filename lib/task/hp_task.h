@@ -45,6 +45,15 @@ struct hp_offload {
 	/* prep with no staging (offload_in_place): where the in_len bytes
 	 * are, in the packet's mbuf, for the accelerator to read in place */
 	const uint8_t *src;
+	/* ... and where the kernel's output goes in place (the payload for
+	 * a cipher, the metadata field for a digest or a match record), so
+	 * the accelerator writes it there itself; NULL: back through
+	 * offload_done's copy */
+	uint8_t *dst;
+	/* with dst, set before done for a kernel that changes the data: the
+	 * ones' complement sum of the bytes it wrote there (RFC 1071, the
+	 * data's byte order from dst, folded), for hp_pkt_l4_fixup_sum */
+	uint16_t out_sum;
 };
 
 /* One instance per lcore (tasks keep per-lcore state: cipher contexts,
@@ -124,7 +133,10 @@ struct hp_task_ops {
 	/* prep accepts stage == NULL: it then copies nothing and points
 	 * o->src at the in_len bytes of the packet's first segment it would
 	 * have copied (the kernel reads them as they are), so the
-	 * accelerator reads the packet in place (zero copy). */
+	 * accelerator reads the packet in place (zero copy); it may also
+	 * point o->dst where the output belongs, and offload_done is then
+	 * called with out NULL once the accelerator wrote it there (done
+	 * does only the rest: headers, checksums). */
 	bool offload_in_place;
 	int (*offload_prep)(struct hp_task_ctx *ctx, struct rte_mbuf *m,
 			    struct hp_offload *o, uint8_t *stage, uint32_t room);

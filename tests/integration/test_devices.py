@@ -175,11 +175,17 @@ def test_cuda_plugin_emulated(hplane, tmp_path, app):
         # from the registered mbufs, so no payload copy goes up: the
         # upload, the gather, the kernel and one copy back.
         assert g["gathered_packets"] >= g["packets"], g
+        # ... and commits in place: the scatter writes the ciphertext,
+        # digest or match record into the mbufs, no copy comes back
+        assert g["scattered_packets"] >= g["packets"], g
         assert g["driver_calls"] <= 4 * g["batches"], g
     else:
         # vpn pads (aes_cbc) and ran converts (ldpc) into the staging;
-        # ran's aes_ctr stage reads the LDPC output in place
+        # ran's aes_ctr stage reads the LDPC output in place and writes
+        # its ciphertext back in place
         assert (g["gathered_packets"] > 0) == (app == "ran"), g
+        assert (g["scattered_packets"] > 0) == (app == "ran"), g
+    assert g["commit_cycles_per_pkt"] > 0, g
 
 
 def test_cuda_plugin_staged_switch(hplane, tmp_path):
@@ -196,6 +202,7 @@ def test_cuda_plugin_staged_switch(hplane, tmp_path):
     g = dev(s, "cuda-emul")
     assert g["packets"] > 100 and s["unverified"] == 0
     assert g["gathered_packets"] == 0 and g["prep_cycles_per_pkt"] > 0
+    assert g["scattered_packets"] == 0
     assert 0 < g["driver_calls"] <= 4 * g["batches"], g
     p = run_hplane(["run", "--app", "crypto", "--gpu", "cuda:emul:gather", "--duration", "1",
                     "--out", str(tmp_path / "bad")], check=False)
@@ -203,7 +210,7 @@ def test_cuda_plugin_staged_switch(hplane, tmp_path):
     assert "expected cuda[:N|:emul][:staged]" in p.stderr
 
 
-@pytest.mark.parametrize("app", ["vpn", "crypto", "ran"])
+@pytest.mark.parametrize("app", ["vpn", "crypto", "ran", "dedup"])
 def test_cuda_plugin_failure_redoes_on_cpu(hplane, tmp_path, app):
     # A failure with batches in flight: they are redone by the CPU task
     # from the untouched packets (vpn pads and grows packets: a double

@@ -22,7 +22,7 @@ from scapy.all import (ARP, IP, TCP, UDP, Dot1AD, Dot1Q, Ether, IPv6, IPv6ExtHdr
                        IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, Raw,
                        ICMPv6EchoRequest, rdpcap, wrpcap)
 
-from conftest import assert_invariants, run_hplane, summary
+from conftest import BUILD, assert_invariants, run_hplane, summary
 
 KEY = bytes(range(16))  # hplane's default --key
 SIZES = [60, 64, 65, 128, 511, 1024, 1518]  # frame bytes without the FCS
@@ -177,11 +177,11 @@ def seq_base(good):
     return base
 
 
-def run_app(tmp_path, app, frames):
+def run_app(tmp_path, app, frames, extra=()):
     src, out = tmp_path / f"{app}-in.pcap", tmp_path / f"{app}-out.pcap"
     write(src, frames)
     run_hplane(["run", "--source", f"pcap:{src}", "--tx", str(out), "--app", app,
-                "--out", str(tmp_path / app), "--quiet"], timeout=60)
+                "--out", str(tmp_path / app), "--quiet", *extra], timeout=60)
     return summary(tmp_path / app), [bytes(p) for p in rdpcap(str(out))], out
 
 
@@ -259,9 +259,21 @@ def test_untouched_apps_keep_frames(hplane, tmp_path, frames, app):
         assert ins[fl] == got[fl]  # byte for byte
 
 
-def test_crypto_encrypts_ipv6_and_tagged(hplane, tmp_path, frames):
+# cuda:emul with every packet on it: the GPU path commits the ciphertext
+# in place and the checksum from the scatter's sum of the new bytes, at
+# every payload offset these headers give (odd ones included)
+GPU_PIN = ["--gpu", "cuda:emul", "--sched", "pin", "--sched-param", "dev=1"]
+
+
+@pytest.mark.parametrize("extra", [(), GPU_PIN], ids=["cpu", "cuda-emul"])
+def test_crypto_encrypts_ipv6_and_tagged(hplane, tmp_path, frames, extra):
+    if extra and not (BUILD / "gpu" / "libhp_cuda.so").exists():
+        pytest.skip("CUDA plugin not built (no nvcc)")
     good, refused, mixed = frames
-    s, outs, path = run_app(tmp_path, "crypto", mixed)
+    s, outs, path = run_app(tmp_path, "crypto", mixed, extra)
+    if extra:
+        g = next(d for d in s["devices"] if d["name"] == "cuda-emul")
+        assert g["scattered_packets"] > 0, g
     ins, got = check_common(s, outs, path, good, refused)
     base = seq_base(good)
     v6 = 0

@@ -5,6 +5,7 @@
 # kit's libraries and DPDK drivers (the system's driver folder hidden in a
 # mount namespace), and gpu-validate runs every step and reports the GPU
 # ones as skipped (77), so the kit cannot rot between GPU sessions.
+import json
 import os
 import shutil
 import subprocess
@@ -72,3 +73,29 @@ def test_validate_without_gpu(tmp_path):
     # EAL came up with the kit's drivers; the plugin loaded and found no GPU
     assert "device cuda: no usable GPU" in log, log
     assert (kit / "pmds/librte_mempool_ring.so").exists()
+
+
+def test_validate_quick_emulated(tmp_path):
+    # gpu-validate quick rehearsed with cuda:emul: the GPU tests skip (77),
+    # every app's point runs through the kit's plugin, in place and staged,
+    # with the pipeline's invariants kept (its 4-minute budget is
+    # GV_DEADLINE's, not asserted here: no timed assertions)
+    if shutil.which("nvidia-smi"):
+        pytest.skip("a GPU machine: run scripts/gpu-validate.sh itself")
+    kit = kit_or_skip(tmp_path)
+    dest = tmp_path / "dest"
+    p = in_ns(kit, f"GPUKIT_DIR={kit} OUT={dest} GV_GPU=cuda:emul bash scripts/gpu-validate.sh quick",
+              300)
+    assert p.returncode == 1, p.stdout + p.stderr  # the 77s count as not passed
+    lines = (dest / "summary.txt").read_text().splitlines()
+    steps = {l.split()[0]: int(l.split()[2]) for l in lines}
+    for t in ("test_cuda_gpu", "test_cuda_nf_gpu", "test_smpp_gpu"):
+        assert steps[t] == 77, lines
+    for app in ("vpn", "ran", "crypto", "ids", "dedup", "crypto_staged"):
+        assert steps[f"point_{app}"] == 0, lines
+    with tarfile.open(dest / "gpu-validate-quick.tar.gz") as t:
+        for app in ("crypto", "crypto_staged"):
+            s = json.load(t.extractfile(f"./point_{app}/summary.json"))
+            assert_invariants(s)
+            g = next(d for d in s["devices"] if d["name"] == "cuda-emul")
+            assert (g["scattered_packets"] > 0) == (app == "crypto"), g

@@ -485,6 +485,53 @@ test_l4_fixup(void **state)
 	hp_gen_free(&g);
 }
 
+/* hp_pkt_l4_fixup_sum (the checksum after an in-place GPU commit, from
+ * the sum of the changed bytes): the same bytes as hp_pkt_l4_fixup for
+ * changed ranges at even and odd offsets from the L4 header, of even
+ * and odd lengths, with and without bytes after them; a range outside
+ * the L4 segment is summed whole. */
+static void
+test_l4_fixup_sum(void **state)
+{
+	static const struct {
+		const uint8_t *f;
+		uint32_t len;
+	} v[] = { { v6_ext_udp, sizeof(v6_ext_udp) }, { qinq_v4opt_tcp, sizeof(qinq_v4opt_tcp) } };
+	struct hp_flow_key k;
+	struct hp_pkt_hdrs h;
+	unsigned int i, c;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(v); i++) {
+		for (c = 0; c < 6; c++) {
+			struct rte_mbuf *a = mbuf_of(v[i].f, v[i].len), *b = mbuf_of(v[i].f, v[i].len);
+			uint8_t *fa = rte_pktmbuf_mtod(a, uint8_t *), *fb = rte_pktmbuf_mtod(b, uint8_t *);
+			uint32_t off, len, j;
+			uint64_t s = 0;
+
+			assert_int_equal(hp_pkt_hdrs(a, &k, &h), 0);
+			/* whole payload, odd start, odd length, a hole after,
+			 * the L4 header's tail too, outside the segment */
+			off = c == 1 || c == 2 ? h.pay + 1u : c == 4 ? h.l4 + 9u : c == 5 ? 2u : h.pay;
+			len = c == 0 || c == 4 ? h.pay + h.pay_len - off : c == 2 ? h.pay_len - 2u :
+			      c == 5 ? 10u : h.pay_len - 5u;
+			for (j = off; j < off + len; j++) {
+				fa[j] ^= (uint8_t)(0x5a + j);
+				fb[j] = fa[j];
+				s += (uint64_t)fa[j] << (8 * ((j - off) & 1));
+			}
+			while (s >> 16)
+				s = (s & 0xffff) + (s >> 16);
+			hp_pkt_l4_fixup_sum(a, &h, (uint16_t)off, (uint16_t)len, (uint16_t)s, 0);
+			hp_pkt_l4_fixup(b, &h, 0, 0);
+			assert_memory_equal(fa, fb, v[i].len);
+			assert_true(c == 5 || hp_pkt_cksum_ok(fa, a->data_len));
+			rte_pktmbuf_free(a);
+			rte_pktmbuf_free(b);
+		}
+	}
+}
+
 /* 60- and 64-byte frames: generated, classified, checksums right; a TCP
  * frame below 70 bytes has no room for the hp header and carries none. */
 static void
@@ -1292,6 +1339,7 @@ main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_foreign),
 		cmocka_unit_test(test_l4_fixup),
+		cmocka_unit_test(test_l4_fixup_sum),
 		cmocka_unit_test(test_gen_small_frames),
 		cmocka_unit_test(test_reorder_in_order),
 		cmocka_unit_test(test_reorder_hold_and_release),

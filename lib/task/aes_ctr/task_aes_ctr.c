@@ -260,12 +260,16 @@ ctr_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 	make_iv(o->iv, f->nonce, md->hdr_seq);
 	o->in_len = md->data_len;
 	o->src = rte_pktmbuf_mtod_offset(m, const uint8_t *, md->data_off);
+	o->dst = NULL;
 	if (stage != NULL)
 		memcpy(stage, o->src, md->data_len);
+	else /* CTR keeps the length: the ciphertext goes where it was read */
+		o->dst = rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off);
 	return 0;
 }
 
-/* The ciphertext into the packet, then its headers (hp_task.h, process). */
+/* The ciphertext into the packet (unless the accelerator wrote it in
+ * place: out NULL), then its headers (hp_task.h, process). */
 static void
 ctr_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
 		 const uint8_t *out)
@@ -274,11 +278,15 @@ ctr_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 	struct hp_flow_key key;
 	struct hp_pkt_hdrs h;
 
-	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
-	if (hp_pkt_hdrs(m, &key, &h) == 0)
-		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
-	else
+	if (out != NULL)
+		memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
+	if (hp_pkt_hdrs(m, &key, &h) != 0)
 		hp_task_fail_secure(md, EINVAL); /* prep parsed them: cannot happen */
+	else if (out == NULL) /* the accelerator summed what it wrote */
+		hp_pkt_l4_fixup_sum(m, &h, md->data_off, (uint16_t)o->in_len, o->out_sum,
+				    ctx->cfg->tx_offload);
+	else
+		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
 }
 
 /* Reference CTR: the ECB block function and our own counter arithmetic

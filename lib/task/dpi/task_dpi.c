@@ -375,6 +375,21 @@ dpi_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 
 /* Offload: the accelerator walks the own DFA (the same results as
  * Hyperscan by definition, which dpi_verify checks). */
+/* hp_task_offload_copy_in, and in place where the (count, first id)
+ * record goes: res32 and res32b, adjacent in the metadata. */
+static int
+dpi_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
+		 uint8_t *stage, uint32_t room)
+{
+	int ret = hp_task_offload_copy_in(ctx, m, o, stage, room);
+
+	RTE_BUILD_BUG_ON(offsetof(struct hp_meta, res32b) != offsetof(struct hp_meta, res32) + 4);
+	if (ret == 0 && stage == NULL)
+		o->dst = (uint8_t *)&hp_meta(m)->res32;
+	return ret;
+}
+
+/* out NULL: the accelerator already wrote the record (o->dst). */
 static void
 dpi_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
 		 const uint8_t *out)
@@ -383,6 +398,8 @@ dpi_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(o);
+	if (out == NULL)
+		return;
 	memcpy(&md->res32, out, 4);
 	memcpy(&md->res32b, out + 4, 4);
 }
@@ -418,7 +435,7 @@ dpi_offload_data(struct hp_task_ctx *ctx, size_t *len)
 	.param_check = dpi_param_check,				\
 	.offload = "dpi",					\
 	.offload_in_place = true,				\
-	.offload_prep = hp_task_offload_copy_in,		\
+	.offload_prep = dpi_offload_prep,			\
 	.offload_done = dpi_offload_done,			\
 	.offload_data = dpi_offload_data,			\
 	.ctx_reset = dpi_reset,					\

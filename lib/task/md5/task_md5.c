@@ -96,13 +96,28 @@ md5_verify(struct hp_task_ctx *ctx, struct rte_mbuf *m, uint8_t *buf,
 	return memcmp(d, hp_meta(m)->digest, 16) == 0 ? 0 : -EBADMSG;
 }
 
+/* hp_task_offload_copy_in, and in place the digest's home in the
+ * metadata, where the accelerator writes it itself. */
+static int
+md5_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload *o,
+		 uint8_t *stage, uint32_t room)
+{
+	int ret = hp_task_offload_copy_in(ctx, m, o, stage, room);
+
+	if (ret == 0 && stage == NULL)
+		o->dst = hp_meta(m)->digest;
+	return ret;
+}
+
+/* out NULL: the accelerator already wrote the digest (o->dst). */
 static void
 md5_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_offload *o,
 		 const uint8_t *out)
 {
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(o);
-	memcpy(hp_meta(m)->digest, out, 16);
+	if (out != NULL)
+		memcpy(hp_meta(m)->digest, out, 16);
 }
 
 static const struct hp_task_ops task_md5 = {
@@ -114,7 +129,7 @@ static const struct hp_task_ops task_md5 = {
 	.verify = md5_verify,
 	.offload = "md5",
 	.offload_in_place = true,
-	.offload_prep = hp_task_offload_copy_in,
+	.offload_prep = md5_offload_prep,
 	.offload_done = md5_offload_done,
 	.params = "impl",
 	.param_check = md5_param_check,
