@@ -299,6 +299,9 @@ sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	}
 	for (i = 0; i < HP_POWER_MAX; i++)
 		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
+	memcpy(row->goal, sc->s.gs.goal, sizeof(row->goal));
+	memcpy(row->cfg, sc->s.gs.cfg, sizeof(row->cfg));
+	row->switches = sc->s.gs.switches;
 	p->tx = sc->tx;
 	p->bytes = sc->bytes_tx;
 	p->l1pad = sc->l1_pad;
