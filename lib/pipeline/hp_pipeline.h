@@ -131,6 +131,11 @@ struct hp_trace_row {
 	 * none delivered), deadlines met (NAN: no latency-sensitive one) */
 	double app_rx_pps[HP_MAX_APPS], app_pps[HP_MAX_APPS];
 	double app_p99_us[HP_MAX_APPS], app_deadline_pct[HP_MAX_APPS];
+	/* a configuration-level policy's (pythia): goal and configuration
+	 * at the row's end, switches so far; goal "" without one */
+	char goal[HP_SCHED_GOALLEN];
+	char cfg[64];
+	uint64_t switches;
 };
 
 /* What the summary says about each device. */
@@ -271,6 +276,7 @@ struct hp_run_result {
 	uint64_t results_written, results_no_room; /* --tx-results trailers */
 	unsigned int n_apps;       /* --apps: apps below; 0 with one app */
 	struct hp_app_report apps[HP_MAX_APPS];
+	struct hp_sched_goalstat goal; /* goal "" when the policy has none */
 };
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,

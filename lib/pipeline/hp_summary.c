@@ -475,6 +475,17 @@ sched_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 	SET(pw, "unavailable", jstr(r->power.unavailable));
 	SET(pw, "sources", src);
 	SET(root, "power", pw);
+	if (r->goal.goal[0] != '\0') {	/* sched pythia (docs/scheduling.md) */
+		json_t *g = json_object();
+
+		SET(g, "active", jstr(r->goal.goal));
+		SET(g, "configuration", jstr(r->goal.cfg));
+		SET(g, "switches", ju64(r->goal.switches));
+		SET(g, "held_packets", ju64(r->goal.held));
+		SET(g, "goal_changes", ju64(r->goal.goal_changes));
+		SET(g, "learned_windows", ju64(r->goal.learned));
+		SET(root, "goal", g);
+	}
 	return ok ? 0 : -ENOMEM;
 }
 
@@ -819,6 +830,8 @@ write_trace(FILE *f, const struct hp_run_result *r)
 		csv_name(f, "app:", r->apps[w].name, "_p99_us");
 		csv_name(f, "app:", r->apps[w].name, "_deadline_pct");
 	}
+	if (r->goal.goal[0] != '\0')	/* a configuration-level policy's */
+		fprintf(f, ",goal,configuration,switches");
 	fputc('\n', f);
 	for (i = 0; i < r->n_rows; i++) {
 		const struct hp_trace_row *row = &r->rows[i];
@@ -844,6 +857,8 @@ write_trace(FILE *f, const struct hp_run_result *r)
 			csv_num(f, ",%.3f", row->app_p99_us[w]);
 			csv_num(f, ",%.3f", row->app_deadline_pct[w]);
 		}
+		if (r->goal.goal[0] != '\0')
+			fprintf(f, ",%s,\"%s\",%" PRIu64, row->goal, row->cfg, row->switches);
 		fputc('\n', f);
 	}
 }

@@ -95,6 +95,9 @@ print_row(const struct pl_run *r, const struct hp_trace_row *row)
 	       row->t, row->offered_pps / 1e6, row->delivered_pps / 1e6, row->gbps,
 	       row->p50_us, row->p99_us, pct_str(dl, sizeof(dl), row->deadline_pct),
 	       pct_str(ro, sizeof(ro), row->reorder_pct), row->dropped_port, load);
+	if (row->goal[0] != '\0')
+		printf("         goal %s  configuration %s  switches %" PRIu64 "\n", row->goal,
+		       row->cfg, row->switches);
 	/* load estimates (lib/load, docs/load.md), one loop a line */
 	for (i = 0; i < row->n_load; i++) {
 		const struct hp_load *ld = pl_loop_load(r, i);
@@ -175,6 +178,9 @@ pl_sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	}
 	for (i = 0; i < HP_POWER_MAX; i++)
 		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
+	memcpy(row->goal, sc->s.gs.goal, sizeof(row->goal));
+	memcpy(row->cfg, sc->s.gs.cfg, sizeof(row->cfg));
+	row->switches = sc->s.gs.switches;
 	if (sc->apps != NULL)
 		pl_apps_row(sc->apps, row, dt);
 	p->tx = sc->tx;
@@ -310,6 +316,7 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	pl_apps_collect(r, res);
 	res->results_written = sc->results_written;
 	res->results_no_room = sc->results_no_room;
+	res->goal = sc->s.gs;
 	res->verified = r->tr->ver.verified;
 	res->verify_failures = r->tr->ver.fail;
 	res->unverified = r->tr->ver.unverified;
