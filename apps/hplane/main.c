@@ -64,6 +64,7 @@ usage(FILE *o)
 "                     [--batches LIST] [--train-time S]   (Pythia's offline analysis)\n"
 "       hplane compare [--help for its options]      (docs/scheduling.md)\n"
 "       hplane report OUT       (re)build OUT/report.html from a run's folder\n"
+"       hplane ctl goal [NAME[:ARG]] [--file-prefix P | --pid N]   a running --goal run's goal\n"
 "\n"
 "run options:\n"
 "  --app NAME            app (chain of tasks) to run: see `hplane list` [crypto]\n"
@@ -110,6 +111,13 @@ usage(FILE *o)
 "                        with a \"platform\" object, e.g. pythia-8700k): its cpu\n"
 "                        section models the CPU workers (--cpu-model), every other\n"
 "                        device is an accelerator (--gpu model:NAME@DEV)\n"
+"  --goal NAME[:ARG]     with --platform: Pythia's monitor (--sched pythia) keeps\n"
+"                        the configuration this goal picks: max-throughput,\n"
+"                        min-latency, min-energy, min-power, target-rate:GBPS,\n"
+"                        or a --goal-lib one\n"
+"  --goal-period MS      how often the monitor re-checks [500]\n"
+"  --goal-at WHEN:GOAL   set GOAL at WHEN seconds into the run (repeatable)\n"
+"  --goal-lib FILE.so    load a goal (its hp_goal_ops_v1; docs/scheduling.md)\n"
 "  --duration S          seconds to run (pcap: until the file is consumed) [8]\n"
 "  --packets N           stop after N packets received [no limit]\n"
 "  --capacity PPS        capacity the scenario is scaled to [measured at start]\n"
@@ -144,7 +152,7 @@ usage(FILE *o)
 "  --param OPTS          task options, name=value[,name=value...], e.g.\n"
 "                        ids: engine=hs|ac,patterns=FILE|gen=N,seed=S,plant=P;\n"
 "                        ran: code=wifi:1944:1/2,iters=N,flips=N,seed=S,isa=..;\n"
-"                        vpn, dedup: impl=..  (docs/nf.md, docs/ldpc.md)\n"
+"                        crypto, vpn, dedup: impl=.. (docs/nf.md, docs/ldpc.md)\n"
 "  --seed N              generator seed [1]\n"
 "  --idle MODE           auto | yield | spin | sleep: what a polling lcore does when\n"
 "                        idle; auto yields when lcores share CPUs; sleep (100 us)\n"
@@ -317,6 +325,7 @@ enum {
 	O_GRAN, O_SPARAM, O_PROFILE, O_QTABLE, O_CPUMODEL, O_PWIV, O_BATCHES, O_REPS,
 	O_SAS, O_SVCCORES, O_SVCBAL, O_SVCSD, O_RECYCLE, O_FLOWIDLE, O_HOLD_US,
 	O_PSPEED, O_PLOOP, O_NOREPORT, O_PLATFORM, O_CONFIGS, O_TRAINT,
+	O_GOAL, O_GOALPER, O_GOALAT, O_GOALLIB,
 	O_END
 };
 
@@ -380,6 +389,10 @@ static const struct option longopts[] = {
 	{ "platform", required_argument, NULL, O_PLATFORM },
 	{ "configs", required_argument, NULL, O_CONFIGS },
 	{ "train-time", required_argument, NULL, O_TRAINT },
+	{ "goal", required_argument, NULL, O_GOAL },
+	{ "goal-period", required_argument, NULL, O_GOALPER },
+	{ "goal-at", required_argument, NULL, O_GOALAT },
+	{ "goal-lib", required_argument, NULL, O_GOALLIB },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -402,6 +415,13 @@ struct cli {
 	struct hp_profile_opts prof; /* hplane profile */
 	char plat_spec[HP_PLATFORM_SPECS][160]; /* --platform's device specs */
 	bool plat_done;
+	/* --goal and its flags, as sched pythia's options (goal_params) */
+	const char *goal, *goal_period, *goal_lib;
+	const char *goal_at[HP_SCHED_MAX_PARAMS];
+	unsigned int n_goal_at;
+	char goal_kv[HP_SCHED_MAX_PARAMS][200];
+	bool goal_done;
+	bool sched_set;             /* --sched given */
 };
 
 /* --service-cores: "1,2", "1-3", "1,3-4"; distinct ids. */
@@ -469,7 +489,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 		/* a flag with a value takes one: given twice, the first was
 		 * silently dropped (a repeated --app ran the last one); only
 		 * --sched-param adds one option each time, --gpu one device */
-		if (opt >= O_APP && opt < O_END && opt != O_SPARAM && opt != O_GPU &&
+		if (opt >= O_APP && opt < O_END && opt != O_SPARAM && opt != O_GPU && opt != O_GOALAT &&
 		    longopts[opt - O_APP].has_arg == required_argument) {
 			if (seen[opt - O_APP])
 				return fail(EXIT_USAGE, "--%s given twice (it takes one value; see --help)",
@@ -478,7 +498,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 		}
 		switch (opt) {
 		case O_APP: cfg->app = a; break;
-		case O_SCHED: cfg->sched = a; break;
+		case O_SCHED: cfg->sched = a; c->sched_set = true; break;
 		case O_SCEN: cfg->scenario = a; c->scen_set = true; break;
 		case O_TRACE: cfg->trace_file = a; c->scen_set = true; break;
 		case O_SRC:
@@ -537,6 +557,14 @@ parse_opts(struct cli *c, int argc, char **argv)
 			cfg->gpus[cfg->n_gpu++] = a;
 			break;
 		case O_PLATFORM: c->prof.platform = a; break;
+		case O_GOAL: c->goal = a; break;
+		case O_GOALPER: c->goal_period = a; break;
+		case O_GOALLIB: c->goal_lib = a; break;
+		case O_GOALAT:
+			bad = c->n_goal_at == HP_SCHED_MAX_PARAMS;
+			if (!bad)
+				c->goal_at[c->n_goal_at++] = a;
+			break;
 		case O_CONFIGS: c->prof.configs = a; break;
 		case O_TRAINT: bad = parse_double(a, &c->prof.train_time_s, 0.001, 3600); break;
 		case O_PARAM: cfg->task.param = a; break;
@@ -716,6 +744,62 @@ apply_platform(struct cli *c)
 	return 0;
 }
 
+/* --goal and its flags: the pythia policy with its options (the policy
+ * checks them); 0 or EXIT_USAGE. */
+static int
+goal_params(struct cli *c)
+{
+	struct hp_run_cfg *cfg = &c->cfg;
+	const char *kv[4 + HP_SCHED_MAX_PARAMS][2];
+	unsigned int n = 0, i;
+	char q[64];
+
+	if (c->goal_done)
+		return 0;
+	c->goal_done = true;
+	if (c->goal == NULL && (c->goal_period || c->goal_lib || c->n_goal_at))
+		return fail(EXIT_USAGE, "--goal-period, --goal-at and --goal-lib need --goal NAME");
+	if (c->goal == NULL && strcmp(cfg->sched, "pythia") != 0)
+		return 0;
+	if (c->goal != NULL && c->sched_set && strcmp(cfg->sched, "pythia") != 0)
+		return fail(EXIT_USAGE, "--goal runs the pythia policy: not with --sched %s",
+			    hp_quote(q, sizeof(q), cfg->sched, 40));
+	cfg->sched = "pythia";
+	if (c->prof.platform != NULL) {
+		kv[n][0] = "platform";
+		kv[n++][1] = c->prof.platform;
+	}
+	if (c->goal != NULL) {
+		kv[n][0] = "goal";
+		kv[n++][1] = c->goal;
+	}
+	if (c->goal_period != NULL) {
+		kv[n][0] = "period";
+		kv[n++][1] = c->goal_period;
+	}
+	if (c->goal_lib != NULL) {
+		kv[n][0] = "lib";
+		kv[n++][1] = c->goal_lib;
+	}
+	for (i = 0; i < c->n_goal_at; i++) {
+		double t = strtod(c->goal_at[i], NULL);
+
+		/* the policy parses it; the run's length is known here */
+		if (t > cfg->duration_s)
+			return fail(EXIT_USAGE, "--goal-at %s: past the run's %.1f s (--duration)",
+				    hp_quote(q, sizeof(q), c->goal_at[i], 40), cfg->duration_s);
+		kv[n][0] = "at";
+		kv[n++][1] = c->goal_at[i];
+	}
+	for (i = 0; i < n; i++) {
+		if (i == RTE_DIM(c->goal_kv) ||
+		    snprintf(c->goal_kv[i], sizeof(c->goal_kv[i]), "%s=%s", kv[i][0], kv[i][1]) >=
+		    (int)sizeof(c->goal_kv[i]) || sched_opt_add(cfg, c->goal_kv[i]) < 0)
+			return fail(EXIT_USAGE, "--goal: too many options or one too long");
+	}
+	return 0;
+}
+
 /* What validate_sched kept for the run. */
 static void
 cli_free(struct cli *c)
@@ -737,7 +821,7 @@ validate(struct cli *c)
 	FILE *f;
 	int ret;
 
-	if (apply_platform(c) != 0)
+	if (apply_platform(c) != 0 || goal_params(c) != 0)
 		return EXIT_USAGE;
 	if (cfg->gen_recycle && (cfg->verify_every != 0 || cfg->src != HP_SRC_GEN))
 		return fail(EXIT_USAGE, "--gen-recycle needs the generator (--source gen) and --verify-every 0");
@@ -1184,6 +1268,7 @@ static const struct verb verbs[] = {
 	{ .name = "compare", .whole = hp_cmd_compare },
 	{ .name = "list", .whole = verb_list },
 	{ .name = "report", .whole = verb_report },
+	{ .name = "ctl", .whole = hp_cmd_ctl },
 };
 
 static const struct verb *
@@ -1300,7 +1385,7 @@ main(int argc, char **argv)
 	hp_cli_rtdir_at_exit();
 	v = verb_find(argv[1]);
 	if (v == NULL)
-		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, report, list; see --help)",
+		return fail(EXIT_USAGE, "unknown command '%s' (run, gen, ramp, train, profile, compare, report, list, ctl; see --help)",
 			    argv[1]);
 	if (v->whole != NULL)
 		return v->whole(argc - 1, argv + 1);

@@ -168,17 +168,17 @@ make_batch(struct hp_gen *g, struct rte_mempool *mp, struct hp_device *dev,
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pkts[i]);
 		struct hp_flow_key key;
-		uint16_t off, len;
+		struct hp_pkt_hdrs h;
 
 		hp_gen_build(g, pkts[i]);
-		if (hp_parse(rte_pktmbuf_mtod(pkts[i], const uint8_t *),
-			     rte_pktmbuf_data_len(pkts[i]), &key, &off, &len) != HP_DROP_NONE) {
+		if (hp_parse_hdrs(rte_pktmbuf_mtod(pkts[i], const uint8_t *),
+				  rte_pktmbuf_data_len(pkts[i]), &key, &h) != HP_DROP_NONE) {
 			rte_pktmbuf_free_bulk(pkts, n);
 			return -EINVAL;
 		}
 		memset(md, 0, offsetof(struct hp_meta, res32));
 		md->flow_id = hp_flow_hash(&key);
-		hp_meta_payload(md, rte_pktmbuf_mtod(pkts[i], const uint8_t *), off, len);
+		hp_meta_classified(md, rte_pktmbuf_mtod(pkts[i], const uint8_t *), &h);
 		hp_meta_seq_note(md);
 	}
 	for (k = 0; k < task; k++)

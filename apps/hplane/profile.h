@@ -74,5 +74,7 @@ int hp_cmd_configs_measure(const struct hp_profile_opts *o, struct hp_run_cfg *c
 			   size_t errlen);
 /* hplane compare ARGS: execs tools/sched_compare.py with this binary. */
 int hp_cmd_compare(int argc, char **argv);
+/* hplane ctl goal [NAME]: a running instance's goal (ctl.c). */
+int hp_cmd_ctl(int argc, char **argv);
 
 #endif /* HP_APP_PROFILE_H */

@@ -142,8 +142,10 @@ rpt_csv_load(struct csv *c, const char *path, char *err, size_t errlen)
 		for (i = 0; i < c->ncol; i++) {
 			char *end;
 
-			/* an empty field: no value that second (a share of nothing) */
-			if (f[i][0] == '\0') {
+			/* an empty field: no value that second (a share of nothing);
+			 * the goal and configuration columns (--goal) are labels */
+			if (f[i][0] == '\0' || !strcmp(c->name[i], "goal") ||
+			    !strcmp(c->name[i], "configuration")) {
 				c->col[i][c->nrow] = NAN;
 				continue;
 			}

@@ -109,6 +109,7 @@ model_open(struct hp_device *dev, const char *arg, char *err, size_t errlen)
 		.one_task = true,
 		.power_idle_w = p->m.power_idle_w,
 		.power_busy_w = p->m.power_busy_w,
+		.power_off_w = p->m.power_off_w,
 	};
 	snprintf(dev->caps.mem_kind, sizeof(dev->caps.mem_kind), "%s", p->m.mem_kind);
 	return 0;

@@ -57,6 +57,7 @@ struct hp_dev_caps {
 	/* modeled power (profile "power"): watts idle and fully busy; only
 	 * modeled devices with busy > 0 have a power model */
 	double power_idle_w, power_busy_w;
+	double power_off_w;        /* switched off (power.off_w); < 0: stays idle */
 	char mem_kind[24];         /* "host", "pinned+device", ... */
 };
 

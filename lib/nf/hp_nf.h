@@ -75,6 +75,14 @@ void hp_nf_cbc_expand(struct hp_nf_cbc *c, const uint8_t key[16],
 int hp_nf_cbc_encrypt_burst(struct hp_nf_cbc *c, struct hp_nf_cbc_job *jobs,
 			    unsigned int n);
 
+/* AES-128-CTR of n jobs in place with the same manager (any len; iv is
+ * the first 16-byte counter block, incremented per block as a big-endian
+ * number, as OpenSSL's EVP_aes_128_ctr does while the low 32 bits do not
+ * carry). 0, -ENOTSUP without a manager (no AES-NI: the caller keeps
+ * OpenSSL), or -EIO. */
+int hp_nf_ctr_encrypt_burst(struct hp_nf_cbc *c, const struct hp_nf_cbc_job *jobs,
+			    unsigned int n);
+
 /* PKCS#7: appends 1..16 bytes of value p so the length becomes a multiple
  * of 16 (a full block when it already is). buf needs len + 16 bytes of
  * room. Returns the new length. */

@@ -23,6 +23,7 @@
 struct power {
 	struct hp_power *pw;       /* NULL when nothing could be set up */
 	uint64_t model_cyc[HP_MAX_DEVICES]; /* modeled busy cycles at the last sample */
+	uint64_t pkts[HP_MAX_DEVICES];      /* packets it ran, at the last sample */
 	uint64_t t_last, next, period;
 };
 
@@ -49,7 +50,8 @@ power_open(struct pl_run *r, struct power *p, uint64_t now)
 		if (!power_modeled(d))
 			continue;
 		snprintf(nm, sizeof(nm), "%.36s (modeled)", d->name);
-		hp_power_add_modeled(p->pw, nm, d->caps.power_idle_w, d->caps.power_busy_w);
+		if (hp_power_add_modeled(p->pw, nm, d->caps.power_idle_w, d->caps.power_busy_w) == 0)
+			p->pw->src[p->pw->n - 1].off_w = d->caps.power_off_w;
 		p->model_cyc[i] = LOAD(d->st.model_cycles);
 	}
 	hp_power_start(p->pw, (double)now / (double)r->hz);
@@ -74,16 +76,22 @@ power_sample(struct pl_run *r, struct power *p, uint64_t now)
 	struct hp_power *pw = p->pw;
 	unsigned int i, k = 0;
 	double dt = (double)(now - p->t_last);
+	uint32_t off;
 
 	for (i = 0; i < pw->n; i++)
 		if (pw->src[i].kind != HP_POWER_MODELED)
 			k++;
+	/* a device a configuration-level policy switched off (sched pythia)
+	 * draws its off power; it may still finish what it held */
+	off = __atomic_load_n(&r->sc->s.off_mask, __ATOMIC_RELAXED);
 	for (i = 0; i < r->n_dev && k < pw->n; i++) {
 		const struct hp_device *d = &r->dev[i];
 		uint64_t mc;
 
 		if (!power_modeled(d))
 			continue;
+		pw->src[k].off = (off >> i) & 1 && LOAD(d->st.pkts) == p->pkts[i];
+		p->pkts[i] = LOAD(d->st.pkts);
 		mc = LOAD(d->st.model_cycles);
 		/* the counters restart at the measured phase's epoch */
 		pw->src[k++].util = dt > 0 && mc >= p->model_cyc[i] ?

@@ -121,6 +121,11 @@ struct hp_trace_row {
 	double mean_us;                          /* mean latency this second */
 	double dev_share_pct[HP_MAX_DEVICES];    /* completions per device */
 	double power_w[HP_POWER_MAX];            /* last power sample */
+	/* a configuration-level policy's (pythia): goal and configuration
+	 * at the row's end, switches so far; goal "" without one */
+	char goal[HP_SCHED_GOALLEN];
+	char cfg[64];
+	uint64_t switches;
 };
 
 /* What the summary says about each device. */
@@ -230,6 +235,7 @@ struct hp_run_result {
 	uint64_t dev_task_pkts[HP_MAX_DEVICES][HP_MAX_TASKS];
 	struct hp_power_report power; /* watts and joules per source */
 	struct hp_port_report port;
+	struct hp_sched_goalstat goal; /* goal "" when the policy has none */
 };
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,

@@ -444,6 +444,17 @@ sched_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 	SET(pw, "unavailable", jstr(r->power.unavailable));
 	SET(pw, "sources", src);
 	SET(root, "power", pw);
+	if (r->goal.goal[0] != '\0') {	/* sched pythia (docs/scheduling.md) */
+		json_t *g = json_object();
+
+		SET(g, "active", jstr(r->goal.goal));
+		SET(g, "configuration", jstr(r->goal.cfg));
+		SET(g, "switches", ju64(r->goal.switches));
+		SET(g, "held_packets", ju64(r->goal.held));
+		SET(g, "goal_changes", ju64(r->goal.goal_changes));
+		SET(g, "learned_windows", ju64(r->goal.learned));
+		SET(root, "goal", g);
+	}
 	return ok ? 0 : -ENOMEM;
 }
 
@@ -706,7 +717,10 @@ write_trace(FILE *f, const struct hp_run_result *r)
 		csv_name(f, "", r->dev[w].name, "_share_pct");
 	for (w = 0; w < r->power.n; w++)
 		csv_name(f, "power_w:", r->power.name[w], "");
-	fprintf(f, ",sched_in_pct,l1_gbps\n");
+	fprintf(f, ",sched_in_pct,l1_gbps");
+	if (r->goal.goal[0] != '\0')	/* a configuration-level policy's */
+		fprintf(f, ",goal,configuration,switches");
+	fputc('\n', f);
 	for (i = 0; i < r->n_rows; i++) {
 		const struct hp_trace_row *row = &r->rows[i];
 
@@ -725,7 +739,10 @@ write_trace(FILE *f, const struct hp_run_result *r)
 			csv_num(f, ",%.2f", row->dev_share_pct[w]);
 		for (w = 0; w < r->power.n; w++)
 			fprintf(f, ",%.4f", row->power_w[w]);
-		fprintf(f, ",%.2f,%.6f\n", row->sched_in_pct, row->l1_gbps);
+		fprintf(f, ",%.2f,%.6f", row->sched_in_pct, row->l1_gbps);
+		if (r->goal.goal[0] != '\0')
+			fprintf(f, ",%s,\"%s\",%" PRIu64, row->goal, row->cfg, row->switches);
+		fputc('\n', f);
 	}
 }
 

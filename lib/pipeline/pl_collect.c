@@ -95,6 +95,9 @@ print_row(const struct pl_run *r, const struct hp_trace_row *row)
 	       row->t, row->offered_pps / 1e6, row->delivered_pps / 1e6, row->gbps,
 	       row->p50_us, row->p99_us, pct_str(dl, sizeof(dl), row->deadline_pct),
 	       pct_str(ro, sizeof(ro), row->reorder_pct), row->dropped_port, load);
+	if (row->goal[0] != '\0')
+		printf("         goal %s  configuration %s  switches %" PRIu64 "\n", row->goal,
+		       row->cfg, row->switches);
 	/* load estimates (lib/load, docs/load.md), one loop a line */
 	for (i = 0; i < row->n_load; i++) {
 		const struct hp_load *ld = pl_loop_load(r, i);
@@ -224,6 +227,7 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	res->sched_cycles_per_pkt = sc->rx ? (double)cyc / (double)sc->rx : 0;
 	res->sched_in_cycles_per_pkt = sc->busy_cycles ?
 		res->sched_cycles_per_pkt * (double)sc->in_cycles / (double)sc->busy_cycles : 0;
+	res->goal = sc->s.gs;
 	res->verified = r->tr->ver.verified;
 	res->verify_failures = r->tr->ver.fail;
 	res->unverified = r->tr->ver.unverified;

@@ -37,8 +37,8 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	const struct hp_run_cfg *cfg = r->cfg;
 	struct hp_meta *md = hp_meta(m);
 	struct hp_flow_key key;
+	struct hp_pkt_hdrs h;
 	enum hp_drop_reason why;
-	uint16_t off, len;
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	bool reorder, latency;
 	uint64_t arrival;
@@ -47,7 +47,7 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	if (m->nb_segs != 1)
 		why = HP_DROP_SEGMENTED;
 	else
-		why = hp_parse(p, rte_pktmbuf_data_len(m), &key, &off, &len);
+		why = hp_parse_hdrs(p, rte_pktmbuf_data_len(m), &key, &h);
 	if (why != HP_DROP_NONE) {
 		sc->invalid[why]++;
 		PUB(sc->freed, sc->freed + 1);
@@ -86,7 +86,7 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 		md->flags |= HP_MF_REORDER;
 	if (key.proto == IPPROTO_TCP)
 		md->flags |= HP_MF_TCP;
-	hp_meta_payload(md, p, off, len);
+	hp_meta_classified(md, p, &h);
 	return 0;
 }
 
@@ -299,6 +299,9 @@ sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	}
 	for (i = 0; i < HP_POWER_MAX; i++)
 		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
+	memcpy(row->goal, sc->s.gs.goal, sizeof(row->goal));
+	memcpy(row->cfg, sc->s.gs.cfg, sizeof(row->cfg));
+	row->switches = sc->s.gs.switches;
 	p->tx = sc->tx;
 	p->bytes = sc->bytes_tx;
 	p->l1pad = sc->l1_pad;

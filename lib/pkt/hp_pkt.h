@@ -85,7 +85,7 @@ struct hp_meta {
 	uint32_t flow_seq;    /* per-flow sequence assigned at rx */
 	uint32_t flow_slot;   /* index of the flow in the scheduler's table,
 			       * HP_FLOW_UNTRACKED when the table was full */
-	uint16_t l4_off;      /* offset of the L4 payload in the frame */
+	uint16_t res16;
 	uint8_t type;         /* packet type (1-based index into the type table) */
 	uint8_t flags;        /* HP_MF_* */
 	uint8_t app;          /* app index */
@@ -100,7 +100,13 @@ struct hp_meta {
 	uint32_t hdr_seq;     /* sequence from hp_app_hdr (or flow_seq) */
 	uint16_t data_off;    /* offset of the task data region */
 	uint16_t data_len;    /* length of the task data region */
-	uint16_t task_err;    /* task-specific error code */
+	uint8_t task_err;     /* task-specific error code (an errno value) */
+	/* Where the headers are, noted once by classification so that no
+	 * task parses them again (hp_meta_hdrs): the IP header's offset with
+	 * HP_HDR_IPV6 and HP_HDR_TCP, and how far before data_off the
+	 * UDP/TCP header starts (its length, plus the hp header's). */
+	uint8_t hdr_l3;
+	uint8_t hdr_l4back;
 	uint8_t step;         /* next task in the chain */
 	uint8_t device;       /* device (worker) index that ran the chain */
 	uint8_t status;       /* enum hp_status */
@@ -118,6 +124,12 @@ struct hp_meta {
 /* Line 1's part that classify() writes (the rest are task results). */
 #define HP_META_DEV_CLEAR (offsetof(struct hp_meta, res32) - offsetof(struct hp_meta, flow_id))
 
+/* hdr_l3: the IP header's offset (at most Ethernet and two tags: 22) in
+ * the low bits, the family and the L4 protocol in the high ones. */
+#define HP_HDR_L3_MASK 0x3f
+#define HP_HDR_IPV6    0x40
+#define HP_HDR_TCP     0x80
+
 /* flow_slot of a packet whose flow found no room in the scheduler's flow
  * table: it has no per-flow state, so flow_seq is 0 for every packet of
  * that flow. Without an hp header (HP_MF_HPHDR) such a packet has no
@@ -129,6 +141,7 @@ struct hp_meta {
 #define HP_MF_LATENCY  0x02 /* latency sensitive (has a deadline) */
 #define HP_MF_HPHDR    0x04 /* carries an hp_app_hdr */
 #define HP_MF_TCP      0x08
+#define HP_MF_HELD     0x80 /* held by a configuration switch (sched pythia) */
 
 /* Notes in line 1 whether hdr_seq is unique within the packet's flow (see
  * above), from flags and flow_slot in line 0: set once flow_slot and the
@@ -491,7 +504,6 @@ hp_flow_hash(const struct hp_flow_key *k)
 static inline void
 hp_meta_payload(struct hp_meta *md, const uint8_t *frame, uint16_t off, uint16_t len)
 {
-	md->l4_off = off;
 	md->data_off = off;
 	md->data_len = len;
 	if (len >= sizeof(struct hp_app_hdr)) {
@@ -504,6 +516,36 @@ hp_meta_payload(struct hp_meta *md, const uint8_t *frame, uint16_t off, uint16_t
 			md->data_len = len - sizeof(*h);
 		}
 	}
+}
+
+/* Notes a classified frame's headers (h from hp_parse_hdrs) in md's line
+ * 1: the task data region (hp_meta_payload) and where the IP and L4
+ * headers are, for hp_meta_hdrs. */
+static inline void
+hp_meta_classified(struct hp_meta *md, const uint8_t *frame, const struct hp_pkt_hdrs *h)
+{
+	hp_meta_payload(md, frame, h->pay, h->pay_len);
+	md->hdr_l3 = (uint8_t)(h->l3 | (h->ipv6 ? HP_HDR_IPV6 : 0) |
+			       (h->proto == IPPROTO_TCP ? HP_HDR_TCP : 0));
+	md->hdr_l4back = (uint8_t)(md->data_off - h->l4);
+}
+
+/* A classified packet's headers from its metadata (hp_meta_classified),
+ * without parsing the frame again: what hp_pkt_l4_fixup needs. pay and
+ * pay_len are the task data region, whose end is the L4 payload's end
+ * (the hp header before it, if any, is not task data). Re-parsing the
+ * headers in the crypto task cost the worker ~9 % of its time a packet
+ * (bench/results/pipeline-2026-11-26-issue20.md); this is a few loads
+ * from the line the task reads anyway. */
+static inline void
+hp_meta_hdrs(const struct hp_meta *md, struct hp_pkt_hdrs *h)
+{
+	h->l3 = md->hdr_l3 & HP_HDR_L3_MASK;
+	h->l4 = (uint16_t)(md->data_off - md->hdr_l4back);
+	h->pay = md->data_off;
+	h->pay_len = md->data_len;
+	h->ipv6 = (md->hdr_l3 & HP_HDR_IPV6) != 0;
+	h->proto = (md->hdr_l3 & HP_HDR_TCP) ? IPPROTO_TCP : IPPROTO_UDP;
 }
 
 /* AES block that names an IPv4 flow (see docs/packet-format.md). */

@@ -41,6 +41,16 @@ min_energy(const struct hp_plan_eval *ev, double param)
 	return SERVES(ev) ? ev->power_w : NAN;
 }
 
+/* the least power, whatever it delivers: the paper's "lowest power
+ * consumption" policy (Fig. 5(c)/(d) at 15 s), which sheds traffic
+ * where min-energy would keep a device on to carry it */
+static double
+min_power(const struct hp_plan_eval *ev, double param)
+{
+	(void)param;
+	return ev->power_w;
+}
+
 /* the least power that delivers the target (or all that is offered, when
  * less is): param is the target in Gbit/s */
 static double
@@ -78,6 +88,8 @@ static const struct hp_goal_ops builtin[] = {
 	  .score = min_latency },
 	{ .name = "min-energy", .desc = "the least power that carries the offered load",
 	  .score = min_energy },
+	{ .name = "min-power", .desc = "the least power, whatever it delivers (sheds traffic)",
+	  .score = min_power },
 	{ .name = "target-rate", .desc = "the least power that delivers RATE Gbit/s",
 	  .takes_arg = true, .parse = parse_rate, .score = target_rate },
 };

@@ -123,7 +123,8 @@ struct hp_goal {
 	double param;
 };
 
-/* Built-ins: max-throughput, min-latency, min-energy, target-rate:GBPS. */
+/* Built-ins: max-throughput, min-latency, min-energy, min-power,
+ * target-rate:GBPS. */
 const struct hp_goal_ops *hp_goal_find(const char *name);
 /* Adds a goal (a loaded library's); -EEXIST for a known name, -ENOSPC. */
 int hp_goal_register(const struct hp_goal_ops *ops);

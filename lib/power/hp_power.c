@@ -211,6 +211,7 @@ hp_power_add_modeled(struct hp_power *p, const char *name, double idle_w,
 		return -ENOSPC;
 	s->idle_w = idle_w;
 	s->busy_w = busy_w;
+	s->off_w = -1;
 	s->ok = true;
 	return 0;
 }
@@ -254,7 +255,7 @@ src_read(struct hp_power_src *s, double *val, bool *is_power)
 	case HP_POWER_MODELED: {
 		double u = s->util < 0 ? 0 : s->util > 1 ? 1 : s->util;
 
-		*val = s->idle_w + (s->busy_w - s->idle_w) * u;
+		*val = s->off && s->off_w >= 0 ? s->off_w : s->idle_w + (s->busy_w - s->idle_w) * u;
 		*is_power = true;
 		return 0;
 	}

@@ -30,6 +30,8 @@ struct hp_power_src {
 	bool nvml_energy;         /* nvml: energy counter (else power reading) */
 	double idle_w, busy_w;    /* modeled */
 	double util;              /* modeled: busy share, set before a sample */
+	double off_w;             /* modeled: power when switched off (< 0: idle) */
+	bool off;                 /* modeled: switched off, set before a sample */
 	double watts;             /* over the last interval */
 	double joules;            /* since hp_power_start */
 	bool ok;                  /* the last read worked */

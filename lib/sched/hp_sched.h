@@ -33,6 +33,18 @@
 struct hp_sched_ops;
 struct hp_sched;
 
+#define HP_SCHED_GOALLEN 40
+/* A configuration-level policy's state (pythia): the summary, the trace
+ * and the progress line show it; empty goal: the policy has none. */
+struct hp_sched_goalstat {
+	char goal[HP_SCHED_GOALLEN];  /* active goal, as given */
+	char cfg[64];                 /* active configuration's label */
+	uint64_t switches;            /* configuration changes */
+	uint64_t held;                /* packets held for a flow to move */
+	uint64_t goal_changes;        /* goals set while running */
+	uint64_t learned;             /* windows that updated the stored capacity */
+};
+
 /* What a device is for scheduling purposes. CPU workers are HP_ROLE_CPU
  * even when their timing is modeled (--cpu-model). */
 enum hp_sched_role { HP_ROLE_CPU = 0, HP_ROLE_ACCEL = 1 };
@@ -101,6 +113,11 @@ struct hp_sched {
 					  * waiting to be placed */
 	double rate_pps;                 /* input rate (EWMA over ~50 ms) */
 	double tput_bps;                 /* delivered bits/s (EWMA ~50 ms) */
+	/* devices the policy switched off (bit d): their modeled power is
+	 * their off power; written by the scheduler, read by the power
+	 * sampler (relaxed) */
+	uint32_t off_mask;
+	struct hp_sched_goalstat gs;     /* scheduler lcore's own */
 };
 
 struct hp_sched_ops {

@@ -206,7 +206,7 @@ static inline void
 hp_task_fail(struct hp_meta *md, int err)
 {
 	md->status = HP_ST_TASK_ERR;
-	md->task_err = (uint16_t)err;
+	md->task_err = (uint8_t)err;
 }
 
 /* The same for a security task (encryption): a packet it refuses would

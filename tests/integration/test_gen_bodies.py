@@ -157,7 +157,10 @@ def test_ids_ac_plant_rate_option(tmp_path):
     ("ids", "gen=10,patterns=x", "exclude each other"),
     ("vpn", "impl=gpu", "aes_cbc: bad impl 'gpu' (mb|evp)"),
     ("dedup", "impl=", "md5: bad impl ''"),
-    ("crypto", "x=1", "app crypto takes no --param options"),
+    ("crypto", "x=1", "unknown option 'x' for app crypto (aes_ctr: impl)"),
+    ("crypto", "impl=gpu", "aes_ctr: bad impl 'gpu' (mb|evp)"),
+    ("ran", "impl=ssl", "aes_ctr: bad impl 'ssl' (mb|evp)"),
+    ("null", "x=1", "app null takes no --param options"),
     ("ids", "engine", "bad --param item 'engine'"),
 ])
 def test_param_errors(app, param, msg):

@@ -249,5 +249,5 @@ def test_every_flag_hostile_values(hplane, cmd):
     n = assert_every_flag_refused(lambda a: run_hplane(a, check=False, timeout=30),
                                   h.stdout + h.stderr, [cmd], ["--workers", "0"],
                                   numbers=cmd == "run", repeats=cmd == "run",
-                                  repeatable=("--sched-param",))
+                                  repeatable=("--sched-param", "--goal-at"))
     assert n > (800 if cmd == "run" else 600)

@@ -141,7 +141,8 @@ def test_every_command_agrees_with_summary(hplane, tmp_path):
     tr = rows(out)
     pps = max(float(r["offered_pps"]) for r in tr)
     mine = sorted(c for c in listed if c.startswith("/heteroplane/"))
-    assert mine == sorted(["/heteroplane/lcore/load", "/heteroplane/device"] +
+    # /heteroplane/goal: the goal of a --goal run (sched pythia; test_pythia_goal.py)
+    assert mine == sorted(["/heteroplane/lcore/load", "/heteroplane/device", "/heteroplane/goal"] +
                           [f"/heteroplane/{c}" for c in CMDS])
     # a name nobody has is refused (null), as is /device without one
     assert bad == {"device": None, "app": None, "none": None}

@@ -154,21 +154,18 @@ gen_packet(struct hp_gen *g)
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	struct hp_flow_key k = { 0 };
 	struct hp_meta *md;
-	uint16_t off = 0, len = 0;
+	struct hp_pkt_hdrs h = { 0 };
 
 	assert_non_null(m);
 	assert_int_equal(hp_gen_build(g, m), 0);
-	assert_int_equal(hp_parse(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, &k,
-				  &off, &len), HP_DROP_NONE);
+	assert_int_equal(hp_parse_hdrs(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, &k, &h),
+			 HP_DROP_NONE);
 	md = hp_meta(m);
 	memset(md, 0, sizeof(*md));
 	md->flow_id = hp_flow_hash(&k);
-	md->flags = HP_MF_HPHDR;
+	hp_meta_classified(md, rte_pktmbuf_mtod(m, uint8_t *), &h);
+	assert_true(md->flags & HP_MF_HPHDR);
 	hp_meta_seq_note(md);
-	md->data_off = off + sizeof(struct hp_app_hdr);
-	md->data_len = len - sizeof(struct hp_app_hdr);
-	md->hdr_seq = rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(m, struct hp_app_hdr *,
-							       off)->seq);
 	return m;
 }
 
@@ -403,8 +400,7 @@ foreign_packet(const uint8_t *f, uint32_t len)
 	md->flow_id = hp_flow_hash(&k);
 	md->flow_slot = 3;
 	md->hdr_seq = 41;
-	md->data_off = h.pay;
-	md->data_len = h.pay_len;
+	hp_meta_classified(md, rte_pktmbuf_mtod(m, uint8_t *), &h);
 	hp_meta_seq_note(md);
 	return m;
 }

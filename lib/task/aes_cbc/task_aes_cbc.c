@@ -168,17 +168,23 @@ cbc_init(struct hp_task_ctx *ctx)
 	return 0;
 }
 
+/* The flow's keys; only a miss needs the 5-tuple, so only a miss parses
+ * the headers again (NULL when they do not parse). */
 static struct cbc_flow *
-cbc_flow(struct cbc_priv *p, const struct hp_meta *md, const struct hp_flow_key *k)
+cbc_flow(struct cbc_priv *p, struct rte_mbuf *m, const struct hp_meta *md)
 {
 	struct cbc_flow *f = &p->flows[md->flow_id & (CBC_CACHE - 1)];
+	struct hp_flow_key k;
+	struct hp_pkt_hdrs h;
 	uint8_t fb[16];
 
 	if (f->valid && f->flow_id == md->flow_id)
 		return f;
+	if (hp_pkt_hdrs(m, &k, &h) != 0)
+		return NULL;
 	/* Miss: ~60 ns (one AES block + one key expansion; IPv6: two
 	 * blocks more). */
-	flow_block_of(&p->master, k, fb);
+	flow_block_of(&p->master, &k, fb);
 	hp_nf_aes_block(&p->master, fb, f->raw);
 	hp_nf_cbc_expand(p->mb, f->raw, &f->key);
 	f->flow_id = md->flow_id;
@@ -215,7 +221,8 @@ cbc_pad_pkt(struct rte_mbuf *m, struct hp_meta *md, const struct hp_pkt_hdrs *h,
 
 /* Cost note (bench/tasks, this machine): ipsec-mb VAES multi-buffer CBC
  * runs ~10 GB/s per core at 1458 B in bursts of 32; per packet adds the
- * IV (one AES block, ~10 ns), the header re-parse and fix-up and, when
+ * IV (one AES block, ~10 ns), the header fix-up (offsets from the
+ * metadata: no re-parse) and, when
  * the UDP or TCP checksum is in use, a checksum pass over the ciphertext
  * (hp_pkt_l4_fixup; ~85 cycles at 778 B). */
 static uint16_t
@@ -232,7 +239,6 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			struct rte_mbuf *m = pkts[i];
 			struct hp_meta *md = hp_meta(m);
 			unsigned int slot = md->flow_id & (CBC_CACHE - 1);
-			struct hp_flow_key key;
 			struct cbc_flow *f;
 			uint8_t sb[16];
 			int len;
@@ -242,17 +248,22 @@ cbc_process(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			if (p->pin[slot] == p->gen && p->flows[slot].flow_id !=
 			    md->flow_id)
 				break; /* encrypt the burst first (rare) */
-			if (hp_pkt_hdrs(m, &key, &p->jh[k]) != 0) {
+			if (m->nb_segs != 1) {
 				hp_task_fail_secure(md, EINVAL);
 				continue;
 			}
+			hp_meta_hdrs(md, &p->jh[k]);
 			/* No hp header and no flow-table slot: seq is 0 for
 			 * every packet of the flow, so the IV would repeat. */
 			if (!hp_meta_seq_unique(md)) {
 				hp_task_fail_secure(md, ENOTUNIQ);
 				continue;
 			}
-			f = cbc_flow(p, md, &key);
+			f = cbc_flow(p, m, md);
+			if (f == NULL) {
+				hp_task_fail_secure(md, EINVAL);
+				continue;
+			}
 			p->pin[slot] = p->gen;
 			len = cbc_pad_pkt(m, md, &p->jh[k], &p->grow[k]);
 			if (len < 0) {
@@ -296,7 +307,6 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 {
 	struct cbc_priv *p = ctx->priv;
 	struct hp_meta *md = hp_meta(m);
-	struct hp_flow_key key;
 	struct hp_pkt_hdrs h;
 	struct cbc_flow *f;
 	uint32_t end, plen, g, trailer;
@@ -304,10 +314,11 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 
 	if (md->status != HP_ST_OK)
 		return 1;
-	if (hp_pkt_hdrs(m, &key, &h) != 0) {
+	if (m->nb_segs != 1) {
 		hp_task_fail_secure(md, EINVAL);
 		return -EINVAL;
 	}
+	hp_meta_hdrs(md, &h);
 	if (!hp_meta_seq_unique(md)) {
 		hp_task_fail_secure(md, ENOTUNIQ);
 		return -ENOTUNIQ;
@@ -329,7 +340,11 @@ cbc_offload_prep(struct hp_task_ctx *ctx, struct rte_mbuf *m, struct hp_offload 
 		hp_task_fail_secure(md, ENOSPC);
 		return -ENOSPC;
 	}
-	f = cbc_flow(p, md, &key);
+	f = cbc_flow(p, m, md);
+	if (f == NULL) {
+		hp_task_fail_secure(md, EINVAL);
+		return -EINVAL;
+	}
 	hp_nf_cbc_seq_block(md->hdr_seq, sb);
 	hp_nf_aes_block(&f->key, sb, o->iv);
 	memcpy(o->key, f->raw, 16);
@@ -347,14 +362,10 @@ cbc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_of
 	struct hp_meta *md = hp_meta(m);
 	uint32_t end = (uint32_t)md->data_off + md->data_len;
 	uint32_t trailer = rte_pktmbuf_data_len(m) - end;
-	struct hp_flow_key key;
 	struct hp_pkt_hdrs h;
 
 	/* the headers as prep found them, before the packet grows */
-	if (hp_pkt_hdrs(m, &key, &h) != 0) {
-		hp_task_fail_secure(md, EINVAL);
-		return;
-	}
+	hp_meta_hdrs(md, &h);
 	/* prep checked the room; append cannot fail here */
 	if (o->aux > trailer && rte_pktmbuf_append(m, (uint16_t)(o->aux - trailer)) == NULL) {
 		hp_task_fail_secure(md, ENOSPC);

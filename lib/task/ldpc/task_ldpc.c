@@ -300,18 +300,17 @@ flush(struct ldpc_priv *p, struct rte_mbuf **pk, uint8_t **bodies,
 	rc = hp_ldpc_units_decode(p->dec, bodies, lens, n, ok, p->scratch);
 	for (i = 0; i < n; i++) {
 		struct hp_meta *md = hp_meta(pk[i]);
-		struct hp_flow_key key;
 		struct hp_pkt_hdrs h;
 
-		if (hp_pkt_hdrs(pk[i], &key, &h) == 0)
-			hp_pkt_l4_fixup(pk[i], &h, 0, tx_offload);
+		hp_meta_hdrs(md, &h);
+		hp_pkt_l4_fixup(pk[i], &h, 0, tx_offload);
 		if (rc >= 0 && ok[i]) {
 			md->res32 = lens[i] / p->ulen;
 			continue;
 		}
 		md->res32 = 0;
 		md->status = HP_ST_TASK_ERR;
-		md->task_err = rc < 0 ? (uint16_t)-rc : EBADMSG;
+		md->task_err = rc < 0 ? (uint8_t)-rc : EBADMSG;
 	}
 }
 
@@ -385,7 +384,6 @@ ldpc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_o
 		  const uint8_t *out)
 {
 	struct hp_meta *md = hp_meta(m);
-	struct hp_flow_key key;
 	struct hp_pkt_hdrs h;
 	uint32_t good;
 
@@ -398,8 +396,8 @@ ldpc_offload_done(struct hp_task_ctx *ctx, struct rte_mbuf *m, const struct hp_o
 	}
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off), out, o->in_len);
 	md->res32 = o->aux;
-	if (hp_pkt_hdrs(m, &key, &h) == 0)
-		hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
+	hp_meta_hdrs(md, &h);
+	hp_pkt_l4_fixup(m, &h, 0, ctx->cfg->tx_offload);
 }
 
 static const void *

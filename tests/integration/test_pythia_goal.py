@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Pythia's monitor live (issue 21 parts 4-5, lib/sched/sched_pythia.c):
+# `hplane run --goal` on the modeled pythia-8700k platform starts in the
+# configuration the goal picks, switches when the goal changes (--goal-at,
+# `hplane ctl goal` through the telemetry socket) without losing or
+# reordering a packet, a goal library (--goal-lib, the example in
+# examples/) is loaded and used, and bad input is one line and exit 2.
+# Each run is a few seconds at a low rate: modeled time, not CPU speed.
+import csv
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import (HPLANE, HPLANE_RUNS, assert_invariants, assert_one_line, dpdk_runtime_dir,
+                      run_hplane, summary)
+
+BASE = ["--app", "vpn", "--platform", "pythia-8700k", "--scenario", "medium",
+        "--capacity", "20000", "--quiet"]
+GOAL_LIB = Path(os.environ.get("BUILD_DIR", "build")) / "examples" / "goal_fewest_devices.so"
+
+
+def trace_rows(out):
+    with open(Path(out) / "trace.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def power_col(rows, dev):
+    return next(k for k in rows[0] if k.startswith("power_w:") and dev in k)
+
+
+def assert_no_reorder(s):
+    assert s["flows"]["out_of_order_packets"] == 0, s["flows"]
+    assert s["dropped_internal"] == 0, s
+
+
+def test_goal_at_switches(hplane, tmp_path):
+    # min-energy at a low rate: the integrated GPU alone (the GTX off);
+    # at 1.5 s min-latency: the GTX at 1K (docs/scheduling.md), at once
+    out = tmp_path / "run"
+    run_hplane(["run"] + BASE + ["--duration", "3", "--goal", "min-energy",
+                                 "--goal-at", "1.5:min-latency", "--out", str(out)])
+    s = summary(out)
+    assert_invariants(s)
+    assert_no_reorder(s)
+    g = s["goal"]
+    assert g["active"] == "min-latency", g
+    assert g["goal_changes"] == 1 and g["switches"] >= 1, g
+    assert "dgpu" in g["configuration"], g
+    rows = [r for r in trace_rows(out) if float(r["t_s"]) > 0.9]
+    assert rows[0]["goal"] == "min-energy" and rows[0]["configuration"] == "aes_cbc=igpu@1024"
+    assert rows[-1]["goal"] == "min-latency" and "dgpu" in rows[-1]["configuration"]
+    assert int(rows[-1]["switches"]) >= 1
+    # the GTX is switched off (power.off_w 0) until the switch
+    pc = power_col(rows, "dgpu")
+    assert float(rows[0][pc]) == 0.0
+    assert float(rows[-1][pc]) > 0.0
+
+
+def test_ctl_goal_while_running(hplane, tmp_path):
+    out = tmp_path / "run"
+    t0 = time.time()
+    proc = subprocess.Popen([str(HPLANE), "run"] + BASE + ["--duration", "5", "--goal", "min-energy",
+                                                           "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        sock = dpdk_runtime_dir(proc.pid) / "dpdk_telemetry.v2"
+        for _ in range(200):              # EAL and the calibration-free start
+            if sock.exists():
+                break
+            time.sleep(0.05)
+        assert sock.exists(), "no telemetry socket"
+        time.sleep(1.5)                   # the run is in its measured phase
+        r = subprocess.run([str(HPLANE), "ctl", "goal", "min-latency", "--pid", str(proc.pid)],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, r.stderr
+        reply = json.loads(r.stdout)["/heteroplane/goal"]
+        assert reply["requested"] == "min-latency", reply
+        bad = subprocess.run([str(HPLANE), "ctl", "goal", "no-such-goal", "--pid", str(proc.pid)],
+                             capture_output=True, text=True, timeout=30)
+        assert bad.returncode == 2 and "no-such-goal" in bad.stderr, bad
+        read = subprocess.run([str(HPLANE), "ctl", "goal", "--pid", str(proc.pid)],
+                              capture_output=True, text=True, timeout=30)
+        assert read.returncode == 0, read.stderr
+        assert json.loads(read.stdout)["/heteroplane/goal"]["goal"] in ("min-energy", "min-latency")
+        o, e = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        HPLANE_RUNS.append((proc.pid, t0, time.time()))
+    assert proc.returncode == 0, e
+    s = summary(out)
+    assert_invariants(s)
+    assert_no_reorder(s)
+    assert s["goal"]["active"] == "min-latency" and s["goal"]["goal_changes"] == 1, s["goal"]
+    rows = trace_rows(out)
+    assert rows[-1]["goal"] == "min-latency"
+    assert any(r["goal"] == "min-energy" for r in rows)
+
+
+def test_goal_lib_example(hplane, tmp_path):
+    assert GOAL_LIB.exists(), GOAL_LIB
+    out = tmp_path / "run"
+    run_hplane(["run"] + BASE + ["--duration", "2", "--goal-lib", str(GOAL_LIB),
+                                 "--goal", "fewest-devices", "--out", str(out)])
+    s = summary(out)
+    assert_invariants(s)
+    assert s["goal"]["active"] == "fewest-devices"
+    # one device carries 20 kpps: the configuration names one
+    assert "+" not in s["goal"]["configuration"], s["goal"]
+
+
+@pytest.mark.parametrize("args,what", [
+    (["--goal", "no-such-goal"], "unknown goal"),
+    (["--goal", "min-energy", "--goal-at", "9:min-latency"], "past the run"),
+    (["--goal", "min-energy", "--goal-at", "1:nope"], "nope"),
+    (["--goal", "min-energy", "--goal-at", "x"], "T:GOAL"),
+    (["--goal", "min-energy", "--goal-lib", "/nonexistent/goal.so"], "cannot load"),
+    (["--goal", "min-energy", "--goal-lib", "libm.so.6"], "hp_goal_ops_v1"),
+    (["--goal", "min-energy", "--sched", "rr"], "not with --sched"),
+    (["--goal-at", "1:min-energy"], "need --goal"),
+    (["--goal", "min-energy", "--goal-period", "1"], "--goal-period"),
+])
+def test_bad_input(hplane, args, what):
+    p = run_hplane(["run"] + BASE + ["--duration", "3"] + args, check=False)
+    assert p.returncode == 2, p.stderr
+    assert what in assert_one_line(p, what), p.stderr
+
+
+def test_goal_needs_platform(hplane):
+    p = run_hplane(["run", "--app", "vpn", "--goal", "min-energy", "--duration", "1"], check=False)
+    assert p.returncode == 2
+    assert "--platform" in assert_one_line(p, "--platform")
+
+
+def test_ctl_bad_input(hplane):
+    for args, what in ((["ctl"], "usage"), (["ctl", "goal", "--pid", "x"], "--pid"),
+                       (["ctl", "goal", "a,b", "--pid", "1"], "NAME"),
+                       (["ctl", "goal", "min-energy", "--file-prefix", "hplane_none"],
+                        "no running instance")):
+        p = run_hplane(args, check=False)
+        assert p.returncode == 2, (args, p.stderr)
+        assert what in p.stderr, (args, p.stderr)
