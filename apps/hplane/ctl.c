@@ -38,7 +38,7 @@ rt_base(char *buf, size_t len)
 static int
 find_sock(const char *prefix, char *path, size_t len)
 {
-	char base[200], cand[300], q[80];
+	char base[200], cand[512], q[80];
 	struct dirent *e;
 	unsigned int n = 0;
 	DIR *d;

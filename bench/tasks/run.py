@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """bench/tasks (issue 3) for `make bench`: runs nf-bench (AES-128-CBC, MD5 and DPI per
-core at 64/243/486/1458 B and IMIX, each beside its peer measured in the
-same run: OpenSSL EVP loops, Hyperscan) and, with --record, writes the
+core at 64/243/486/594/1458 B and IMIX, each beside its peer measured in the
+same run: OpenSSL EVP loops, ipsec-mb HMAC-MD5, Hyperscan, a direct hs_scan
+loop; columns name the library) and, with --record, writes the
 table to bench/results/nf-<date>.md. Usage:
   python3 bench/tasks/run.py [--build build] [--seconds 1] [--cpu-time] [--record]"""
 import argparse

@@ -129,6 +129,19 @@ unsigned int hp_nf_md5_mb_lanes(void);
 /* Own multi-buffer MD5: one message per 32-bit SIMD lane; a lane that
  * finishes takes the next message, so unequal lengths share the lanes. */
 void hp_nf_md5_mb(struct hp_nf_md5_job *jobs, unsigned int n);
+/* How hp_nf_md5_mb loads the message words into the lanes: with gathers,
+ * or with row loads and a register transpose. AUTO (the default) takes the
+ * measured table in nf_isa.c: transpose on AMD (Zen's gathers are slow),
+ * gathers elsewhere. Returns the mode now in effect (never AUTO). */
+enum hp_nf_md5_loads {
+	HP_NF_MD5_LOADS_AUTO,
+	HP_NF_MD5_LOADS_GATHER,
+	HP_NF_MD5_LOADS_TRANSPOSE,
+};
+enum hp_nf_md5_loads hp_nf_md5_mb_loads(enum hp_nf_md5_loads mode);
+/* The kernel hp_nf_md5_mb runs now, e.g. "own-avx512-nogather",
+ * "own-avx2-gather" or "openssl" (no SIMD lanes). */
+const char *hp_nf_md5_mb_name(void);
 
 /* ==================================================================== DPI */
 

@@ -7,7 +7,9 @@
 #include "nf_priv.h"
 
 static unsigned int nf_isa_cpu;
+static int nf_gather_slow;
 unsigned int hp_nf_isa_on;
+int hp_nf_md5_transpose;
 
 static void __attribute__((constructor))
 nf_isa_init(void)
@@ -21,8 +23,21 @@ nf_isa_init(void)
 		nf_isa_cpu |= HP_NF_ISA_AVX2;
 	if (__builtin_cpu_supports("avx512f"))
 		nf_isa_cpu |= HP_NF_ISA_AVX512;
+	/* A measured table, not a start-up probe: a probe of a few
+	 * microseconds on a shared core picks differently from run to run.
+	 * On Zen 4 VPGATHERDD is microcoded and the gather-free MD5 is
+	 * faster at every size (bench/results/nf-peer-2026-11-29.md); Intel
+	 * keeps the gathers its earlier records were measured with. */
+	nf_gather_slow = __builtin_cpu_is("amd");
 #endif
 	hp_nf_isa_on = nf_isa_cpu;
+	hp_nf_md5_transpose = nf_gather_slow;
+}
+
+int
+hp_nf_isa_gather_slow(void)
+{
+	return nf_gather_slow;
 }
 
 unsigned int

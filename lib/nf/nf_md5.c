@@ -5,7 +5,9 @@
  * serial chain inside one message, so, like CBC, it only gets faster by
  * hashing several messages at once. intel-ipsec-mb has multi-buffer MD5
  * only inside HMAC-MD5 (its inner hash covers the ipad block, so it cannot
- * produce a plain MD5).
+ * produce a plain MD5; bench/tasks measures its HMAC-MD5 beside this).
+ * Each ISA variant comes with gather loads and with a gather-free
+ * transpose; hp_nf_md5_mb_loads picks one (nf_isa.c's table by default).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,13 +33,42 @@ hp_nf_md5_mb_lanes(void)
 	       hp_nf_isa_on & HP_NF_ISA_AVX2 ? 8 : 0;
 }
 
+enum hp_nf_md5_loads
+hp_nf_md5_mb_loads(enum hp_nf_md5_loads mode)
+{
+	if (mode == HP_NF_MD5_LOADS_AUTO)
+		hp_nf_md5_transpose = hp_nf_isa_gather_slow();
+	else
+		hp_nf_md5_transpose = mode == HP_NF_MD5_LOADS_TRANSPOSE;
+	return hp_nf_md5_transpose ? HP_NF_MD5_LOADS_TRANSPOSE :
+				     HP_NF_MD5_LOADS_GATHER;
+}
+
+const char *
+hp_nf_md5_mb_name(void)
+{
+	int t = hp_nf_md5_transpose;
+
+	if (hp_nf_isa_on & HP_NF_ISA_AVX512)
+		return t ? "own-avx512-nogather" : "own-avx512-gather";
+	if (hp_nf_isa_on & HP_NF_ISA_AVX2)
+		return t ? "own-avx2-nogather" : "own-avx2-gather";
+	return "openssl";
+}
+
 void
 hp_nf_md5_mb(struct hp_nf_md5_job *jobs, unsigned int n)
 {
 	if (hp_nf_isa_on & HP_NF_ISA_AVX512) {
-		hp_nf_md5_mb_avx512(jobs, n);
+		if (hp_nf_md5_transpose)
+			hp_nf_md5_mb_nogather_avx512(jobs, n);
+		else
+			hp_nf_md5_mb_avx512(jobs, n);
 	} else if (hp_nf_isa_on & HP_NF_ISA_AVX2) {
-		hp_nf_md5_mb_avx2(jobs, n);
+		if (hp_nf_md5_transpose)
+			hp_nf_md5_mb_nogather_avx2(jobs, n);
+		else
+			hp_nf_md5_mb_avx2(jobs, n);
 	} else {
 		/* No SIMD lanes: the reference per message. */
 		for (unsigned int i = 0; i < n; i++)

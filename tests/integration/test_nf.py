@@ -116,7 +116,7 @@ def test_cbc_key_file(tool, tmp_path):
 
 # -------------------------------------------------------------------- MD5
 
-@pytest.mark.parametrize("impl", ["mb", "ref"])
+@pytest.mark.parametrize("impl", ["mb", "mb-gather", "mb-nogather", "ref"])
 def test_md5_against_hashlib(tool, impl):
     rng = random.Random(5)
     sizes = [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 64, 243, 486, 1458] + \
@@ -124,6 +124,11 @@ def test_md5_against_hashlib(tool, impl):
     payloads = [rng.randbytes(n) for n in sizes]
     out = run(tool, ["md5", "--impl", impl], recs(payloads)).stdout.decode().split()
     assert out == [hashlib.md5(p).hexdigest() for p in payloads]
+
+
+def test_md5_bad_impl(tool):
+    r = run(tool, ["md5", "--impl", "gather"], recs([b"x"]), check=False)
+    assert r.returncode == 2 and b"--impl must be" in r.stderr
 
 
 # -------------------------------------------------------------------- DPI

@@ -227,8 +227,10 @@ cmd_cbc(const struct opts *o)
 	int mb = o->impl == NULL || strcmp(o->impl, "mb") == 0;
 	int rc = 1;
 
-	if (!mb && strcmp(o->impl, "evp") != 0)
-		return fail("cbc: --impl must be mb or evp");
+	if (!mb && strcmp(o->impl, "evp") != 0) {
+		fail("cbc: --impl must be mb or evp");
+		return 2; /* a bad flag value is a usage error */
+	}
 	if (load_key(o, master) != 0)
 		return 1;
 	if (read_recs(1, &v, &n) != 0)
@@ -300,10 +302,18 @@ cmd_md5(const struct opts *o)
 	uint8_t (*dg)[16];
 	struct rec *v;
 	uint32_t n;
-	int mb = o->impl == NULL || strcmp(o->impl, "mb") == 0;
+	int mb = o->impl == NULL || strncmp(o->impl, "mb", 2) == 0;
 
-	if (!mb && strcmp(o->impl, "ref") != 0)
-		return fail("md5: --impl must be mb or ref");
+	/* mb takes nf_isa.c's table; mb-gather / mb-nogather force the loads. */
+	if (o->impl != NULL && strcmp(o->impl, "mb-gather") == 0)
+		hp_nf_md5_mb_loads(HP_NF_MD5_LOADS_GATHER);
+	else if (o->impl != NULL && strcmp(o->impl, "mb-nogather") == 0)
+		hp_nf_md5_mb_loads(HP_NF_MD5_LOADS_TRANSPOSE);
+	else if (o->impl != NULL && strcmp(o->impl, "mb") != 0 &&
+		 strcmp(o->impl, "ref") != 0) {
+		fail("md5: --impl must be mb, mb-gather, mb-nogather or ref");
+		return 2; /* a bad flag value is a usage error */
+	}
 	if (read_recs(0, &v, &n) != 0)
 		return 1;
 	jobs = calloc(n + 1, sizeof(*jobs));

@@ -91,25 +91,30 @@ test_md5(void **state)
 	for (size_t li = 0; li < NL; li++) {
 		unsigned int on = hp_nf_isa_limit(limits[li]);
 
-		print_message("md5 limit %s: %u lanes\n", hp_nf_isa_name(on),
-			      hp_nf_md5_mb_lanes());
-		for (unsigned int i = 0; i < N; i++) {
-			uint32_t len = i < 70 ? i * 2 : (uint32_t)(rnd(&s) % MAXLEN);
-
-			fill(&s, buf[i], len);
-			jobs[i] = (struct hp_nf_md5_job){ .data = buf[i],
-				.len = len, .digest = d[i] };
-		}
-		for (unsigned int b = 1; b <= N; b = b * 3 + 1) {
-			for (unsigned int i = 0; i < N; i += b)
-				hp_nf_md5_mb(jobs + i, N - i < b ? N - i : b);
+		for (int g = 0; g < 2; g++) {
+			hp_nf_md5_mb_loads(g ? HP_NF_MD5_LOADS_TRANSPOSE :
+					       HP_NF_MD5_LOADS_GATHER);
+			print_message("md5 limit %s: %u lanes, %s\n", hp_nf_isa_name(on),
+				      hp_nf_md5_mb_lanes(), hp_nf_md5_mb_name());
 			for (unsigned int i = 0; i < N; i++) {
-				assert_int_equal(hp_nf_md5_ref(jobs[i].data,
-							       jobs[i].len, ref), 0);
-				assert_memory_equal(d[i], ref, 16);
+				uint32_t len = i < 70 ? i * 2 : (uint32_t)(rnd(&s) % MAXLEN);
+
+				fill(&s, buf[i], len);
+				jobs[i] = (struct hp_nf_md5_job){ .data = buf[i],
+					.len = len, .digest = d[i] };
+			}
+			for (unsigned int b = 1; b <= N; b = b * 3 + 1) {
+				for (unsigned int i = 0; i < N; i += b)
+					hp_nf_md5_mb(jobs + i, N - i < b ? N - i : b);
+				for (unsigned int i = 0; i < N; i++) {
+					assert_int_equal(hp_nf_md5_ref(jobs[i].data,
+								       jobs[i].len, ref), 0);
+					assert_memory_equal(d[i], ref, 16);
+				}
 			}
 		}
 	}
+	hp_nf_md5_mb_loads(HP_NF_MD5_LOADS_AUTO);
 	hp_nf_isa_limit(HP_NF_ISA_ALL);
 }
 
