@@ -2,7 +2,7 @@
  * A goal that keeps one configuration: `--goal-lib FILE.so --goal
  * all-devices` with `--sched-param devices=A+B` picks the configuration
  * that uses every allowed device, at any load, so the monitor never
- * switches. bench/pythia/goals.py uses it as the fixed "igpu+dgpu"
+ * switches after its start. bench/pythia/goals.py uses it as the fixed "igpu+dgpu"
  * configuration the goals are compared with (a single device is fixed by
  * devices=A alone: one configuration is left). Built by meson as
  * build/examples/goal_all_devices.so.
@@ -17,8 +17,9 @@ all_devices(const struct hp_plan_eval *ev, double param)
 	(void)param;
 	for (d = 0; d < HP_PLAN_MAX_DEV; d++)
 		n += ev->dev_util[d] > 0;
-	/* most devices at work first; at an idle port every configuration
-	 * evaluates alike, and the pick's ties go to less power */
+	/* most devices at work first; at an idle port no device is at work
+	 * in any configuration and the pick's ties go to less power, so a run
+	 * starts on the cheapest and switches once, at the first evaluations */
 	return -(double)n;
 }
 

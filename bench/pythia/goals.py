@@ -11,7 +11,8 @@ configuration in hindsight per goal among those that deliver at least the dynami
 traffic (less --tol) and prints a verdict. A fixed configuration is `--sched pythia` restricted
 to its devices (devices=igpu or devices=dgpu leaves one configuration: nothing to switch to) or,
 for igpu+dgpu, the goal library build/examples/goal_all_devices.so (`--goal all-devices`: every
-allowed device at any load). Then target-rate:X against max-throughput on constant traces.
+allowed device at any load with traffic; at the idle start the pick is the least power, igpu,
+so that run switches once, ~0.6 s in, and then never). Then target-rate:X against max-throughput on constant traces.
 
   .venv/bin/python bench/pythia/goals.py --hplane build/apps/hplane/hplane --out DIR
 """
@@ -25,6 +26,7 @@ SCALE = 100           # the devices' time dilation (scale=100) and the monitor's
 PPS_PER_GBPS = 6800 / 8.0   # 1500-byte frames: 6.8 kpps x 100 = 8 Gbit/s of the platform (L2)
 GOALS = ["min-energy", "min-latency", "max-throughput"]
 FIXED = ["igpu", "dgpu", "igpu+dgpu"]
+NOISE = 0.01          # a difference under 1 % on a metric is a tie (same configuration, two runs)
 
 
 def pps(gbps):
@@ -47,6 +49,8 @@ def run_one(args, name, trace, dur, cap, goal=None, fixed=None):
            "--trace", trace, "--capacity", str(cap), "--duration", str(dur), "--out", out]
     if fixed is None:
         cmd += ["--sched-param", "devices=igpu+dgpu", "--goal", goal]
+        if args.goal_period:
+            cmd += ["--goal-period", str(args.goal_period)]
     elif fixed == "igpu+dgpu":
         cmd += ["--sched-param", "devices=igpu+dgpu", "--goal-lib", args.goal_lib,
                 "--goal", "all-devices"]
@@ -105,11 +109,11 @@ def verdicts(rows, tol):
         best = better(elig, key=lambda r: r[key])
         d, b = dyn[key], best[key]
         if g == "max-throughput":
-            ok = d >= b * (1 - tol)
-            strict = d > b * (1 + tol)
+            ok = d >= b * (1 - NOISE)
+            strict = d > b * (1 + NOISE)
         else:
-            ok = d <= b
-            strict = d < b
+            ok = d <= b * (1 + NOISE)
+            strict = d < b * (1 - NOISE)
         word = "strictly better" if strict else ("at least as good" if ok else "WORSE")
         out.append((g, dyn, best, f"{key} dynamic {d:.4g} vs best fixed ({best['fixed']}) "
                                   f"{b:.4g}: {word}"))
@@ -128,7 +132,9 @@ def main():
     ap.add_argument("--tol", type=float, default=0.02,
                     help="delivered traffic tolerance for 'the same traffic' (fraction)")
     ap.add_argument("--target", type=float, default=15, help="target-rate Gbit/s")
-    ap.add_argument("--only", choices=["all", "target"], default="all")
+    ap.add_argument("--only", choices=["all", "target", "fluct"], default="all")
+    ap.add_argument("--goal-period", type=int, default=0,
+                    help="the monitor's period in ms for the dynamic runs (default: hplane's 500)")
     a = ap.parse_args()
     a.goal_lib = os.path.abspath(a.goal_lib)
     os.makedirs(os.path.join(a.out, "runs"), exist_ok=True)
@@ -143,6 +149,8 @@ def main():
     plan = []
     if a.only == "all":
         plan = [("fluct", fl, f), ("const8", co, a.const_s)]
+    elif a.only == "fluct":
+        plan = [("fluct", fl, f)]
     for tname, tr, dur in plan:
         rows = []
         for g in GOALS + FIXED:   # interleaved: the dynamic goals between the fixed runs
@@ -157,14 +165,15 @@ def main():
 
     # target-rate at a rate between one device's capacity and two's, offered above and at it
     rows = []
-    for off in (35.0, a.target):
+    for off in ((35.0, a.target) if a.only != "fluct" else ()):
         tr = os.path.join(a.out, f"rate_const{off:g}.txt")
         write_trace(tr, [(0, pps(off)), (a.const_s, pps(off))])
         for g in (f"target-rate:{a.target:g}", "max-throughput"):
             rows.append(run_one(a, f"offered{off:g}-{g}", tr, a.const_s, 30000, goal=g))
-    print(f"\n### target-rate:{a.target:g} against max-throughput\n")
-    table(rows)
-    print()
+    if rows:
+        print(f"\n### target-rate:{a.target:g} against max-throughput\n")
+        table(rows)
+        print()
     tv = []
     for i in range(0, len(rows), 2):
         t, m = rows[i], rows[i + 1]
@@ -172,7 +181,7 @@ def main():
         text = (f"{t['name']}: delivered {t['gbps']:.2f} Gbit/s, {within:.1f} % from "
                 f"{a.target:g} ({'within' if within <= 5 else 'NOT within'} 5 %); "
                 f"{t['watts']:.1f} W vs max-throughput's {m['watts']:.1f} W "
-                f"({'less' if t['watts'] < m['watts'] else 'NOT less'})")
+                f"({'less' if t['watts'] < m['watts'] * (1 - NOISE) else 'NOT less (1 % or less apart: a tie)' if t['watts'] < m['watts'] * (1 + NOISE) else 'NOT less'})")
         tv.append(text)
         print("- " + text)
     res["traces"]["target"] = {"rows": rows, "verdicts": tv}

@@ -47,11 +47,14 @@ def test_all_devices_goal_keeps_both(hplane, tmp_path):
     assert s["dropped_internal"] == 0 and s["flows"]["out_of_order_packets"] == 0
     g = s["goal"]
     assert g["active"] == "all-devices" and g["configuration"] == "aes_cbc=igpu+dgpu@1024", g
-    # at an idle port every configuration evaluates alike (the start pick may
-    # be another): from the first evaluation on it is igpu+dgpu and stays
+    # at an idle port every configuration has no device at work, so the
+    # start pick is the least power (igpu); the monitor switches after its
+    # first two evaluations (~0.6 s) and then stays: the first second may
+    # still show the GTX off
     assert g["switches"] <= 1, g
-    rows = [r for r in trace_rows(out) if float(r["t_s"]) > 0.9]
+    rows = [r for r in trace_rows(out) if float(r["t_s"]) > 1.5]
     assert rows and all(r["configuration"] == "aes_cbc=igpu+dgpu@1024" for r in rows)
-    assert all(float(r[power_col(rows, "dgpu")]) > 0.0 for r in rows)
+    pc = power_col(rows, "dgpu")
+    assert all(float(r[pc]) > 0.0 for r in rows), [(r["t_s"], r[pc]) for r in rows]
     share = s["device_share"]
     assert share["model:pythia-8700k@igpu"] > 5 and share["model:pythia-8700k@dgpu"] > 5, share
