@@ -194,3 +194,11 @@ def test_ctl_bad_input(hplane):
         p = run_hplane(args, check=False)
         assert p.returncode == 2, (args, p.stderr)
         assert what in p.stderr, (args, p.stderr)
+
+
+def test_two_apps_chain_refused(hplane):
+    # a configuration is one kernel per app: ran (ldpc -> aes_ctr) is not
+    p = run_hplane(["run", "--apps", "ran:0.5,vpn:0.5"] + BASE[2:] +
+                   ["--duration", "3", "--goal", "min-energy"], check=False)
+    assert p.returncode == 2, p.stderr
+    assert_one_line(p, "app ran is a chain of 2 tasks")
