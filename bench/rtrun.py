@@ -13,6 +13,7 @@ thread really had (os_cpu, from /proc/PID/task/TID/schedstat).
 """
 import datetime
 import json
+import platform
 import os
 import subprocess
 import sys
@@ -21,6 +22,18 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cpu_model():
+    """The CPU's model name, for a record's machine line."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def report(text, name, tag="", record=False):

@@ -4,6 +4,8 @@
 delivered throughput (Gbit/s of the modeled platform: the trace's rates x
 --scale, 1500-byte frames counted as the paper's tables do, x 1500 x 8 /
 1024), power per modeled device, and the active configuration over time.
+With --apps the throughput is drawn per app (the trace's app:NAME_pps
+columns), named as the paper names them (vpn: AES, ids: DPI, dedup: MD5).
 
 usage: pythia_fig5_plot.py TRACE.csv OUT.png --scale F --title TEXT
 Prints one line per configuration change (t, goal, configuration)."""
@@ -17,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 GBPS_PER_PPS = 1500 * 8 / 1024 / 1e6   # the paper's Gbit/s (Tables I-III)
+PAPER = {"vpn": "AES", "ids": "DPI", "dedup": "MD5"}   # profiles/pythia-8700k.json
 
 
 def main():
@@ -38,7 +41,15 @@ def main():
     pcols = [k for k in rows[0] if k.startswith("power_w:")]
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
     ax1.step(t, off, where="pre", label="input rate")
-    ax1.step(t, dlv, where="pre", label="throughput (AES)")
+    apps = [k[len("app:"):-len("_delivered_pps")] for k in rows[0]
+            if k.startswith("app:") and k.endswith("_delivered_pps")]
+    if apps:
+        for n in apps:
+            ax1.step(t, [float(r[f"app:{n}_delivered_pps"]) * a.scale * GBPS_PER_PPS for r in rows],
+                     where="pre", label=f"throughput ({PAPER.get(n, n)})")
+        ax1.step(t, dlv, where="pre", label="throughput (all)", lw=0.8, ls="--")
+    else:
+        ax1.step(t, dlv, where="pre", label="throughput (AES)")
     ax1.set_ylabel("Gbit/s (platform time)")
     ax1.legend(loc="upper right")
     for k in pcols:
@@ -53,7 +64,7 @@ def main():
         if cur != prev:
             print(f"{x:6.1f} s  goal {cur[0]:16s} configuration {cur[1]}")
             ax1.axvline(x, color="grey", lw=0.5, ls=":")
-            ax1.annotate(cur[1].split("@")[0].split("=")[1], (x, max(off) * 0.95), fontsize=7)
+            ax1.annotate(cur[1].split("@")[0], (x, max(off) * 0.95), fontsize=7)
             prev = cur
     fig.suptitle(a.title)
     fig.tight_layout()

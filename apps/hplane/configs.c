@@ -231,15 +231,32 @@ measure(const struct hp_profile_opts *o, const struct hp_run_cfg *cfg, struct hp
 	return ret;
 }
 
+/* Every configuration of the options' apps (each by its first task) and
+ * batch sizes on the platform's devices. */
+static int
+plan_build(const struct hp_profile_opts *o, const struct hp_platform *pf, struct hp_plan *pl,
+	   char *err, size_t errlen)
+{
+	const char *apps[HP_PLAN_MAX_APPS], *tasks[HP_PLAN_MAX_APPS];
+	uint32_t batches[HP_PLAN_MAX_BATCHES];
+	unsigned int i;
+
+	for (i = 0; i < o->n_apps; i++) {
+		apps[i] = o->app[i]->name;
+		tasks[i] = o->app[i]->tasks[0];
+	}
+	for (i = 0; i < o->n_batch; i++)
+		batches[i] = o->batch[i];
+	return hp_plan_build(pl, pf, apps, tasks, o->n_apps, batches, o->n_batch, o->train_time_s,
+			     err, errlen);
+}
+
 int
 hp_cmd_configs_measure(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, char *err,
 		       size_t errlen)
 {
 	struct hp_platform pf = { .n_dev = 1 + cfg->n_gpu };
-	const char *apps[HP_PLAN_MAX_APPS], *tasks[HP_PLAN_MAX_APPS];
-	uint32_t batches[HP_PLAN_MAX_BATCHES];
 	struct hp_plan pl;
-	unsigned int i;
 	int ret;
 
 	if (pf.n_dev > HP_PLAN_MAX_DEV) {
@@ -258,14 +275,7 @@ hp_cmd_configs_measure(const struct hp_profile_opts *o, struct hp_run_cfg *cfg, 
 	ret = measure(o, cfg, &pf, err, errlen);
 	if (ret < 0)
 		goto out;
-	for (i = 0; i < o->n_apps; i++) {
-		apps[i] = o->app[i]->name;
-		tasks[i] = o->app[i]->tasks[0];
-	}
-	for (i = 0; i < o->n_batch; i++)
-		batches[i] = o->batch[i];
-	ret = hp_plan_build(&pl, &pf, apps, tasks, o->n_apps, batches, o->n_batch, o->train_time_s,
-			    err, errlen);
+	ret = plan_build(o, &pf, &pl, err, errlen);
 	if (ret < 0)
 		goto out;
 	ret = hp_plan_write(&pl, &pf, o->out, err, errlen);
@@ -283,12 +293,10 @@ hp_cmd_configs(const struct hp_profile_opts *o, char *err, size_t errlen)
 {
 	static const char *const goals[] = { "max-throughput", "min-latency", "min-energy",
 					     "target-rate:10" };
-	const char *apps[HP_PLAN_MAX_APPS], *tasks[HP_PLAN_MAX_APPS];
 	static const double loads[] = { 2, 5, 10, 15 };
 	double offered[HP_PLAN_MAX_APPS];
 	struct hp_platform pf;
 	struct hp_plan pl;
-	uint32_t batches[HP_PLAN_MAX_BATCHES];
 	char label[256];
 	unsigned int i, l;
 	int ret;
@@ -296,14 +304,7 @@ hp_cmd_configs(const struct hp_profile_opts *o, char *err, size_t errlen)
 	ret = hp_platform_load(&pf, o->platform, err, errlen);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < o->n_apps; i++) {
-		apps[i] = o->app[i]->name;
-		tasks[i] = o->app[i]->tasks[0];
-	}
-	for (i = 0; i < o->n_batch; i++)
-		batches[i] = o->batch[i];
-	ret = hp_plan_build(&pl, &pf, apps, tasks, o->n_apps, batches, o->n_batch, o->train_time_s,
-			    err, errlen);
+	ret = plan_build(o, &pf, &pl, err, errlen);
 	if (ret < 0)
 		goto out;
 	ret = hp_plan_write(&pl, &pf, o->out, err, errlen);

@@ -27,9 +27,15 @@ hp_run_sched_env(const struct hp_run_cfg *cfg, struct hp_sched_env *env)
 		unsigned int a, k;
 
 		env->n_tasks = cfg->mix.n_tasks;
+		env->n_apps = cfg->mix.n;
 		for (a = 0; a < cfg->mix.n; a++)
 			for (k = 0; k < cfg->mix.app[a]->n_tasks; k++)
 				env->task_names[cfg->mix.first[a] + k] = cfg->mix.app[a]->tasks[k];
+		for (a = 0; a < cfg->mix.n && a < HP_SCHED_MAX_APPS; a++) {
+			env->app_names[a] = cfg->mix.app[a]->name;
+			env->app_first[a] = (uint8_t)cfg->mix.first[a];
+			env->app_ntasks[a] = (uint8_t)cfg->mix.app[a]->n_tasks;
+		}
 	}
 	env->types = &cfg->types;
 	/* CPU workers first, then the accelerators, as the pipeline builds

@@ -129,6 +129,7 @@ struct pl_sched {
 	uint64_t task_base[HP_MAX_DEVICES][HP_MAX_TASKS];
 	/* input rate and delivered bits for the policy (EWMA, tick) */
 	uint64_t tick_t, tick_rx, tick_bytes, next_tick;
+	uint64_t tick_app_rx[HP_MAX_APPS];  /* --apps: received, at the last tick */
 	/* the pass's own state between passes */
 	int ep;                   /* the epoch its counters belong to */
 	bool rx_closed;           /* end of run: nothing more is read */

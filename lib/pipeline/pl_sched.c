@@ -235,6 +235,7 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	memcpy(sc->task_base, sc->task_back, sizeof(sc->task_back));
 	sc->tick_rx = 0;
 	sc->tick_bytes = 0;
+	memset(sc->tick_app_rx, 0, sizeof(sc->tick_app_rx));
 	hp_reorder_reset_stats(&sc->ro);
 	if (sc->apps != NULL)
 		pl_apps_reset(sc->apps);
@@ -290,6 +291,34 @@ task_back(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, unsigned in
 	return true;
 }
 
+/* --apps: each app's input rate, the offered rate split by the apps'
+ * shares of this tick's received packets (the port drops before a
+ * packet's app is known); a tick that received nothing keeps them. */
+_Static_assert(HP_SCHED_MAX_APPS >= HP_MAX_APPS, "hp_sched's per-app rates hold every app");
+
+static void
+apps_rate(struct pl_sched *sc, double off_pps, double a)
+{
+	uint64_t rx[HP_MAX_APPS], all = 0;
+	unsigned int i;
+
+	for (i = 0; i < sc->apps->n; i++) {
+		/* a counter reset (end of warm-up) reads as nothing received */
+		rx[i] = sc->apps->c[i].rx >= sc->tick_app_rx[i] ?
+			sc->apps->c[i].rx - sc->tick_app_rx[i] : 0;
+		all += rx[i];
+	}
+	if (all == 0) {
+		if (off_pps == 0)
+			for (i = 0; i < sc->apps->n; i++)
+				sc->s.app_rate_pps[i] -= a * sc->s.app_rate_pps[i];
+		return;
+	}
+	for (i = 0; i < sc->apps->n; i++)
+		sc->s.app_rate_pps[i] += a * (off_pps * (double)rx[i] / (double)all -
+					      sc->s.app_rate_pps[i]);
+}
+
 /* About once a millisecond: the input rate and delivered bits the
  * policies read (EWMA, time constant 100 ms: long enough to span a few
  * GPU batches at low rates, short enough to follow a scenario's steps),
@@ -307,7 +336,12 @@ sched_tick(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 		sc->s.rate_pps += a * ((double)(off - sc->tick_rx) / dt - sc->s.rate_pps);
 		sc->s.tput_bps += a * ((double)(sc->bytes_tx - sc->tick_bytes) * 8 / dt -
 				       sc->s.tput_bps);
+		if (sc->apps != NULL)
+			apps_rate(sc, (double)(off - sc->tick_rx) / dt, a);
 	}
+	if (sc->apps != NULL)
+		for (unsigned int i = 0; i < sc->apps->n; i++)
+			sc->tick_app_rx[i] = sc->apps->c[i].rx;
 	sc->tick_t = now;
 	sc->tick_rx = off;
 	sc->tick_bytes = sc->bytes_tx;

@@ -8,8 +8,8 @@
  * and power from the devices' models, with the interference of the
  * kernels that share a device; the result is written to and read back
  * from JSON (format heteroplane-configs-1), and hp_goal_pick chooses the
- * best configuration for a goal at an offered load. Not yet wired into a
- * live run (docs/scheduling.md says what is next).
+ * best configuration for a goal at an offered load. The live monitor that
+ * uses them is lib/sched/sched_pythia.c (docs/scheduling.md).
  */
 #ifndef HP_PLAN_H
 #define HP_PLAN_H

@@ -24,6 +24,7 @@
 /* The most devices a policy's tables hold; the pipeline runs at most
  * HP_MAX_DEVICES (hp_pipeline.h), checked at build time there. */
 #define HP_SCHED_MAX_DEV 32
+#define HP_SCHED_MAX_APPS 4   /* --apps: at least the pipeline's HP_MAX_APPS */
 /* pick() result: this packet cannot go now, but the ones received after it
  * may be placed first (the policy keeps per-flow order itself); -1 stops
  * the scheduler's pass (Source Code 4.1: rx waits for this packet). */
@@ -70,6 +71,12 @@ struct hp_sched_env {
 	bool task_gran;              /* granularity task (C2) */
 	unsigned int n_tasks;        /* tasks of the app's chain */
 	const char *task_names[HP_MAX_TASKS];
+	/* --apps: the run's apps (n_apps 0 with one app); app a runs tasks
+	 * app_first[a] .. + app_ntasks[a] of the joint chain, and a packet's
+	 * app is hp_meta's app */
+	unsigned int n_apps;
+	const char *app_names[HP_SCHED_MAX_APPS];
+	uint8_t app_first[HP_SCHED_MAX_APPS], app_ntasks[HP_SCHED_MAX_APPS];
 	const struct hp_type_table *types;
 	unsigned int n_dev;          /* devices, in the order of hp_sched.dev */
 	uint8_t role[HP_SCHED_MAX_DEV];    /* enum hp_sched_role of each */
@@ -113,6 +120,10 @@ struct hp_sched {
 					  * waiting to be placed */
 	double rate_pps;                 /* input rate (EWMA over ~50 ms) */
 	double tput_bps;                 /* delivered bits/s (EWMA ~50 ms) */
+	/* --apps: each app's input rate (EWMA as rate_pps): rate_pps split
+	 * by the apps' shares of what was received, since the port drops
+	 * before a packet's app is known */
+	double app_rate_pps[HP_SCHED_MAX_APPS];
 	/* devices the policy switched off (bit d): their modeled power is
 	 * their off power; written by the scheduler, read by the power
 	 * sampler (relaxed) */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * pythia: a configuration-level policy (Pythia section V, the monitor and
- * policy on the fly). check() builds every configuration of the run's one
- * app on a modeled platform (lib/plan) and reads the goal; the run starts
+ * policy on the fly). check() builds every configuration of the run's
+ * apps (one, or each app of --apps with its own device set) on a modeled
+ * platform (lib/plan) and reads the goal; the run starts
  * in the configuration the goal picks at the offered rate, and every
  * period (tick) the monitor re-picks with the measured offered rate and
  * switches when another configuration wins twice in a row (hysteresis),
  * at once when the goal changed. A configuration is the set of devices
- * the app may use: pick() places a packet on the least queued of them,
+ * each app may use, at each app's measured input rate: pick() places a
+ * packet on the least queued of its app's set,
  * keeping a flow on the device that holds its packets in flight (flow
  * affinity), so a switch neither loses nor reorders a packet; a flow
  * whose device left the configuration is held until its packets came
@@ -45,7 +47,7 @@ struct py_at {
 	char text[HP_SCHED_GOALLEN];
 };
 
-/* What check() read: the plan of the one app and the goals. */
+/* What check() read: the plan of the run's apps and the goals. */
 struct py_conf {
 	struct hp_plan pl;
 	bool cpu_dev[HP_PLAN_MAX_DEV];   /* platform device of class CPU */
@@ -66,7 +68,9 @@ struct py_flow {
 struct py_state {
 	struct py_conf *c;
 	uint32_t set[HP_PLAN_MAX_DEV];   /* plan device -> sched devices */
-	uint32_t allowed;                /* sched devices of the active config */
+	unsigned int n_apps;             /* the plan's: 1 without --apps */
+	uint32_t allowed[HP_PLAN_MAX_APPS]; /* per app: sched devices of the
+					     * active configuration */
 	int active, cand;                /* configurations; cand: last other winner */
 	unsigned int cand_n;
 	unsigned int settle;             /* evaluations since the last switch */
@@ -257,9 +261,12 @@ only_devices(struct py_conf *c, const char *v, char *err, size_t errlen)
 		}
 		mask |= 1u << j;
 	}
-	for (i = 0; i < c->pl.n_cfg; i++)
-		if ((c->pl.cfg[i].devmask[0] & ~mask) == 0)
+	for (i = 0; i < c->pl.n_cfg; i++) {
+		for (j = 0; j < c->pl.n_apps && (c->pl.cfg[i].devmask[j] & ~mask) == 0; j++)
+			;
+		if (j == c->pl.n_apps)
 			c->pl.cfg[n++] = c->pl.cfg[i];
+	}
 	if (n == 0) {
 		snprintf(err, errlen, "devices=%s: no configuration left", q);
 		return -EINVAL;
@@ -288,7 +295,8 @@ py_check(struct hp_sched_env *env, char *err, size_t errlen)
 	const char *bs = hp_sched_param(env, "batch");
 	const char *sc = hp_sched_param(env, "scale");
 	const char *only = hp_sched_param(env, "devices");
-	const char *app[1], *task[1];
+	const char *app[HP_PLAN_MAX_APPS], *task[HP_PLAN_MAX_APPS];
+	unsigned int n_apps = env->n_apps > 1 ? env->n_apps : 1;
 	struct hp_platform pf;
 	struct py_conf *c;
 	uint32_t batch = PY_BATCH_DEF;
@@ -303,11 +311,21 @@ py_check(struct hp_sched_env *env, char *err, size_t errlen)
 		snprintf(err, errlen, "--goal needs a modeled platform (--platform NAME): the configurations come from its profile");
 		return -EINVAL;
 	}
-	if (env->n_tasks != 1) {
+	if (env->n_apps <= 1 && env->n_tasks != 1) {
 		snprintf(err, errlen, "--goal: the app is a chain of %u tasks; configurations model one kernel per app (ids, dedup, vpn, crypto)",
 			 env->n_tasks);
 		return -EINVAL;
 	}
+	if (n_apps > HP_PLAN_MAX_APPS) {
+		snprintf(err, errlen, "--goal: at most %d apps", HP_PLAN_MAX_APPS);
+		return -EINVAL;
+	}
+	for (i = 0; env->n_apps > 1 && i < env->n_apps; i++)
+		if (env->app_ntasks[i] != 1) {
+			snprintf(err, errlen, "--goal: app %s is a chain of %u tasks; configurations model one kernel per app (ids, dedup, vpn, crypto)",
+				 env->app_names[i], env->app_ntasks[i]);
+			return -EINVAL;
+		}
 	if (bs != NULL && hp_parse_uint(bs, 1, HP_MODEL_BATCH_MAX, &x) < 0) {
 		snprintf(err, errlen, "batch=: expected 1..%d", HP_MODEL_BATCH_MAX);
 		return -EINVAL;
@@ -349,8 +367,15 @@ py_check(struct hp_sched_env *env, char *err, size_t errlen)
 			goto fail;
 	if (hp_platform_load(&pf, plat, err, errlen) < 0)
 		goto fail;
-	app[0] = task[0] = env->task_names[0];
-	ret = hp_plan_build(&c->pl, &pf, app, task, 1, &batch, 1, 0, err, errlen);
+	if (env->n_apps > 1) {
+		for (i = 0; i < n_apps; i++) {
+			app[i] = env->app_names[i];
+			task[i] = env->task_names[env->app_first[i]];
+		}
+	} else {
+		app[0] = task[0] = env->task_names[0];
+	}
+	ret = hp_plan_build(&c->pl, &pf, app, task, n_apps, &batch, 1, 0, err, errlen);
 	for (i = 0; ret == 0 && i < pf.n_dev; i++)
 		c->cpu_dev[i] = pf.dev[i].cls == HP_MODEL_CLASS_CPU;
 	hp_platform_free(&pf);
@@ -373,23 +398,26 @@ py_publish(struct hp_sched *s)
 	rte_spinlock_unlock(&req.lk);
 }
 
-/* Makes configuration k active: its devices (sched indices) allowed, the
- * others off for power. */
+/* Makes configuration k active: each app's devices (sched indices)
+ * allowed to it, the devices no app uses off for power. */
 static void
 py_activate(struct hp_sched *s, struct py_state *st, int k)
 {
 	const struct hp_plan_cfg *cf = &st->c->pl.cfg[k];
 	uint32_t allowed = 0;
-	unsigned int j;
+	unsigned int a, j;
 
-	for (j = 0; j < st->c->pl.n_dev; j++)
-		if (cf->devmask[0] & (1u << j))
-			allowed |= st->set[j];
+	for (a = 0; a < st->n_apps; a++) {
+		st->allowed[a] = 0;
+		for (j = 0; j < st->c->pl.n_dev; j++)
+			if (cf->devmask[a] & (1u << j))
+				st->allowed[a] |= st->set[j];
+		allowed |= st->allowed[a];
+	}
 	if (st->active >= 0 && k != st->active)
 		s->gs.switches++;
 	st->settle = 0;
 	st->active = k;
-	st->allowed = allowed;
 	__atomic_store_n(&s->off_mask, ~allowed & ((s->n_dev >= 32) ? ~0u : (1u << s->n_dev) - 1),
 			 __ATOMIC_RELAXED);
 	hp_plan_cfg_label(&st->c->pl, cf, s->gs.cfg, sizeof(s->gs.cfg));
@@ -415,6 +443,7 @@ py_init(struct hp_sched *s, char *err, size_t errlen)
 	st->c = c;
 	st->active = -1;
 	st->cand = -1;
+	st->n_apps = c->pl.n_apps;
 	/* the platform's CPU is every CPU worker; its accelerators are the
 	 * run's in the order --platform added them */
 	for (d = 0; d < s->n_dev; d++) {
@@ -482,16 +511,16 @@ py_fini(struct hp_sched *s)
 	s->priv = NULL;
 }
 
-/* The least queued allowed device with room, round robin among equals. */
+/* The least queued device of allowed with room, round robin among equals. */
 static int
-py_least(const struct hp_sched *s, struct py_state *st)
+py_least(const struct hp_sched *s, struct py_state *st, uint32_t allowed)
 {
 	int best = -1;
 	unsigned int i, d;
 
 	for (i = 0; i < s->n_dev; i++) {
 		d = (st->rr + i) % s->n_dev;
-		if (!(st->allowed & (1u << d)) || s->room[d] == 0 || s->dev[d].failed)
+		if (!(allowed & (1u << d)) || s->room[d] == 0 || s->dev[d].failed)
 			continue;
 		if (best < 0 || s->dev[d].queued < s->dev[best].queued)
 			best = (int)d;
@@ -504,12 +533,12 @@ py_least(const struct hp_sched *s, struct py_state *st)
  * queued (a device the configuration added gets flows this way; without
  * it a busy flow, never empty, would stay on its device for good). */
 static bool
-py_unbalanced(const struct hp_sched *s, const struct py_state *st, unsigned int d)
+py_unbalanced(const struct hp_sched *s, uint32_t allowed, unsigned int d)
 {
 	unsigned int i;
 
 	for (i = 0; i < s->n_dev; i++)
-		if (i != d && (st->allowed & (1u << i)) && !s->dev[i].failed &&
+		if (i != d && (allowed & (1u << i)) && !s->dev[i].failed &&
 		    s->dev[d].queued > 2 * s->dev[i].queued + 2 * s->dev[d].max_batch)
 			return true;
 	return false;
@@ -522,15 +551,17 @@ py_pick(struct hp_sched *s, struct rte_mbuf *m)
 {
 	struct py_state *st = s->priv;
 	struct hp_meta *md = hp_meta(m);
+	/* the packet's app's devices (a flow is one app's: pl_apps.c) */
+	uint32_t allowed = st->allowed[md->app < st->n_apps ? md->app : 0];
 	struct py_flow *f;
 	int d;
 
 	if (md->flow_slot >= st->n_flows)	/* untracked: no order to keep */
-		return py_least(s, st);
+		return py_least(s, st, allowed);
 	f = &st->flows[md->flow_slot];
 	if (f->inflight > 0) {
-		if (!f->moving && (!(st->allowed & (1u << f->dev)) ||
-				   py_unbalanced(s, st, f->dev)))
+		if (!f->moving && (!(allowed & (1u << f->dev)) ||
+				   py_unbalanced(s, allowed, f->dev)))
 			f->moving = 1;
 		if (f->moving) {
 			/* its device left the configuration or another has far
@@ -544,7 +575,7 @@ py_pick(struct hp_sched *s, struct rte_mbuf *m)
 		}
 		d = s->room[f->dev] > 0 ? (int)f->dev : HP_SCHED_SKIP;
 	} else {
-		d = py_least(s, st);
+		d = py_least(s, st, allowed);
 		if (d < 0)
 			return -1;
 		f->dev = (uint8_t)d;
@@ -605,6 +636,7 @@ py_tick(struct hp_sched *s, uint64_t now)
 	struct hp_plan_eval ev;
 	bool changed = false;
 	double t, deliv;
+	unsigned int a;
 	uint32_t gen;
 	int k;
 
@@ -636,10 +668,17 @@ py_tick(struct hp_sched *s, uint64_t now)
 	st->next = now + st->period;
 	/* the offered rate and what was delivered (EWMA over ~50 ms), in
 	 * the plan's packets: frames of the mix's mean size */
-	off[0] = s->rate_pps * st->c->scale;
+	if (st->n_apps > 1) {
+		for (a = 0; a < st->n_apps; a++)
+			off[a] = s->app_rate_pps[a] * st->c->scale;
+	} else {
+		off[0] = s->rate_pps * st->c->scale;
+	}
 	deliv = s->env->imix_mean_bytes > 0 ?
 		s->tput_bps / 8 / s->env->imix_mean_bytes * st->c->scale : 0;
-	if (!changed && ++st->settle > 2)
+	/* learning reads the run's total delivered: with several apps one
+	 * app's shortfall is not the configuration's, so it learns alone */
+	if (!changed && ++st->settle > 2 && st->n_apps == 1)
 		py_learn(s, st, off[0], deliv);
 	else
 		st->short_pps = 0;

@@ -191,3 +191,22 @@ def veth_namespaces(prefix, pairs, tools=("ip", "tcpreplay"), mtu=None):
     finally:
         subprocess.run(["ip", "netns", "del", nh], capture_output=True)
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def pattern_bytes(line):
+    """One line of a pattern file (docs/nf.md), read independently of the C
+    code: raw bytes, |hex| (spaces allowed inside) and backslash escapes."""
+    out, i = bytearray(), 0
+    while i < len(line):
+        c = line[i:i + 1]
+        if c == b"|":
+            j = line.index(b"|", i + 1)
+            out += bytes.fromhex(line[i + 1:j].decode().replace(" ", ""))
+            i = j + 1
+        elif c == b"\\":
+            out += line[i + 1:i + 2]
+            i += 2
+        else:
+            out += c
+            i += 1
+    return bytes(out)

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from scapy.all import IP, TCP, UDP, Ether, rdpcap
 
-from conftest import assert_one_line, run_hplane
+from conftest import assert_one_line, pattern_bytes, run_hplane
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("BUILD_DIR", ROOT / "build"))
@@ -44,24 +44,6 @@ def hplane(args, timeout=180):
     p = subprocess.run([str(HPLANE)] + args, capture_output=True, timeout=timeout)
     assert p.returncode == 0, p.stdout.decode()[-3000:] + p.stderr.decode()[-3000:]
     return p
-
-
-def pattern_bytes(line):
-    """One line of a pattern file (docs/nf.md): raw bytes, |hex|, escapes."""
-    out, i = bytearray(), 0
-    while i < len(line):
-        c = line[i:i + 1]
-        if c == b"|":
-            j = line.index(b"|", i + 1)
-            out += bytes.fromhex(line[i + 1:j].decode().replace(" ", ""))
-            i = j + 1
-        elif c == b"\\":
-            out += line[i + 1:i + 2]
-            i += 2
-        else:
-            out += c
-            i += 1
-    return bytes(out)
 
 
 def automaton():

@@ -17,6 +17,8 @@ import pytest
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from conftest import pattern_bytes
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("BUILD_DIR", ROOT / "build"))
 IMIX = [243, 486, 1458]
@@ -140,20 +142,7 @@ def parse_patterns(text):
         line = line.rstrip(b"\r")
         if not line or line.startswith(b"#"):
             continue
-        out, i = bytearray(), 0
-        while i < len(line):
-            c = line[i:i + 1]
-            if c == b"|":
-                j = line.index(b"|", i + 1)
-                out += bytes.fromhex(line[i + 1:j].decode())
-                i = j + 1
-            elif c == b"\\":
-                out += line[i + 1:i + 2]
-                i += 2
-            else:
-                out += c
-                i += 1
-        pats.append(bytes(out))
+        pats.append(pattern_bytes(line))
     return pats
 
 

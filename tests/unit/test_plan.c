@@ -119,6 +119,7 @@ test_build_roundtrip(void **state)
 			assert_true(a.power_w <= 80 + 15 + 1e-9);
 	}
 	unlink(path);
+	hp_plan_free(&back);
 	/* a file that is not one */
 	assert_int_equal(hp_plan_load(&back, HP_TEST_PROFILE_DIR "/pythia-8700k.json", err,
 				      sizeof(err)), -EINVAL);
