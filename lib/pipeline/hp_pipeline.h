@@ -182,6 +182,7 @@ struct hp_app_report {
 	uint64_t received;         /* classified as this app's */
 	uint64_t delivered, bytes_delivered;
 	uint64_t task_errors;      /* its packets a task refused (dropped) */
+	uint64_t dropped_admission; /* its packets the policy's admission refused */
 	uint64_t deadline_pkts, deadline_met;
 	uint64_t order_out, order_out_in_order;
 	uint64_t verified, verify_failures; /* at the sink */
@@ -237,6 +238,8 @@ struct hp_run_result {
 	/* packets a task refused: dropped (reason task_error), never sent
 	 * on; of them, refused by a security task (an invariant) */
 	uint64_t task_errors, task_errors_security;
+	/* packets the policy's admission refused (target-rate): dropped */
+	uint64_t dropped_admission;
 	uint64_t mbufs_leaked, mbufs_total;
 	uint64_t bytes_received;   /* L2, as received (invalid frames too) */
 	uint64_t bytes_delivered;  /* L2: frames without FCS */

@@ -146,6 +146,9 @@ print_drops(const struct hp_run_result *r)
 		       "task errors", r->task_errors, r->task_errors_security);
 	else
 		printf("  %-26s 0\n", "task errors");
+	if (r->dropped_admission)
+		printf("  %-26s %" PRIu64 " refused by the policy's admission (above the target rate)\n",
+		       "dropped (admission)", r->dropped_admission);
 }
 
 /* One line a packet type that saw packets. */
@@ -591,6 +594,7 @@ types_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 	SET(a, "packets_delivered", ju64(r->delivered));
 	SET(a, "bytes_delivered", ju64(r->bytes_delivered));
 	SET(a, "task_errors", ju64(r->task_errors));
+	SET(a, "dropped_admission", ju64(r->dropped_admission));
 	SET(a, "verified", ju64(r->verified));
 	SET(a, "verify_failures", ju64(r->verify_failures));
 	ok &= json_array_append_new(apps, a) == 0;
@@ -680,6 +684,7 @@ summary_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	SET(o, "unverified", ju64(r->unverified));
 	SET(o, "task_errors", ju64(r->task_errors));
 	SET(o, "task_errors_security", ju64(r->task_errors_security));
+	SET(o, "dropped_admission", ju64(r->dropped_admission));
 	SET(o, "mbufs_leaked", ju64(r->mbufs_leaked));
 	SET(o, "mbufs_total", ju64(r->mbufs_total));
 	/* L2: Ethernet frames without FCS; L1: on the wire (HP_L1_OVERHEAD) */

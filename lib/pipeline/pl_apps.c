@@ -151,6 +151,7 @@ pl_apps_collect(struct pl_run *r, struct hp_run_result *res)
 		o->delivered = c->tx;
 		o->bytes_delivered = c->bytes;
 		o->task_errors = c->task_err;
+		o->dropped_admission = c->admission;
 		o->deadline_pkts = c->dl_pkts;
 		o->deadline_met = c->dl_met;
 		o->order_out = c->order_out;

@@ -248,6 +248,7 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	/* refused packets never leave: the scheduler dropped them */
 	res->task_errors = sc->task_err;
 	res->task_errors_security = sc->task_err_sec;
+	res->dropped_admission = sc->admission;
 	res->n_dev = r->n_dev;
 	for (i = 0; i < r->n_dev; i++) {
 		const struct hp_device *d = &r->dev[i];
@@ -336,13 +337,13 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	res->bytes_delivered_l1 = res->bytes_delivered + sc->l1_pad +
 				  HP_L1_OVERHEAD * res->delivered;
 	/* What came in and neither left nor was dropped with a reason
-	 * (invalid at classification, or refused by a task). */
+	 * (invalid at classification, refused by a task or by admission). */
 	{
 		uint64_t inv = 0, out;
 
 		for (i = 0; i < HP_DROP_REASONS; i++)
 			inv += res->dropped_invalid[i];
-		out = res->delivered + inv + res->task_errors;
+		out = res->delivered + inv + res->task_errors + res->dropped_admission;
 		res->dropped_internal = res->received > out ? res->received - out : 0;
 	}
 	res->n_rows = r->n_rows;

@@ -47,6 +47,7 @@ struct pl_sched_row {
 /* --apps: each app's counters, kept by the scheduler (pl_apps.c). */
 struct pl_app_cnt {
 	uint64_t rx, tx, bytes, task_err, task_err_sec, dl_pkts, dl_met, order_out, order_in;
+	uint64_t admission;       /* dropped by the policy's admission */
 	uint64_t dev[HP_MAX_DEVICES];  /* delivered, by the device that ran it */
 	/* at the last trace row: rx, tx, dl_pkts, dl_met */
 	uint64_t row_rx, row_tx, row_dl, row_dlmet;
@@ -91,6 +92,9 @@ struct pl_sched {
 	/* packets a task refused, dropped with reason task_error; of them,
 	 * refused by a security task (the exit status says so) */
 	uint64_t task_err, task_err_sec;
+	/* packets the policy's admission refused (HP_SCHED_DROP), dropped
+	 * with reason admission */
+	uint64_t admission;
 	uint64_t untracked;       /* packets of flows the full table refused */
 	/* at tx, against each flow's input order: order-needing packets
 	 * sent, those sent after every lower sequence of their flow, and

@@ -222,7 +222,7 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	memset(sc->invalid, 0, sizeof(sc->invalid));
 	memset(sc->tcnt, 0, sizeof(sc->tcnt));
 	sc->rx = sc->tx = sc->bytes_tx = sc->bytes_rx = sc->l1_pad = 0;
-	sc->dl_pkts = sc->dl_met = sc->task_err = sc->task_err_sec = 0;
+	sc->dl_pkts = sc->dl_met = sc->task_err = sc->task_err_sec = sc->admission = 0;
 	sc->untracked = sc->order_out = sc->order_out_in_order = sc->out_of_order_all = 0;
 	/* flows stay (their sequences go on); their counts start here */
 	sc->ft.st = (struct hp_flowtab_stats){ .peak = sc->ft.live };
@@ -436,11 +436,14 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	return n;
 }
 
+static void sched_admit_drop(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m,
+			     uint64_t now);
+
 /* Way in, 2: the policy places packets (thesis Source Code 4.1); one no
  * device can take stays in pend, and rx waits. With granularity task the
  * packets between two tasks go first (older). */
 static inline void
-sched_distribute(struct pl_sched *sc, uint64_t now)
+sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 {
 	unsigned int i, e;
 
@@ -449,6 +452,12 @@ sched_distribute(struct pl_sched *sc, uint64_t now)
 		struct rte_mbuf *m = sc->redo[sc->redo_head];
 		int d = sc->s.ops->pick(&sc->s, m);
 
+		if (unlikely(d == HP_SCHED_DROP)) {
+			sched_admit_drop(r, sc, m, now);
+			sc->redo_head = (sc->redo_head + 1) & sc->redo_mask;
+			sc->redo_n--;
+			continue;
+		}
 		if (d < 0)
 			break;
 		hp_meta(m)->t_sched = now;
@@ -466,6 +475,10 @@ sched_distribute(struct pl_sched *sc, uint64_t now)
 		struct rte_mbuf *m = sc->pend[i];
 		int d = sc->s.ops->pick(&sc->s, m);
 
+		if (unlikely(d == HP_SCHED_DROP)) {
+			sched_admit_drop(r, sc, m, now);
+			continue;
+		}
 		if (d < 0) {
 			sc->pend[e++] = m;
 			if (d == HP_SCHED_SKIP)
@@ -516,22 +529,29 @@ sched_out(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf **emit, unsigne
 	}
 }
 
-/* A packet a task refused never leaves as it is: it is dropped here with
- * reason task_error and counted (a security task's refusal apart), and
- * its sequence is skipped, so its flow's window does not wait for it.
+/* A packet a task refused, or the policy's admission refused
+ * (admission true), never leaves as it is: it is dropped here with reason
+ * task_error (a security task's refusal apart) or admission, and counted,
+ * and its sequence is skipped, so its flow's window does not wait for it.
  * Writes what the skip releases to emit; returns how many. Out of line:
  * it is rare. */
 static __rte_noinline unsigned int
-sched_task_drop(struct pl_sched *sc, struct rte_mbuf *m, struct rte_mbuf **emit)
+sched_drop(struct pl_sched *sc, struct rte_mbuf *m, bool admission, struct rte_mbuf **emit)
 {
 	struct hp_meta *md = hp_meta(m);
 	unsigned int e = 0;
 
-	sc->task_err++;
-	sc->task_err_sec += md->sec_err;
-	if (sc->apps != NULL) {
-		sc->apps->c[md->app].task_err++;
-		sc->apps->c[md->app].task_err_sec += md->sec_err;
+	if (admission) {
+		sc->admission++;
+		if (sc->apps != NULL)
+			sc->apps->c[md->app].admission++;
+	} else {
+		sc->task_err++;
+		sc->task_err_sec += md->sec_err;
+		if (sc->apps != NULL) {
+			sc->apps->c[md->app].task_err++;
+			sc->apps->c[md->app].task_err_sec += md->sec_err;
+		}
 	}
 	if (md->flow_slot != HP_FLOW_UNTRACKED) {
 		if (md->flags & HP_MF_REORDER)
@@ -541,6 +561,17 @@ sched_task_drop(struct pl_sched *sc, struct rte_mbuf *m, struct rte_mbuf **emit)
 	PUB(sc->freed, sc->freed + 1);
 	rte_pktmbuf_free(m);
 	return e;
+}
+
+/* The policy's admission refused m (HP_SCHED_DROP): dropped with reason
+ * admission; what the skip of its sequence releases goes out. */
+static __rte_noinline void
+sched_admit_drop(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
+{
+	struct rte_mbuf *emit[HP_STAGING_MAX];
+	unsigned int e = sched_drop(sc, m, true, emit);
+
+	sched_out(r, sc, emit, e, now);
 }
 
 /* Way back, 1: windows whose gap outlived the hold drain, then
@@ -583,7 +614,7 @@ sched_collect(struct pl_run *r, struct pl_sched *sc, uint64_t t0)
 			if (task_back(r, sc, buf[i], w, now))
 				continue; /* back for its next task */
 			if (unlikely(md->status != HP_ST_OK)) {
-				e = sched_task_drop(sc, buf[i], emit);
+				e = sched_drop(sc, buf[i], false, emit);
 			} else if (md->flags & HP_MF_REORDER) {
 				e = hp_reorder_push(&sc->ro, md->flow_slot,
 						    md->flow_seq, buf[i], emit);
@@ -699,7 +730,7 @@ sched_pass(void *arg)
 	}
 	/* the way in: rx, classify, pick a device, into its ring */
 	in = sched_rx(r, sc, t0);
-	sched_distribute(sc, t0);
+	sched_distribute(r, sc, t0);
 	sched_flush(r, sc);
 	if (in)
 		sc->in_cycles += rte_rdtsc() - t0;

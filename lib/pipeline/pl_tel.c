@@ -508,6 +508,7 @@ cmd_drops(struct pl_run *r, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, hp_drop_reason_names[i], RD(r->sc->invalid[i]));
 	rte_tel_data_add_dict_u64(d, "task_error", RD(r->sc->task_err));
 	rte_tel_data_add_dict_u64(d, "task_error_security", RD(r->sc->task_err_sec));
+	rte_tel_data_add_dict_u64(d, "admission", RD(r->sc->admission));
 	return 0;
 }
 

@@ -146,6 +146,7 @@ struct hp_meta {
 #define HP_MF_LATENCY  0x02 /* latency sensitive (has a deadline) */
 #define HP_MF_HPHDR    0x04 /* carries an hp_app_hdr */
 #define HP_MF_TCP      0x08
+#define HP_MF_ADMITTED 0x40 /* passed the policy's admission (sched pythia) */
 #define HP_MF_HELD     0x80 /* held by a configuration switch (sched pythia) */
 
 /* Notes in line 1 whether hdr_seq is unique within the packet's flow (see

@@ -29,6 +29,10 @@
  * may be placed first (the policy keeps per-flow order itself); -1 stops
  * the scheduler's pass (Source Code 4.1: rx waits for this packet). */
 #define HP_SCHED_SKIP (-2)
+/* pick() result: the policy's admission refuses this packet (pythia's
+ * target-rate: above the target); the scheduler drops it with reason
+ * admission, counted, never sent on. */
+#define HP_SCHED_DROP (-3)
 #define HP_PEND_MAX 128  /* received packets the scheduler may hold */
 
 struct hp_sched_ops;

@@ -6,7 +6,12 @@
  * in the configuration the goal picks at the offered rate, and every
  * period (tick) the monitor re-picks with the measured offered rate and
  * switches when another configuration wins twice in a row (hysteresis),
- * at once when the goal changed. A configuration is the set of devices
+ * at once when the goal changed or the active configuration cannot carry
+ * the measured offered rate. The pick reads the offered rate times a
+ * headroom (headroom=F, 1.2), so the next configuration comes in before
+ * the active one saturates. Under target-rate a token bucket per app at
+ * its share of the target (admission) refuses the packets above it: the
+ * scheduler drops them with reason admission. A configuration is the set of devices
  * each app may use, at each app's measured input rate: pick() places a
  * packet on the least queued of its app's set,
  * keeping a flow on the device that holds its packets in flight (flow
@@ -16,7 +21,8 @@
  * power (hp_sched.off_mask). Options: devices=A+B (configurations within
  * those devices only), scale=F (the modeled devices' time dilation: the
  * measured rates x F are the platform's), batch=N (the plan's batch; the
- * devices' own batch limits are fixed when the run starts). The goal
+ * devices' own batch limits are fixed when the run starts), headroom=F
+ * (1..4, the offered rate's factor in the pick). The goal
  * changes while running through
  * the telemetry command /heteroplane/goal (hplane ctl goal)
  * and a timed schedule (at=T:NAME, --goal-at). docs/scheduling.md.
@@ -40,6 +46,8 @@
 #define PY_WIN 2          /* evaluations another winner needs in a row */
 #define PY_ALPHA 0.5      /* weight of a window in the learned capacity */
 #define PY_BATCH_DEF 1024   /* the 1024 row: the live devices batch 128 by default */
+#define PY_HEADROOM 1.2     /* the offered rate's factor in the pick */
+#define PY_BUCKET_S 0.002   /* admission: the bucket holds 2 ms at the target */
 
 struct py_at {
 	double t;
@@ -55,6 +63,7 @@ struct py_conf {
 	char goal_text[HP_SCHED_GOALLEN];
 	double period_s;
 	double scale;     /* the modeled devices' time dilation (scale=F) */
+	double headroom;  /* the offered rate's factor in the pick (headroom=F) */
 	unsigned int n_at;
 	struct py_at at[PY_MAX_AT];
 };
@@ -83,6 +92,12 @@ struct py_state {
 	uint32_t n_flows;
 	struct py_flow *flows;
 	uint32_t rr;
+	/* admission (target-rate): per app a token bucket of bytes at its
+	 * share of the target, refilled by TSC cycles */
+	bool admit;
+	double tok[HP_PLAN_MAX_APPS], tok_max[HP_PLAN_MAX_APPS];
+	double tok_rate[HP_PLAN_MAX_APPS];   /* bytes per cycle */
+	uint64_t tok_t[HP_PLAN_MAX_APPS];
 };
 
 /* ---- the goal asked for while running (telemetry thread -> scheduler) ---- */
@@ -295,6 +310,7 @@ py_check(struct hp_sched_env *env, char *err, size_t errlen)
 	const char *bs = hp_sched_param(env, "batch");
 	const char *sc = hp_sched_param(env, "scale");
 	const char *only = hp_sched_param(env, "devices");
+	const char *hr = hp_sched_param(env, "headroom");
 	const char *app[HP_PLAN_MAX_APPS], *task[HP_PLAN_MAX_APPS];
 	unsigned int n_apps = env->n_apps > 1 ? env->n_apps : 1;
 	struct hp_platform pf;
@@ -358,6 +374,16 @@ py_check(struct hp_sched_env *env, char *err, size_t errlen)
 			goto fail;
 		}
 	}
+	c->headroom = PY_HEADROOM;
+	if (hr != NULL) {
+		char *end;
+
+		c->headroom = strtod(hr, &end);
+		if (*end != '\0' || !(c->headroom >= 1 && c->headroom <= 4)) {
+			snprintf(err, errlen, "headroom=: expected the offered rate's factor, 1..4");
+			goto fail;
+		}
+	}
 	if (hp_goal_parse(&c->goal, goal != NULL ? goal : "max-throughput", err, errlen) < 0)
 		goto fail;
 	snprintf(c->goal_text, sizeof(c->goal_text), "%s", goal != NULL ? goal : "max-throughput");
@@ -396,6 +422,32 @@ py_publish(struct hp_sched *s)
 	rte_spinlock_lock(&req.lk);
 	req.st = s->gs;
 	rte_spinlock_unlock(&req.lk);
+}
+
+/* Admission follows the goal: under target-rate each app's bucket fills
+ * at its share (of the measured offered rate; equal before any is
+ * measured) of the target, in bytes of the run's clock (the platform's
+ * Gbit/s are the measured ones x scale). */
+static void
+py_admission(const struct hp_sched *s, struct py_state *st, const double *off)
+{
+	double tot = 0, bps;
+	unsigned int a;
+
+	st->admit = st->goal.ops != NULL && strcmp(st->goal.ops->name, "target-rate") == 0;
+	if (!st->admit)
+		return;
+	for (a = 0; a < st->n_apps; a++)
+		tot += off[a];
+	bps = st->goal.param * 1e9 / 8 / st->c->scale;
+	for (a = 0; a < st->n_apps; a++) {
+		double share = tot > 0 ? off[a] / tot : 1.0 / st->n_apps;
+
+		st->tok_rate[a] = bps * share / (double)s->env->hz;
+		st->tok_max[a] = RTE_MAX(bps * share * PY_BUCKET_S, 16384.0);
+		if (st->tok[a] > st->tok_max[a])
+			st->tok[a] = st->tok_max[a];
+	}
 }
 
 /* Makes configuration k active: each app's devices (sched indices)
@@ -484,6 +536,7 @@ py_init(struct hp_sched *s, char *err, size_t errlen)
 	 * first window (a quarter period) re-picks at the measured rate */
 	k = hp_goal_pick(&c->pl, &st->goal, off, &ev);
 	py_activate(s, st, k < 0 ? 0 : k);
+	py_admission(s, st, off);
 	st->period = (uint64_t)(c->period_s * (double)s->env->hz);
 	s->priv = st;
 	rte_spinlock_lock(&req.lk);
@@ -556,6 +609,18 @@ py_pick(struct hp_sched *s, struct rte_mbuf *m)
 	struct py_flow *f;
 	int d;
 
+	if (st->admit && !(md->flags & HP_MF_ADMITTED)) {
+		unsigned int a = md->app < st->n_apps ? md->app : 0;
+		double len = rte_pktmbuf_pkt_len(m);
+
+		st->tok[a] = RTE_MIN(st->tok_max[a], st->tok[a] +
+				     (double)(s->now - st->tok_t[a]) * st->tok_rate[a]);
+		st->tok_t[a] = s->now;
+		if (st->tok[a] < len)
+			return HP_SCHED_DROP;	/* above the target: admission */
+		st->tok[a] -= len;
+		md->flags |= HP_MF_ADMITTED;
+	}
 	if (md->flow_slot >= st->n_flows)	/* untracked: no order to keep */
 		return py_least(s, st, allowed);
 	f = &st->flows[md->flow_slot];
@@ -632,10 +697,10 @@ static void
 py_tick(struct hp_sched *s, uint64_t now)
 {
 	struct py_state *st = s->priv;
-	double off[HP_PLAN_MAX_APPS] = { 0 };
-	struct hp_plan_eval ev;
-	bool changed = false;
-	double t, deliv;
+	double off[HP_PLAN_MAX_APPS] = { 0 }, want[HP_PLAN_MAX_APPS] = { 0 };
+	struct hp_plan_eval ev, cur, nxt;
+	bool changed = false, short_now = false;
+	double t, deliv, tot = 0;
 	unsigned int a;
 	uint32_t gen;
 	int k;
@@ -682,11 +747,32 @@ py_tick(struct hp_sched *s, uint64_t now)
 		py_learn(s, st, off[0], deliv);
 	else
 		st->short_pps = 0;
-	k = hp_goal_pick(&st->c->pl, &st->goal, off, &ev);
+	/* the pick reads the offered rate with headroom, so the next
+	 * configuration comes in before the active one saturates */
+	for (a = 0; a < st->n_apps; a++) {
+		want[a] = off[a] * st->c->headroom;
+		tot += off[a];
+	}
+	py_admission(s, st, off);
+	k = hp_goal_pick(&st->c->pl, &st->goal, want, &ev);
+	if (k >= 0 && k != st->active) {
+		/* the active configuration short of the measured offered rate
+		 * (of the target, under target-rate), and k carries more: no
+		 * hysteresis, the port would drop while it waits */
+		hp_plan_eval_at(&st->c->pl, (unsigned int)st->active, off, &cur);
+		hp_plan_eval_at(&st->c->pl, (unsigned int)k, off, &nxt);
+		double need = tot;
+
+		if (st->admit && cur.delivered_pps > 0 && cur.delivered_gbps > 0)
+			need = RTE_MIN(tot, st->goal.param * cur.delivered_pps /
+						   cur.delivered_gbps);
+		short_now = cur.delivered_pps < need * 0.999 &&
+			    nxt.delivered_pps > cur.delivered_pps;
+	}
 	if (k < 0 || k == st->active) {
 		st->cand_n = 0;
-	} else if (changed) {
-		py_activate(s, st, k);	/* the operator asked: at once */
+	} else if (changed || short_now) {
+		py_activate(s, st, k);	/* the operator asked, or saturated: at once */
 		st->cand_n = 0;
 	} else {
 		/* hysteresis: the same other winner PY_WIN evaluations in a
@@ -704,7 +790,7 @@ py_tick(struct hp_sched *s, uint64_t now)
 static const struct hp_sched_ops sched_pythia = {
 	.name = "pythia",
 	.desc = "configuration-level (Pythia): the goal picks the devices from a platform's configurations, re-checked on a timer (--goal)",
-	.params = (const char *const[]){ "platform", "goal", "period", "at", "lib", "batch", "scale", "devices", NULL },
+	.params = (const char *const[]){ "platform", "goal", "period", "at", "lib", "batch", "scale", "devices", "headroom", NULL },
 	.check = py_check,
 	.conf_free = py_conf_free,
 	.init = py_init,

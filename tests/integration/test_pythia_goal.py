@@ -202,3 +202,27 @@ def test_two_apps_chain_refused(hplane):
                    ["--duration", "3", "--goal", "min-energy"], check=False)
     assert p.returncode == 2, p.stderr
     assert "app ran is a chain of 2 tasks" in assert_one_line(p, "chain")
+
+
+def test_target_rate_admission(hplane, tmp_path):
+    # target-rate:15 with 35 Gbit/s offered (platform units: 1500-byte
+    # frames, scale 100): the admission's token bucket passes 15 Gbit/s,
+    # the rest is dropped with reason admission, none lost or sent on
+    trace = tmp_path / "rate.txt"
+    pps = round(35 * 6800 / 8.0)
+    trace.write_text(f"0 {pps}\n3 {pps}\n")
+    out = tmp_path / "run"
+    run_hplane(["run", "--app", "vpn", "--gpu", "model:pythia-8700k@igpu,scale=100",
+                "--gpu", "model:pythia-8700k@dgpu,scale=100",
+                "--sched-param", "platform=pythia-8700k", "--sched-param", "scale=100",
+                "--sched-param", "devices=igpu+dgpu", "--goal", "target-rate:15",
+                "--imix-sizes", "1500", "--imix-shares", "1", "--trace", str(trace),
+                "--capacity", "30000", "--duration", "3", "--quiet", "--out", str(out)])
+    s = summary(out)
+    assert_invariants(s)
+    assert_no_reorder(s)
+    gbps = s["bytes_delivered"] * 8 / 1e9 * 100 / s["duration_s"]
+    assert abs(gbps - 15) <= 0.05 * 15, (gbps, s)
+    assert s["dropped_admission"] > 0.4 * s["packets_received"], s
+    assert s["packets_received"] == (s["packets_delivered"] + s["dropped_admission"]
+                                     + sum(s["dropped_invalid"].values()) + s["task_errors"])
