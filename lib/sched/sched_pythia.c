@@ -450,6 +450,13 @@ py_admission(const struct hp_sched *s, struct py_state *st, const double *off)
 	}
 }
 
+/* The target of target-rate in the plan's packets per second. */
+static double
+py_target_pps(const struct py_state *st)
+{
+	return st->goal.param * 1e6 / st->c->pl.gbps_per_mpps;
+}
+
 /* Makes configuration k active: each app's devices (sched indices)
  * allowed to it, the devices no app uses off for power. */
 static void
@@ -743,8 +750,10 @@ py_tick(struct hp_sched *s, uint64_t now)
 		s->tput_bps / 8 / s->env->imix_mean_bytes * st->c->scale : 0;
 	/* learning reads the run's total delivered: with several apps one
 	 * app's shortfall is not the configuration's, so it learns alone */
+	/* under admission the configuration is offered at most the target:
+	 * delivering the target is not a shortfall to learn from */
 	if (!changed && ++st->settle > 2 && st->n_apps == 1)
-		py_learn(s, st, off[0], deliv);
+		py_learn(s, st, st->admit ? RTE_MIN(off[0], py_target_pps(st)) : off[0], deliv);
 	else
 		st->short_pps = 0;
 	/* the pick reads the offered rate with headroom, so the next
@@ -761,11 +770,8 @@ py_tick(struct hp_sched *s, uint64_t now)
 		 * hysteresis, the port would drop while it waits */
 		hp_plan_eval_at(&st->c->pl, (unsigned int)st->active, off, &cur);
 		hp_plan_eval_at(&st->c->pl, (unsigned int)k, off, &nxt);
-		double need = tot;
+		double need = st->admit ? RTE_MIN(tot, py_target_pps(st)) : tot;
 
-		if (st->admit && cur.delivered_pps > 0 && cur.delivered_gbps > 0)
-			need = RTE_MIN(tot, st->goal.param * cur.delivered_pps /
-						   cur.delivered_gbps);
 		short_now = cur.delivered_pps < need * 0.999 &&
 			    nxt.delivered_pps > cur.delivered_pps;
 	}
