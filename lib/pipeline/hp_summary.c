@@ -516,6 +516,7 @@ app_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r, unsigned i
 	SET(o, "packets_delivered", ju64(p->delivered));
 	SET(o, "bytes_delivered", ju64(p->bytes_delivered));
 	SET(o, "task_errors", ju64(p->task_errors));
+	SET(o, "dropped_admission", ju64(p->dropped_admission));
 	SET(o, "verified", ju64(p->verified));
 	SET(o, "verify_failures", ju64(p->verify_failures));
 	SET(lat, "mean", jnum(h->count ? hp_hist_mean(h) / 1e3 : NAN));
@@ -594,7 +595,6 @@ types_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 	SET(a, "packets_delivered", ju64(r->delivered));
 	SET(a, "bytes_delivered", ju64(r->bytes_delivered));
 	SET(a, "task_errors", ju64(r->task_errors));
-	SET(a, "dropped_admission", ju64(r->dropped_admission));
 	SET(a, "verified", ju64(r->verified));
 	SET(a, "verify_failures", ju64(r->verify_failures));
 	ok &= json_array_append_new(apps, a) == 0;
