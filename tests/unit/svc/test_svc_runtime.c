@@ -153,9 +153,11 @@ test_stats_vs_dpdk(void **state)
 	assert_true(dcalls == sb.calls);
 	assert_true(dcycles >= sb.busy_cycles);
 	/* a preemption between DPDK's timestamps and ours counts only there:
-	 * one time slice (a few ms) on this shared machine, hence the slack
+	 * a time slice or a few on a shared machine (20 ms of slack failed
+	 * once in CI beside a build), hence 200 ms; an error that counted the
+	 * idle service's or the loop's cycles would still exceed it
 	 */
-	assert_true(dcycles - sb.busy_cycles < sb.busy_cycles / 10 + rte_get_tsc_hz() / 50);
+	assert_true(dcycles - sb.busy_cycles < sb.busy_cycles / 10 + rte_get_tsc_hz() / 5);
 	assert_int_equal(icycles, 0);
 
 	/* the windows: periods and intervals end on a 250 us / 5 ms grid, so
