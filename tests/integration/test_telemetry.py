@@ -204,10 +204,12 @@ def test_every_command_agrees_with_summary(hplane, tmp_path):
 
     # drops by reason: the same reasons as summary.json
     dr = L["drops"]
-    assert set(dr) == set(F["dropped_invalid"]) | {"port", "task_error", "task_error_security"}
+    assert set(dr) == set(F["dropped_invalid"]) | {"port", "task_error", "task_error_security",
+                                                    "admission"}
     for reason, n in F["dropped_invalid"].items():
         within_last_second(n, dr[reason], pps, reason)
     within_last_second(F["dropped_port"], dr["port"], pps, "port")
+    within_last_second(F["dropped_admission"], dr["admission"], pps, "admission")
 
     # latency since the start: the count, the extremes, and the quantiles
     # of a set that the last second can move only so far: with a share w of
