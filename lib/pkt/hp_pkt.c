@@ -543,8 +543,8 @@ hp_pkt_cksum_ok(const uint8_t *frame, uint32_t len)
 	l4 = frame + h.l4;
 	l4len = (uint32_t)h.pay + h.pay_len - h.l4;
 	memcpy(&ck, l4 + l4_cksum_off(h.proto), 2);
-	if (h.ipv6) /* the UDP checksum is mandatory over IPv6 */
-		return ck != 0 && l4_sum(frame + h.l3 + offsetof(struct rte_ipv6_hdr, src_addr),
+	if (h.ipv6) /* the UDP checksum is mandatory over IPv6; TCP's may be 0 */
+		return (ck != 0 || h.proto != IPPROTO_UDP) && l4_sum(frame + h.l3 + offsetof(struct rte_ipv6_hdr, src_addr),
 					 32, l4, l4len, h.proto, NULL) == 0xffff;
 	ip = (const void *)(frame + h.l3);
 	if (rte_ipv4_cksum(ip) != 0) /* ~(sum over a right header) */
