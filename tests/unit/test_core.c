@@ -32,6 +32,7 @@
 #include "hp_reorder.h"
 #include "hp_staging.h"
 #include "hp_task.h"
+#include "hp_test.h"
 
 static struct rte_mempool *pool;
 
@@ -97,16 +98,6 @@ test_type_index(void **state)
 }
 
 static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void
 test_type_table_load(void **state)
 {
 	char path[] = "/tmp/hp_types_XXXXXX", err[256];
@@ -117,19 +108,19 @@ test_type_table_load(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_file(path, "# min,max,reorder,latency,deadline_us\n0,99,yes,yes,100\n100,65535,no,no,0\n");
+	hp_test_write_file(path, "# min,max,reorder,latency,deadline_us\n0,99,yes,yes,100\n100,65535,no,no,0\n");
 	assert_int_equal(hp_type_table_load(&tt, path, err, sizeof(err)), 0);
 	assert_int_equal(tt.n, 2);
 	assert_int_equal(hp_type_lookup(&tt, 50, true, true), 1);
 	assert_int_equal(hp_type_lookup(&tt, 5000, false, false), 2);
-	write_file(path, "0,99,maybe,yes,100\n");
+	hp_test_write_file(path, "0,99,maybe,yes,100\n");
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, ":1:"));
-	write_file(path, "0,99,yes,yes,0\n");
+	hp_test_write_file(path, "0,99,yes,yes,0\n");
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
-	write_file(path, "5,4,no,no,0\n");
+	hp_test_write_file(path, "5,4,no,no,0\n");
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
-	write_file(path, "");
+	hp_test_write_file(path, "");
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
 	unlink(path);
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
@@ -1084,15 +1075,15 @@ test_profiles(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_file(path, "# t rate\n0 10k\n1.5 0.5x\n3 2M\n");
+	hp_test_write_file(path, "# t rate\n0 10k\n1.5 0.5x\n3 2M\n");
 	assert_int_equal(hp_profile_load(&p, path, 1000, err, sizeof(err)), 0);
 	assert_true(hp_profile_rate(&p, 1) == 10000);
 	assert_true(hp_profile_rate(&p, 2) == 500);
 	assert_true(hp_profile_rate(&p, 9) == 2e6);
-	write_file(path, "0 10k\n2 oops\n");
+	hp_test_write_file(path, "0 10k\n2 oops\n");
 	assert_true(hp_profile_load(&p, path, 1000, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, ":2:"));
-	write_file(path, "5 1\n1 1\n");
+	hp_test_write_file(path, "5 1\n1 1\n");
 	assert_true(hp_profile_load(&p, path, 1000, err, sizeof(err)) < 0);
 	unlink(path);
 }
