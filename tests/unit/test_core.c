@@ -523,6 +523,77 @@ test_l4_fixup_sum(void **state)
 	}
 }
 
+/* Checksums whose right value is 0 (found by fuzz_core: an IPv6/TCP frame
+ * refused): the checksum's value moved into the first payload word (ones'
+ * complement: the sum stays), so that 0 in the field is right. A TCP
+ * checksum of 0 is a value like any other. A UDP one is sent as 0xffff
+ * (the same in ones' complement): 0 is refused over IPv6 (mandatory
+ * there, RFC 8200 8.1) and reads as "none" over IPv4, which
+ * hp_pkt_l4_fixup leaves alone. The IPv6/TCP frame is v6_ext_udp with a
+ * TCP header for the UDP one, the IPv4/UDP frame qinq_v4opt_tcp with a
+ * UDP one. */
+static void
+test_cksum_zero(void **state)
+{
+	uint8_t v6tcp[sizeof(v6_ext_udp)], v4udp[sizeof(qinq_v4opt_tcp)];
+	const struct {
+		const uint8_t *f;
+		uint32_t len;
+	} v[] = { { v6tcp, sizeof(v6tcp) }, { v4udp, sizeof(v4udp) },
+		  { v6_ext_udp, sizeof(v6_ext_udp) }, { qinq_v4opt_tcp, sizeof(qinq_v4opt_tcp) } };
+	const uint16_t ones = 0xffff;
+	struct hp_flow_key k;
+	struct hp_pkt_hdrs h;
+	unsigned int i;
+
+	(void)state;
+	memcpy(v6tcp, v6_ext_udp, sizeof(v6tcp));
+	v6tcp[62] = IPPROTO_TCP; /* the destination options' next header */
+	memset(v6tcp + 74, 0, 16);
+	v6tcp[70 + 12] = 0x50;   /* data offset: 5 words */
+	memcpy(v4udp, qinq_v4opt_tcp, sizeof(v4udp));
+	v4udp[22 + 9] = IPPROTO_UDP;
+	v4udp[22 + 10] = v4udp[22 + 11] = 0;
+	((struct rte_ipv4_hdr *)(v4udp + 22))->hdr_checksum =
+		rte_ipv4_cksum((const struct rte_ipv4_hdr *)(v4udp + 22));
+	v4udp[46 + 4] = 0;
+	v4udp[46 + 5] = sizeof(v4udp) - 46; /* UDP length: to the frame's end */
+	v4udp[46 + 6] = 0x12;                /* a checksum, not "none" */
+	for (i = 0; i < RTE_DIM(v); i++) {
+		struct rte_mbuf *m = mbuf_of(v[i].f, v[i].len);
+		uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *ck;
+		uint16_t c, w;
+		uint32_t sum;
+		bool udp;
+
+		assert_int_equal(hp_pkt_hdrs(m, &k, &h), 0);
+		udp = h.proto == IPPROTO_UDP;
+		hp_pkt_l4_fixup(m, &h, 0, 0);
+		assert_true(hp_pkt_cksum_ok(f, v[i].len));
+		ck = f + h.l4 + (udp ? 6 : 16);
+		memcpy(&c, ck, 2);
+		assert_true(c != 0);
+		memcpy(&w, f + h.pay, 2);
+		sum = (uint32_t)c + w;
+		w = (uint16_t)((sum & 0xffff) + (sum >> 16));
+		memcpy(f + h.pay, &w, 2);
+		memset(ck, 0, 2);
+		assert_int_equal(hp_pkt_cksum_ok(f, v[i].len), !(h.ipv6 && udp));
+		hp_pkt_l4_fixup(m, &h, 0, 0);
+		memcpy(&c, ck, 2);
+		assert_int_equal(c, h.ipv6 && udp ? ones : 0);
+		assert_true(hp_pkt_cksum_ok(f, v[i].len));
+		if (udp) { /* 0xffff, as sent, stays */
+			memcpy(ck, &ones, 2);
+			assert_true(hp_pkt_cksum_ok(f, v[i].len));
+			hp_pkt_l4_fixup(m, &h, 0, 0);
+			memcpy(&c, ck, 2);
+			assert_int_equal(c, ones);
+		}
+		rte_pktmbuf_free(m);
+	}
+}
+
 /* 60- and 64-byte frames: generated, classified, checksums right; a TCP
  * frame below 70 bytes has no room for the hp header and carries none. */
 static void
@@ -1397,6 +1468,7 @@ main(void)
 		cmocka_unit_test(test_parse_foreign),
 		cmocka_unit_test(test_l4_fixup),
 		cmocka_unit_test(test_l4_fixup_sum),
+		cmocka_unit_test(test_cksum_zero),
 		cmocka_unit_test(test_gen_small_frames),
 		cmocka_unit_test(test_reorder_in_order),
 		cmocka_unit_test(test_reorder_hold_and_release),
