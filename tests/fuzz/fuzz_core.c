@@ -6,9 +6,11 @@
  * time profiles (--gpu model:FILE.json, hplane profile's output), Q-tables
  * (--qtable FILE), DPI pattern sets (--param patterns=FILE) and the IMIX
  * flags (--imix-sizes/--imix-shares). The first input byte picks the
- * parser (mod 8); a frame must parse or give a drop reason, anything else
- * must load into a consistent result or give -errno with a one-line
- * reason, and nothing may read or write out of bounds (ASan, UBSan).
+ * parser (mod 8); a frame must parse or give a drop reason, and its
+ * checksum verdict (hp_pkt_cksum_ok, before and after a fixup) must agree
+ * with one from DPDK's generic sum; anything else must load into a
+ * consistent result or give -errno with a one-line reason, and nothing may
+ * read or write out of bounds (ASan, UBSan).
  */
 #include <errno.h>
 #include <stdint.h>
