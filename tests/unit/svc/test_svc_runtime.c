@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests of the service-core runtime (lib/svc/hp_svc.c) on real DPDK
- * service lcores: statistics against DPDK's own counters, -EAGAIN calls
- * counted as idle, safe migration (an MT-unsafe service never runs twice
+ * service lcores: statistics against the service's own and DPDK's
+ * counters (exact counts, nested timestamps: no preemption moves them),
+ * -EAGAIN calls counted as idle, the windows and the balancer's table on
+ * ticks at chosen times, safe migration (an MT-unsafe service never runs twice
  * at once, runs where it was moved, loop counters keep advancing), the
  * allowed mask, parking a core, adopted services and bad input.
  * Each case runs for a few hundred milliseconds.
@@ -26,7 +28,8 @@
 #include "hp_svc.h"
 
 /* A service with a target load: a job of 'work' cycles every work/load
- * cycles; -EAGAIN when no job is due. Counts overlapping executions, the
+ * cycles, or (every > 0) in every every-th call, a pattern no preemption
+ * changes; -EAGAIN when no job is due. Counts overlapping executions, the
  * jobs it did, and the cycles it measured itself from its entry to its
  * exit: in all its calls and in those that did a job. The runtime's
  * timestamps enclose these, and DPDK's enclose the runtime's, whatever
@@ -34,6 +37,8 @@
  */
 struct job_svc {
 	double load;
+	uint64_t every;
+	uint64_t calls;
 	uint64_t work;
 	uint64_t next;
 	uint32_t inside;
@@ -72,13 +77,13 @@ job_fn(void *arg)
 	if (__atomic_add_fetch(&j->inside, 1, __ATOMIC_ACQ_REL) > 1)
 		__atomic_add_fetch(&j->overlaps, 1, __ATOMIC_RELAXED);
 	j->calls_on[rte_lcore_id()]++;
-	if (j->load > 0 && now >= j->next) {
-		hp_svc_job_delay(now - j->next);
+	if (j->every ? ++j->calls % j->every == 0 : j->load > 0 && now >= j->next) {
+		hp_svc_job_delay(j->every ? 0 : now - j->next);
 		end = now + j->work;
 		while (rte_rdtsc() < end)
 			;
 		/* jobs queue up while the lcore is preempted: load stays real */
-		j->next += (uint64_t)((double)j->work / j->load);
+		j->next += j->every ? 0 : (uint64_t)((double)j->work / j->load);
 		j->jobs++;
 		rc = 0;
 	}
@@ -127,41 +132,81 @@ setup(struct hp_svc_conf *c, bool balance)
 	assert_int_equal(hp_svc_lcore_add(lc2), 1);
 }
 
+/* Adds a window's counts to a sum of windows. */
+static void
+stats_add(struct hp_svc_stats *sum, const struct hp_svc_stats *w)
+{
+	sum->calls += w->calls;
+	sum->idle_calls += w->idle_calls;
+	sum->busy_cycles += w->busy_cycles;
+	sum->call_cycles += w->call_cycles;
+	sum->total_cycles += w->total_cycles;
+}
+
 /* The windows on ticks at chosen times (hp_svc_tick takes the time, so
  * preemption does not move them): a tick on the period grid closes a
  * period of exactly one period; a late one closes a longer period and the
- * next ends on the grid again, so shorter; an interval spans the grid's
- * periods up to its end (the period's and the interval's cycle counts
- * are rounded apart, so one period more at times).
+ * next ends on the grid again, so shorter. A tick two intervals late
+ * closes an interval and starts both grids again from it; the next
+ * interval then closes after ceil(interval / period) periods (the two
+ * cycle counts are rounded apart), and its counts, its periods' counts
+ * summed and the balancer's table of it are the same numbers, for the
+ * busy service and the idle one (ids[]).
  */
 static void
-check_windows(const struct hp_svc_conf *c, uint32_t id)
+check_windows(const struct hp_svc_conf *c, const uint32_t ids[2])
 {
 	const uint64_t hz = rte_get_tsc_hz();
 	const uint64_t p = (uint64_t)c->period_us * hz / 1000000;
 	const uint64_t iv = (uint64_t)c->interval_us * hz / 1000000;
-	struct hp_svc_stats st;
+	const uint64_t k_close = (iv + p - 1) / p;
+	struct hp_svc_stats st, sum[2];
+	const struct hp_svc_table *tb;
 	uint64_t t;
-	unsigned int k;
+	unsigned int k, j;
 
 	assert_int_equal(hp_svc_tick(hp_svc_next_tick()), 0);
 	t = hp_svc_next_tick();
 	assert_int_equal(hp_svc_tick(t), 0);
-	assert_int_equal(hp_svc_stats_get(id, lc1, HP_SVC_PERIOD, &st), 0);
+	assert_int_equal(hp_svc_stats_get(ids[0], lc1, HP_SVC_PERIOD, &st), 0);
 	assert_int_equal(st.total_cycles, p);
 	assert_int_equal(hp_svc_tick(t + p + p / 2), 0);
-	assert_int_equal(hp_svc_stats_get(id, lc1, HP_SVC_PERIOD, &st), 0);
+	assert_int_equal(hp_svc_stats_get(ids[0], lc1, HP_SVC_PERIOD, &st), 0);
 	assert_int_equal(st.total_cycles, p + p / 2);
 	assert_int_equal(hp_svc_next_tick(), t + 2 * p);
 	assert_int_equal(hp_svc_tick(t + 2 * p), 0);
-	assert_int_equal(hp_svc_stats_get(id, lc1, HP_SVC_PERIOD, &st), 0);
+	assert_int_equal(hp_svc_stats_get(ids[0], lc1, HP_SVC_PERIOD, &st), 0);
 	assert_int_equal(st.total_cycles, p / 2 + p % 2);
-	/* two intervals close within three intervals' ticks on the grid */
-	for (k = 0; k < 3 * (iv / p); k++)
-		assert_int_equal(hp_svc_tick(hp_svc_next_tick()), 0);
-	assert_int_equal(hp_svc_stats_get(id, lc1, HP_SVC_INTERVAL, &st), 0);
-	assert_int_equal(st.total_cycles % p, 0);
-	assert_true(st.total_cycles + p > iv && st.total_cycles <= iv + p);
+
+	t = hp_svc_next_tick() + 2 * iv;
+	assert_int_equal(hp_svc_tick(t), 0);
+	assert_int_equal(hp_svc_next_tick(), t + p);
+	memset(sum, 0, sizeof(sum));
+	for (k = 1; k <= k_close; k++) {
+		usleep(100);	/* calls to count, where lc1 gets a CPU */
+		assert_int_equal(hp_svc_tick(t + k * p), 0);
+		for (j = 0; j < 2; j++) {
+			assert_int_equal(hp_svc_stats_get(ids[j], lc1, HP_SVC_PERIOD, &st), 0);
+			assert_int_equal(st.total_cycles, p);
+			stats_add(&sum[j], &st);
+		}
+	}
+	tb = hp_svc_last_table();
+	assert_int_equal(tb->interval_cycles, k_close * p);
+	for (j = 0; j < 2; j++) {
+		const struct hp_svc_cell *cell = &tb->cell[ids[j]][0];
+
+		assert_int_equal(hp_svc_stats_get(ids[j], lc1, HP_SVC_INTERVAL, &st), 0);
+		assert_int_equal(st.total_cycles, k_close * p);
+		assert_int_equal(st.total_cycles, sum[j].total_cycles);
+		assert_int_equal(st.calls, sum[j].calls);
+		assert_int_equal(st.idle_calls, sum[j].idle_calls);
+		assert_int_equal(st.busy_cycles, sum[j].busy_cycles);
+		assert_int_equal(st.call_cycles, sum[j].call_cycles);
+		assert_int_equal(cell->jobs, st.calls - st.idle_calls);
+		assert_int_equal(cell->idle_calls, st.idle_calls);
+		assert_true(cell->idle_cycles == (double)(st.call_cycles - st.busy_cycles));
+	}
 }
 
 static void
@@ -176,7 +221,8 @@ test_stats_vs_dpdk(void **state)
 
 	(void)state;
 	setup(&c, false);
-	job_init(&busy, 0.3);
+	job_init(&busy, 0.0);
+	busy.every = 8;		/* a job, then 7 idle calls */
 	job_init(&idle, 0.0);	/* always -EAGAIN */
 	assert_int_equal(hp_svc_register("t_busy", job_fn, &busy, 0, &ib), 0);
 	assert_int_equal(hp_svc_register("t_idle", job_fn, &idle, 0, &ii), 0);
@@ -193,15 +239,14 @@ test_stats_vs_dpdk(void **state)
 		const struct hp_svc_cell *ci = &t->cell[ii][0];
 
 		assert_true(ci->jobs == 0);
-		assert_true(ci->idle_cycles <= (double)t->interval_cycles);
-		assert_true(t->loop_cycles[0] < (double)t->interval_cycles);
+		assert_true(t->loop_cycles[0] <= (double)t->interval_cycles);
 		if (ci->idle_calls > 0 && ci->idle_cycles > 0.0 &&
 		    t->loop_cycles[0] > 0.0 && t->cell[ib][0].jobs > 0)
 			break;
 		run_ticks(0.01);
 	}
 	assert_true(n < 100);
-	check_windows(&c, ib);
+	check_windows(&c, (const uint32_t[2]){ ib, ii });
 	assert_int_equal(hp_svc_stop(), 0);
 
 	/* Counts, exact: every call of each service, as it counted them
@@ -213,7 +258,7 @@ test_stats_vs_dpdk(void **state)
 	assert_true(sb.calls > 100);
 	assert_int_equal(sb.calls, busy.calls_on[lc1]);
 	assert_int_equal(sb.calls, dcalls);
-	assert_true(busy.jobs > 0 && busy.jobs < sb.calls);
+	assert_int_equal(busy.jobs, sb.calls / 8);
 	assert_int_equal(sb.calls - sb.idle_calls, busy.jobs);
 	assert_true(sb.delay_n == busy.jobs);
 	assert_int_equal(si.calls, idle.calls_on[lc1]);
@@ -224,8 +269,8 @@ test_stats_vs_dpdk(void **state)
 	 * a preemption lasts (it lands inside all the enclosing pairs at
 	 * once). Ours enclose what the service measured from its entry to
 	 * its exit: no busy or idle cycle lost. DPDK's enclose ours and leave
-	 * -EAGAIN calls out: a count that took in idle calls or the runner's
-	 * loop (many idle calls a job here) would exceed them. */
+	 * -EAGAIN calls out: a busy count that took in the 7 idle calls
+	 * after each job or the runner's loop would exceed them. */
 	assert_true(busy.job_cycles >= busy.jobs * busy.work);
 	assert_true(sb.busy_cycles >= busy.job_cycles);
 	assert_true(sb.call_cycles >= busy.call_cycles);
