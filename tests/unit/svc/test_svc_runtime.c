@@ -379,6 +379,7 @@ test_allowed_mask(void **state)
 	struct hp_svc_conf c;
 	struct job_svc a, b;
 	uint32_t ia, ib;
+	unsigned int i;
 
 	(void)state;
 	setup(&c, true);
@@ -394,7 +395,10 @@ test_allowed_mask(void **state)
 	/* disallowing where it runs is refused */
 	assert_int_equal(hp_svc_allow(ia, lc1, false), -EBUSY);
 	assert_int_equal(hp_svc_start(), 0);
+	/* 150 ms, and on until lc1 has had a CPU (2 s at most) */
 	run_ticks(0.15);
+	for (i = 0; i < 40 && (a.calls_on[lc1] == 0 || b.calls_on[lc1] == 0); i++)
+		run_ticks(0.05);
 	assert_int_equal(hp_svc_moves(), 0);
 	assert_true(a.calls_on[lc1] > 0 && b.calls_on[lc1] > 0);
 	assert_int_equal(a.calls_on[lc2] + b.calls_on[lc2], 0);
@@ -460,6 +464,7 @@ test_adopt_foreign(void **state)
 	struct hp_svc_conf c;
 	struct hp_svc_stats st;
 	uint32_t id;
+	unsigned int i;
 
 	(void)state;
 	setup(&c, false);
@@ -471,7 +476,12 @@ test_adopt_foreign(void **state)
 	assert_int_equal(hp_svc_adopt(id), -EINVAL);	/* twice */
 	assert_int_equal(hp_svc_running(id), 1u << 1);
 	assert_int_equal(hp_svc_start(), 0);
+	/* 100 ms, and on until lc2 has done a job (2 s at most); DPDK's
+	 * counts reach ours at a tick */
 	run_ticks(0.1);
+	for (i = 0; i < 40 && (hp_svc_stats_get(id, lc2, HP_SVC_CUMULATIVE, &st) != 0 ||
+			       st.busy_cycles == 0); i++)
+		run_ticks(0.05);
 	assert_int_equal(hp_svc_stop(), 0);
 	assert_int_equal(hp_svc_stats_get(id, lc2, HP_SVC_CUMULATIVE, &st), 0);
 	assert_true(st.calls > 0);
