@@ -65,7 +65,8 @@ main(void)
 
 				for (uint32_t i = 0; i < n; i++)
 					lens[i] = sizes[si] ? sizes[si] : rnd() % 1500;
-				if (hpk_layout(b, lens, n, CAP_PKTS, CAP_BYTES) != 0)
+				if (hpk_layout(b, lens, n, CAP_PKTS, CAP_BYTES) != 0 ||
+				    hpk_set_items(k, kn, b, NULL, 0) != 0)
 					return 1;
 				for (uint32_t i = 0; i < b->data_bytes; i++)
 					b->data[i] = (uint8_t)rnd();

@@ -53,4 +53,4 @@ cbc_emulate(const struct hpk_run *r)
 	return aes_emulate(r, r->h->n, aes_cbc_thread);
 }
 
-HPK_AES_KERNEL(kern_aes_cbc, "aes_cbc", cbc_launch, cbc_emulate)
+HPK_AES_KERNEL(kern_aes_cbc, "aes_cbc", NULL, cbc_launch, cbc_emulate)
