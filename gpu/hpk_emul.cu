@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hpk_move.cuh"
 #include "hpk_priv.h"
@@ -225,6 +226,9 @@ hpk_emulate(const struct hpk_kernel *k, struct hpk_batch *b, const void *blob, s
 	if (b->n == 0)
 		return 0;
 	ret = tmp_slot(&ks, k, blob, len);
+	/* as hpk_launch's upload does */
+	if (k->flags & HPK_ZERO_MATCH)
+		memset(b->match, 0, 8ull * b->n);
 	if (ret == 0) {
 		r.ks = &ks;
 		r.h = b;

@@ -124,6 +124,7 @@ dfa(struct hpk_ctx *k)
 	for (uint32_t i = 0; i < CAP_PKTS; i++)
 		lens[i] = i % 5 == 0 || i % 5 == 3 ? 185 : i % 5 == 1 ? 428 : 1400;
 	hpk_layout(b, lens, CAP_PKTS, CAP_PKTS, CAP_BYTES);
+	hpk_set_items(k, hpk_test_kernel("dpi"), b, NULL, 0); /* a thread per chunk */
 	for (uint32_t i = 0; i < CAP_PKTS; i++)
 		hp_nf_traffic_fill(ps, &seed, b->data + b->off[i], lens[i], 0.3);
 	if (run_batch(k, "dpi") < 0) {
