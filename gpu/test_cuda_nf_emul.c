@@ -15,6 +15,7 @@
  *                and 5G NR codes, OMS and NMS, early stop on and off
  * Exit 0 on success, 1 on a mismatch.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -472,6 +473,50 @@ test_ldpc_units(const char *spec)
 	hp_ldpc_code_free(c);
 }
 
+/* The kernel's setup check: a code that names one column twice in a base
+ * row (which the parallel layer update, and the two-pass row update that
+ * rereads L, would get wrong) is refused with a clear error by the
+ * units kernel's table and by the codeword entry point, and the same
+ * code unchanged is taken. */
+static void
+test_ldpc_cols_once(void)
+{
+	struct hp_ldpc_code *c;
+	struct hp_ldpc_dec_cfg cfg;
+	struct hp_ldpc_blob h;
+	struct hpk_ctx *ctx = NULL;
+	unsigned int ulen, maxflip;
+	char info[256], err[256] = "";
+	uint32_t *row_start, *col;
+	uint8_t out[8];
+	int8_t llr[1944] = { 0 };
+	void *blob;
+	size_t blen;
+	int ret;
+
+	hp_ldpc_dec_cfg_default(&cfg);
+	if (hp_ldpc_code_create("wifi:648:1/2", &c) != 0 || hp_ldpc_unit_geom(c, &ulen, &maxflip) ||
+	    hp_ldpc_blob_build(c, &cfg, ulen, maxflip, HP_LDPC_UNIT_LLR, &blob, &blen) != 0 ||
+	    hpk_open_emul(&ctx, 1, NPKT, CAP_BYTES, info, sizeof(info)) < 0) {
+		CHECK(0, "LDPC columns: setup failed");
+		return;
+	}
+	CHECK(hpk_ldpc_emulate(blob, blen, llr, 1, out, 8, NULL, NULL) >= 0,
+	      "LDPC columns: the unchanged code was refused");
+	memcpy(&h, blob, sizeof(h));
+	row_start = (uint32_t *)((uint8_t *)blob + h.off_row_start);
+	col = (uint32_t *)((uint8_t *)blob + h.off_col);
+	col[row_start[2] + 1] = col[row_start[2]]; /* row 2 names a column twice */
+	ret = hpk_table(ctx, k_ldpc, blob, blen, err, sizeof(err));
+	CHECK(ret == -EINVAL && strstr(err, "base row 2 names column") != NULL,
+	      "LDPC columns: the units table took a repeated column (%d: %s)", ret, err);
+	CHECK(hpk_ldpc_emulate(blob, blen, llr, 1, out, 8, NULL, NULL) == -EINVAL,
+	      "LDPC columns: the codeword entry point took a repeated column");
+	hpk_close(ctx);
+	free(blob);
+	hp_ldpc_code_free(c);
+}
+
 int
 main(void)
 {
@@ -489,6 +534,7 @@ main(void)
 	test_ldpc_code("nr:1:384", 3, 1.0, 1, 1);
 	test_ldpc_units("wifi:1944:1/2");
 	test_ldpc_units("wifi:1296:2/3");
+	test_ldpc_cols_once();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;
