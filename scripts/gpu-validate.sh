@@ -11,7 +11,13 @@
 #       bench/smpp_gpu with --record, hplane runs with --gpu cuda (vpn, ran,
 #       crypto with a fault injected mid-run): issues 8 and 9 (~5 min)
 #   scripts/gpu-validate.sh quick     byte identity of every kernel (the
-#       three tests of checks) and one bench point per app: an hplane run
+#       three tests of checks: with issue 22 part 4's kernels they also
+#       cover aes_ctr's 4-block items and per-block packet map on small
+#       and empty packets, the DFA's chunks with patterns planted across
+#       every chunk boundary, and LDPC's messages in shared memory at NR
+#       BG1 Z=384, which test_cuda_nf_gpu's log names), the sm_90
+#       resource figures of the kit's kernels where cuobjdump is
+#       installed, and one bench point per app: an hplane run
 #       of vpn, ran, crypto, ids and dedup on the GPU at the stress rate,
 #       and crypto's staged path beside its in-place one (issue 22); fits
 #       4 minutes (GV_DEADLINE defaults to 235 s from the start)
@@ -108,6 +114,11 @@ if [ "$stage" = checks ] || [ "$stage" = quick ]; then
 	step test_cuda_gpu 120 "$K/build/gpu/test_cuda_gpu"
 	step test_cuda_nf_gpu 120 "$K/build/gpu/test_cuda_nf_gpu"
 	step test_smpp_gpu 120 "$K/build/smpp/gpu/test_smpp_gpu" smpp/fuzz/corpus
+fi
+if [ "$stage" = quick ] && command -v cuobjdump > /dev/null; then
+	# registers, stack and shared memory of the kernels as built into the
+	# kit, beside bench/results/gpu-kernels-sm90-*.md (compiled here)
+	step kernel_resources 20 cuobjdump --dump-resource-usage "$K/build/gpu/libhp_cuda.so"
 fi
 if [ "$stage" = quick ]; then
 	# one point per app: every packet the scheduler can give the GPU

@@ -661,6 +661,19 @@ hpk_ldpc_emulate(const void *blob, size_t len, const int8_t *llr, uint32_t n_cw,
 }
 
 extern "C" int
+hpk_ldpc_msgs_shared(const void *blob, size_t len)
+{
+	struct lcode c;
+	struct lcfg g;
+	struct lunit u;
+
+	if (parse(blob, len, blob, &c, &g, &u) < 0)
+		return -EINVAL;
+	return ldpc_smem_setup((const void *)k_ldpc<true>, (const void *)k_ldpc<false>, &c, 0) ==
+	       1;
+}
+
+extern "C" int
 hpk_ldpc_gpu(struct hpk_ctx *ctx, const void *blob, size_t len, const int8_t *llr,
 	     uint32_t n_cw, uint8_t *out, uint32_t out_bits, uint8_t *ok, uint8_t *iters,
 	     double *secs, char *err, size_t errlen)
