@@ -252,7 +252,8 @@ hpk_set_items(const struct hpk_ctx *ctx, const struct hpk_kernel *k, struct hpk_
 		tmp_close(&ks);
 		return ret;
 	}
-	if (slot == NULL)
+	/* a kernel whose items depend on its table cannot count without it */
+	if (slot == NULL || ((k->flags & HPK_TABLE) && slot->tab == NULL))
 		return -EINVAL;
 	for (uint32_t i = 0; i < b->n; i++) {
 		b->blk[i] = count;
