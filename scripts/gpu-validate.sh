@@ -7,7 +7,8 @@
 # others still run. At the end everything is packed into one tarball.
 #
 #   scripts/gpu-validate.sh checks    GPU vs CPU byte-identity tests (AES,
-#       MD5, LDPC, Aho-Corasick, AES-CBC, SMPP), bench/gpu and
+#       MD5, LDPC with its messages in shared and in global memory,
+#       Aho-Corasick, AES-CBC, SMPP), bench/gpu and
 #       bench/smpp_gpu with --record, hplane runs with --gpu cuda (vpn, ran,
 #       crypto with a fault injected mid-run): issues 8 and 9 (~5 min)
 #   scripts/gpu-validate.sh quick     byte identity of every kernel (the
@@ -130,6 +131,9 @@ if [ "$stage" = quick ]; then
 	step point_crypto_staged 45 "$H" run --app crypto --gpu "$gpu:staged" --workers 1 \
 		--scenario stress --duration 3 --calib 0.5 --no-report --out "$W/point_crypto_staged"
 elif [ "$stage" = checks ]; then
+	# LDPC's other path: the messages in global memory (the fallback for
+	# GPUs whose shared memory does not hold them), byte-identical too
+	step test_cuda_nf_gpu_global 120 env HPK_LDPC_MSGS=global "$K/build/gpu/test_cuda_nf_gpu"
 	for app in vpn ran crypto ids dedup; do
 		step "run_$app" 60 "$H" run --app "$app" --gpu "$gpu" --workers 2 --scenario standard \
 			--duration 6 --out "$W/run_$app"

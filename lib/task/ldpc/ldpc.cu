@@ -9,7 +9,7 @@
  * otherwise the messages in global memory, coalesced across the layer.
  * No per-thread arrays: a row's update reads its entries twice instead.
  * Both need each column once per base row, checked at table time (a code
- * that repeats one is refused, the CPU decoder runs it). Early stop when
+ * that repeats one is refused; CPU workers decode it). Early stop when
  * every check holds (__syncthreads_or). The per-thread code is lib/ldpc's
  * scalar kernel written out for one codeword, so the output is
  * bit-identical. The task's packets carry lib/ldpc's units; the code and
@@ -341,20 +341,24 @@ k_ldpc_units(struct lcode c, struct lcfg g, struct lunit u, struct kargs a,
 /* Whether this GPU's opt-in shared memory per block holds the messages
  * beside the LLRs (plus static bytes of the kernel), and if so raises
  * kernel f's dynamic limit to smem; with nothing raised the messages stay
- * global. 1: in shared memory, 0: global, -EIO: the global path's own
- * limit could not be raised. */
+ * global. HPK_LDPC_MSGS=global in the environment keeps them global, so
+ * that a GPU session can time one against the other (at NR BG1 Z=384
+ * shared memory allows one codeword per SM, global three). 1: in shared
+ * memory, 0: global, -EIO: the global path's own limit could not be
+ * raised. */
 static int
 ldpc_smem_setup(const void *f_rs, const void *f_glob, const struct lcode *c,
 		size_t static_bytes)
 {
-	int dev = 0, optin = 0;
+	const char *force = getenv("HPK_LDPC_MSGS");
 	const size_t rs = ldpc_smem(c, 1), gl = ldpc_smem(c, 0);
+	int dev = 0, optin = 0;
 
 	if (cudaGetDevice(&dev) != cudaSuccess ||
 	    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
 		    cudaSuccess)
 		optin = 48 * 1024;
-	if (rs + static_bytes <= (size_t)optin &&
+	if ((force == NULL || strcmp(force, "global") != 0) && rs + static_bytes <= (size_t)optin &&
 	    cudaFuncSetAttribute(f_rs, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rs) ==
 		    cudaSuccess)
 		return 1;
@@ -418,7 +422,7 @@ struct ltab {
 };
 
 /* Refuses a code the parallel layer update would get wrong: one column
- * twice in a base row (lib/ldpc's codes never do; the CPU decoder runs
+ * twice in a base row (lib/ldpc's codes never do; CPU workers decode
  * such a code). 0 or -EINVAL with err set. */
 static int
 ldpc_code_ok(const struct lcode *c, char *err, size_t errlen)
@@ -429,7 +433,7 @@ ldpc_code_ok(const struct lcode *c, char *err, size_t errlen)
 		return 0;
 	snprintf(err, errlen,
 		 "kernel ldpc: base row %u names column %u twice; the GPU decoder updates a "
-		 "row's columns in parallel and needs each once (run this code on the CPU)",
+		 "row's columns in parallel and needs each once (decode it on CPU workers)",
 		 r, col);
 	return -EINVAL;
 }
