@@ -7,7 +7,7 @@
  * item the last packet starting at or before it, which is exactly what
  * hpk_item_packet returns (packets with no items lose to the later packet
  * at the same start). Used by aes_ctr and dpi; the emulation runs the
- * same marking and an equal sequential scan (hpk_map_host).
+ * same marking and an equal sequential scan (hpk_map_emulate).
  */
 #ifndef HPK_MAP_CUH
 #define HPK_MAP_CUH
@@ -33,20 +33,37 @@ hpk_map_mark(const struct kargs *a, uint32_t pf, uint32_t g0, uint32_t n, uint32
 	}
 }
 
-/* The emulation's block: map[0..n) for items [g0, g0 + n) of the launch
- * (g0 absolute, as blk counts), T threads marking in turn. */
-static inline void
-hpk_map_host(const struct kargs *a, uint32_t g0, uint32_t n, uint32_t T, uint32_t *map)
-{
-	const uint32_t pf = hpk_item_packet(a, g0);
+#define HPK_MAP_MAX 256 /* threads per block of a mapped kernel, at most */
 
-	for (uint32_t i = 0; i < n; i++)
-		map[i] = 0;
-	map[0] = pf;
-	for (uint32_t t = 0; t < T; t++)
-		hpk_map_mark(a, pf, g0, n, map, t, T);
-	for (uint32_t i = 1; i < n; i++)
-		map[i] = map[i] > map[i - 1] ? map[i] : map[i - 1];
+/* A mapped kernel's thread as the emulation calls it: thread t of its
+ * block, whose item is item i of packet p. */
+typedef void (*hpk_map_fn)(const struct kargs *a, const void *arg, uint32_t t, uint32_t p,
+			   uint32_t i);
+
+/* The emulation of a kernel of T-thread blocks (T <= HPK_MAP_MAX) over
+ * the launch's items: the blocks in turn, each one's map as the kernel
+ * builds it (the search, the T threads' marking in turn, then a
+ * sequential max-scan equal to the warps' one), then its threads in
+ * order. */
+static inline void
+hpk_map_emulate(const struct kargs *a, uint32_t T, hpk_map_fn fn, const void *arg)
+{
+	const uint32_t end = a->blk[a->p0 + a->np];
+	uint32_t map[HPK_MAP_MAX];
+
+	for (uint32_t g0 = a->blk[a->p0]; g0 < end; g0 += T) {
+		const uint32_t n = end - g0 < T ? end - g0 : T, pf = hpk_item_packet(a, g0);
+
+		for (uint32_t i = 0; i < n; i++)
+			map[i] = 0;
+		map[0] = pf;
+		for (uint32_t t = 0; t < T; t++)
+			hpk_map_mark(a, pf, g0, n, map, t, T);
+		for (uint32_t i = 1; i < n; i++)
+			map[i] = map[i] > map[i - 1] ? map[i] : map[i - 1];
+		for (uint32_t t = 0; t < n; t++)
+			fn(a, arg, t, map[t], g0 + t - a->blk[map[t]]);
+	}
 }
 
 #ifdef __CUDACC__

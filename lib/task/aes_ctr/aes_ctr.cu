@@ -83,23 +83,18 @@ ctr_launch(const struct hpk_run *r)
 	return cudaGetLastError();
 }
 
-/* The kernel's thread blocks in turn: each block's map, then its
- * threads, numbered as on the GPU. */
+/* Thread t of a block in the emulation: its lane as on the GPU. */
+static void
+ctr_emul_thread(const struct kargs *a, const void *t0, uint32_t t, uint32_t p, uint32_t i)
+{
+	aes_ctr_thread((const uint32_t *)t0, t % TCOPIES, a, p, i);
+}
+
 static int
 ctr_emulate(const struct hpk_run *r)
 {
-	const uint32_t *t0 = hpk_aes_host_t0();
-	const struct kargs *a = &r->a;
-	const uint32_t base = a->blk[a->p0], ni = a->blk[a->p0 + a->np] - base;
-	uint32_t map[AES_THREADS];
-
-	for (uint32_t g0 = base; g0 < base + ni; g0 += AES_THREADS) {
-		const uint32_t n = base + ni - g0 < AES_THREADS ? base + ni - g0 : AES_THREADS;
-
-		hpk_map_host(a, g0, n, AES_THREADS, map);
-		for (uint32_t t = 0; t < n; t++)
-			aes_ctr_thread(t0, t % TCOPIES, a, map[t], g0 + t - a->blk[map[t]]);
-	}
+	static_assert(AES_THREADS <= HPK_MAP_MAX, "the emulation's map is too small");
+	hpk_map_emulate(&r->a, AES_THREADS, ctr_emul_thread, hpk_aes_host_t0());
 	return 0;
 }
 

@@ -331,24 +331,25 @@ dfa_launch(const struct hpk_run *r)
 	return cudaGetLastError();
 }
 
-/* The kernel's thread blocks in turn, each block's map, then its threads
- * in order (so a packet's last chunk is the last to take its ticket);
- * the hot states are the table's own (the same values). */
+/* A thread of the emulation: the blocks run in order, so a packet's last
+ * chunk is the last to take its ticket; the hot states are the table's
+ * own (the same values). */
+static void
+dfa_emul_thread(const struct kargs *a, const void *arg, uint32_t t, uint32_t p, uint32_t i)
+{
+	const struct dfa *h = (const struct dfa *)arg;
+
+	(void)t;
+	dfa_item(a, h, h->st, p, i);
+}
+
 static int
 dfa_emulate(const struct hpk_run *r)
 {
 	const struct dfa_views *v = (const struct dfa_views *)r->ks->priv;
-	const struct kargs *a = &r->a;
-	const uint32_t base = a->blk[a->p0], ni = a->blk[a->p0 + a->np] - base;
-	uint32_t map[DFA_THREADS];
 
-	for (uint32_t g0 = base; g0 < base + ni; g0 += DFA_THREADS) {
-		const uint32_t n = base + ni - g0 < DFA_THREADS ? base + ni - g0 : DFA_THREADS;
-
-		hpk_map_host(a, g0, n, DFA_THREADS, map);
-		for (uint32_t t = 0; t < n; t++)
-			dfa_item(a, &v->h, (const uint4 *)v->h.st, map[t], g0 + t - a->blk[map[t]]);
-	}
+	static_assert(DFA_THREADS <= HPK_MAP_MAX, "the emulation's map is too small");
+	hpk_map_emulate(&r->a, DFA_THREADS, dfa_emul_thread, &v->h);
 	return 0;
 }
 
