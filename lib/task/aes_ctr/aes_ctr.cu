@@ -59,7 +59,7 @@ ctr_items(const struct hpk_kslot *ks, uint32_t len)
 __global__ void __launch_bounds__(AES_THREADS)
 k_aes_ctr(const uint32_t *__restrict__ t0, struct kargs a, uint32_t nitems)
 {
-	__shared__ uint32_t T[256 * TCOPIES];
+	__shared__ __align__(16) uint32_t T[256 * TCOPIES];
 	__shared__ uint32_t map[AES_THREADS], wmax[AES_THREADS / 32];
 	const uint32_t g0 = a.blk[a.p0] + blockIdx.x * AES_THREADS;
 	const uint32_t g = blockIdx.x * AES_THREADS + threadIdx.x;

@@ -2,10 +2,10 @@
  * The ldpc kernel (task ldpc, first of app ran): layered min-sum, one
  * thread block per codeword and one thread per check node of a layer
  * (the z rows of a base row touch disjoint bits, so they run in parallel
- * and give the sequential result), LLRs and, where the GPU's opt-in
- * shared memory holds them (NR BG1 Z=384: 26 KiB + 118.5 KiB of 227
- * KiB on an H100), the check-to-bit messages in shared memory, the
- * dynamic limit raised for it at table time (cudaFuncSetAttribute);
+ * and give the sequential result), LLRs and the code's tables in shared
+ * memory, and where the GPU's opt-in shared memory holds them (NR BG1
+ * Z=384: 147 KiB of 227 KiB on an H100) the check-to-bit messages too,
+ * the dynamic limit raised for it at table time (cudaFuncSetAttribute);
  * otherwise the messages in global memory, coalesced across the layer.
  * No per-thread arrays: a row's update reads its entries twice instead.
  * Both need each column once per base row, checked at table time (a code
@@ -251,23 +251,46 @@ ldpc_decode_block(const struct lcode *c, const struct lcfg *g, int8_t *L, int8_t
 	return 0;
 }
 
-/* Shared memory of a block: the codeword's LLRs (nf bytes, rounded to
- * 16), then with rs its check messages (nnz * z bytes). */
-static inline size_t
+/* Shared memory of a block: the codeword's LLRs (nf bytes), the code's
+ * tables (row starts, columns, shifts: 4 * (mb + 1 + 2 nnz) bytes), each
+ * rounded to 16, then with rs its check messages (nnz * z bytes). */
+HD static inline size_t
 ldpc_smem(const struct lcode *c, int rs)
 {
-	return ((size_t)c->nb * c->z + 15) / 16 * 16 + (rs ? (size_t)c->nnz * c->z : 0);
+	return ((size_t)c->nb * c->z + 15) / 16 * 16 +
+	       (4ull * (c->mb + 1 + 2ull * c->nnz) + 15) / 16 * 16 +
+	       (rs ? (size_t)c->nnz * c->z : 0);
 }
 
-/* The block's check messages: in its shared memory after the LLRs (RS),
- * or its slice of the global scratch Rg. */
+/* The block's check messages: in its shared memory after the LLRs and
+ * the tables (RS), or its slice of the global scratch Rg. */
 template <bool RS>
 __device__ static inline int8_t *
 ldpc_msgs(const struct lcode *c, int8_t *L, int8_t *Rg)
 {
 	if (RS)
-		return L + ((size_t)c->nb * c->z + 15) / 16 * 16;
+		return L + ldpc_smem(c, 0);
 	return Rg + (size_t)blockIdx.x * c->nnz * c->z;
+}
+
+/* The code's tables copied into the block's shared memory after the
+ * LLRs (all threads take part; a barrier must follow before use): the
+ * rows read them 2 x d times a check node per layer. Returns the code
+ * pointing at the copies. */
+__device__ static inline struct lcode
+ldpc_code_smem(const struct lcode *c, int8_t *L)
+{
+	uint32_t *t = (uint32_t *)(L + ((size_t)c->nb * c->z + 15) / 16 * 16);
+	const uint32_t nr = c->mb + 1;
+	struct lcode s = *c;
+
+	for (uint32_t i = threadIdx.x; i < nr + 2 * c->nnz; i += blockDim.x)
+		t[i] = i < nr ? c->row_start[i] :
+		       i < nr + c->nnz ? c->ent_col[i - nr] : c->ent_shift[i - nr - c->nnz];
+	s.row_start = t;
+	s.ent_col = t + nr;
+	s.ent_shift = t + nr + c->nnz;
+	return s;
 }
 
 /* One thread block per codeword, one thread per check node of a layer;
@@ -280,12 +303,13 @@ k_ldpc(struct lcode c, struct lcfg g, const int8_t *llr, int8_t *Rall, uint8_t *
 {
 	extern __shared__ __align__(16) int8_t L[];
 	const uint32_t cw = blockIdx.x, nf = c.nb * c.z, n = nf - c.punct, tid = threadIdx.x;
+	const struct lcode cs = ldpc_code_smem(&c, L);
 	uint32_t done_it;
 
 	for (uint32_t j = tid; j < nf; j += blockDim.x)
 		L[j] = j < c.punct ? 0 : llr[(size_t)cw * n + j - c.punct];
 	__syncthreads();
-	done_it = ldpc_decode_block(&c, &g, L, ldpc_msgs<RS>(&c, L, Rall));
+	done_it = ldpc_decode_block(&cs, &g, L, ldpc_msgs<RS>(&c, L, Rall));
 	for (uint32_t j = tid; j < out_bits; j += blockDim.x)
 		out[(size_t)cw * out_bits + j] = L[j] < 0;
 	if (tid == 0) {
@@ -310,10 +334,11 @@ k_ldpc_units(struct lcode c, struct lcfg g, struct lunit u, struct kargs a,
 	const uint32_t p = hpk_item_packet(&a, ug);
 	const uint8_t *rx = a.data + a.off[p] + (ug - a.blk[p]) * u.ulen;
 	uint8_t *dst = a.aux + a.off[p] + (ug - a.blk[p]) * u.ulen;
+	const struct lcode cs = ldpc_code_smem(&c, L);
 
 	lu_load(&u, rx, L, tid, T);
 	__syncthreads();
-	if (ldpc_decode_block(&c, &g, L, ldpc_msgs<RS>(&c, L, Rall)) == 0)
+	if (ldpc_decode_block(&cs, &g, L, ldpc_msgs<RS>(&c, L, Rall)) == 0)
 		return; /* the same answer in every thread: no barrier is left waiting */
 	cnt[tid] = lu_count(&u, rx, L, tid, T);
 	__syncthreads();
@@ -343,7 +368,7 @@ k_ldpc_units(struct lcode c, struct lcfg g, struct lunit u, struct kargs a,
  * kernel f's dynamic limit to smem; with nothing raised the messages stay
  * global. HPK_LDPC_MSGS=global in the environment keeps them global, so
  * that a GPU session can time one against the other (at NR BG1 Z=384
- * shared memory allows one codeword per SM, global three). 1: in shared
+ * shared memory allows one codeword per SM, global four). 1: in shared
  * memory, 0: global, -EIO: the global path's own limit could not be
  * raised. */
 static int
