@@ -5,9 +5,13 @@
  * replicated 32 times in shared memory, entry x of copy k at [x * 32 + k],
  * so lane k of a warp always reads bank k and the data-dependent lookups
  * never conflict (the layout Tezcan, 2021, uses for the published GPU AES
- * high mark). 32 KiB shared memory per block. Cost note: 40 table reads
- * + 44 round-key reads per 16-byte block; the round keys are read through
- * the read-only cache (one key per flow). The host half is hpk_aes.cu.
+ * high mark). 32 KiB shared memory per block. Cost note: 160 table reads
+ * (16 a round) per 16-byte block, and 44 round-key reads (through the
+ * read-only cache, one key per flow) shared by the blocks a thread
+ * encrypts at once: 11 a block for aes_ctr's 4. Read statically from the
+ * sm_90 SASS (not run): about 990 instructions per aes_ctr block, 1,580
+ * before (bench/results/gpu-kernels-sm90-2026-11-29.md). The host half is
+ * hpk_aes.cu.
  */
 #ifndef HPK_AES_CUH
 #define HPK_AES_CUH
