@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Cloudhopper's DataSm, decoded on first access (LazyPduDecoder), as
+ * LazySubmitSm: the header is set when made; each of data_sm's six
+ * mandatory fields (service_type, both addresses, esm_class,
+ * registered_delivery, data_coding) and the TLVs are read from
+ * the run's slab and octets (LazySlab) the first time a getter asks, then
+ * kept in Cloudhopper's own fields, so a field read twice is made once and
+ * a setter wins over the octets.  Everything that reads the fields
+ * directly (writeBody, calculateByteSizeOfBody, toString's parts, the TLV
+ * list) loads them all first, so encoding, printing and reflection after
+ * that see the same object Cloudhopper's decoder makes.
+ * The fields data_sm does not have keep Cloudhopper's defaults.
+ */
+package org.heteroplane.smpp.cloudhopper;
+
+import com.cloudhopper.smpp.pdu.DataSm;
+import com.cloudhopper.smpp.tlv.Tlv;
+import com.cloudhopper.smpp.transcoder.PduTranscoderContext;
+import com.cloudhopper.smpp.type.Address;
+import com.cloudhopper.smpp.type.RecoverablePduException;
+import com.cloudhopper.smpp.type.UnrecoverablePduException;
+
+import java.util.ArrayList;
+
+import org.jboss.netty.buffer.ChannelBuffer;
+
+import static org.heteroplane.smpp.cloudhopper.LazySlab.DATA_ALL;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.DCS;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.DST;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.ESM;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.REG;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.SRC;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.SVC;
+
+final class LazyDataSm extends DataSm {
+    private final LazySlab s;
+    private final int b;
+    private int done;
+    private boolean tlvsLoaded;
+    private Tlv[] tlvs;         /* TLVs made by getOptionalParameter before the list */
+
+    LazyDataSm(LazySlab s, int b) {
+        this.s = s;
+        this.b = b;
+    }
+
+    private void need(int bit) {
+        if ((done & bit) == 0) {
+            s.load(this, b, bit, true);
+        }
+    }
+
+    private void loadBody() {
+        s.loadAll(this, b, done, DATA_ALL, true);
+    }
+
+    private void loadTlvs() {
+        if (!tlvsLoaded) {
+            tlvsLoaded = true;
+            s.addTlvs(this, b, tlvs);
+            tlvs = null;
+        }
+    }
+
+    @Override public String getServiceType() { need(SVC); return super.getServiceType(); }
+    @Override public void setServiceType(String v) { done |= SVC; super.setServiceType(v); }
+    @Override public Address getSourceAddress() { need(SRC); return super.getSourceAddress(); }
+    @Override public void setSourceAddress(Address v) { done |= SRC; super.setSourceAddress(v); }
+    @Override public Address getDestAddress() { need(DST); return super.getDestAddress(); }
+    @Override public void setDestAddress(Address v) { done |= DST; super.setDestAddress(v); }
+    @Override public byte getEsmClass() { need(ESM); return super.getEsmClass(); }
+    @Override public void setEsmClass(byte v) { done |= ESM; super.setEsmClass(v); }
+    @Override public byte getRegisteredDelivery() { need(REG); return super.getRegisteredDelivery(); }
+    @Override public void setRegisteredDelivery(byte v) { done |= REG; super.setRegisteredDelivery(v); }
+    @Override public byte getDataCoding() { need(DCS); return super.getDataCoding(); }
+    @Override public void setDataCoding(byte v) { done |= DCS; super.setDataCoding(v); }
+
+    @Override
+    public void readBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
+        done = DATA_ALL;
+        super.readBody(buf);
+    }
+
+    @Override
+    public int calculateByteSizeOfBody() {
+        loadBody();
+        return super.calculateByteSizeOfBody();
+    }
+
+    @Override
+    public void writeBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
+        loadBody();
+        super.writeBody(buf);
+    }
+
+    @Override
+    public void appendBodyToString(StringBuilder sb) {
+        loadBody();
+        super.appendBodyToString(sb);
+    }
+
+    /* ---- TLVs: looked up in the octets until the list is asked for ---- */
+
+    @Override
+    public int getOptionalParameterCount() {
+        return tlvsLoaded ? super.getOptionalParameterCount() : s.ntlv(b);
+    }
+
+    @Override
+    public ArrayList<Tlv> getOptionalParameters() {
+        loadTlvs();
+        return super.getOptionalParameters();
+    }
+
+    @Override
+    public void addOptionalParameter(Tlv t) {
+        loadTlvs();
+        super.addOptionalParameter(t);
+    }
+
+    @Override
+    public Tlv removeOptionalParameter(short tag) {
+        loadTlvs();
+        return super.removeOptionalParameter(tag);
+    }
+
+    @Override
+    public Tlv setOptionalParameter(Tlv t) {
+        loadTlvs();
+        return super.setOptionalParameter(t);
+    }
+
+    @Override
+    public boolean hasOptionalParameter(short tag) {
+        return tlvsLoaded ? super.hasOptionalParameter(tag) : s.findTlv(b, tag) >= 0;
+    }
+
+    @Override
+    protected int findOptionalParameter(short tag) {
+        loadTlvs();
+        return super.findOptionalParameter(tag);
+    }
+
+    @Override
+    public Tlv getOptionalParameter(short tag) {
+        if (tlvsLoaded) {
+            return super.getOptionalParameter(tag);
+        }
+        int k = s.findTlv(b, tag);
+        if (k < 0) {
+            return null;
+        }
+        if (tlvs == null) {
+            tlvs = new Tlv[s.ntlv(b)];
+        }
+        Tlv t = tlvs[k];
+        return t != null ? t : (tlvs[k] = s.tlv(b, k));
+    }
+
+    @Override
+    protected int calculateByteSizeOfOptionalParameters() {
+        loadTlvs();
+        return super.calculateByteSizeOfOptionalParameters();
+    }
+
+    @Override
+    public void readOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
+            throws UnrecoverablePduException, RecoverablePduException {
+        loadTlvs();
+        super.readOptionalParameters(buf, c);
+    }
+
+    @Override
+    public void writeOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
+            throws UnrecoverablePduException, RecoverablePduException {
+        loadTlvs();
+        super.writeOptionalParameters(buf, c);
+    }
+
+    @Override
+    protected void appendOptionalParameterToString(StringBuilder sb) {
+        loadTlvs();
+        super.appendOptionalParameterToString(sb);
+    }
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Cloudhopper's DeliverSm, decoded on first access (LazyPduDecoder): the
+ * header is set when made; each mandatory field and the TLVs are read from
+ * the run's slab and octets (LazySlab) the first time a getter asks, then
+ * kept in Cloudhopper's own fields, so a field read twice is made once and
+ * a setter wins over the octets.  Everything that reads the fields
+ * directly (writeBody, calculateByteSizeOfBody, toString's parts, the TLV
+ * list) loads them all first, so encoding, printing and reflection after
+ * that see the same object Cloudhopper's decoder makes.
+ * LazySubmitSm.java with SubmitSm replaced by DeliverSm (kept in step by
+ * LazyPduDecoderTest, which checks both over the same accessors).
+ */
+package org.heteroplane.smpp.cloudhopper;
+
+import com.cloudhopper.smpp.pdu.DeliverSm;
+import com.cloudhopper.smpp.tlv.Tlv;
+import com.cloudhopper.smpp.transcoder.PduTranscoderContext;
+import com.cloudhopper.smpp.type.Address;
+import com.cloudhopper.smpp.type.RecoverablePduException;
+import com.cloudhopper.smpp.type.SmppInvalidArgumentException;
+import com.cloudhopper.smpp.type.UnrecoverablePduException;
+
+import java.util.ArrayList;
+
+import org.jboss.netty.buffer.ChannelBuffer;
+
+import static org.heteroplane.smpp.cloudhopper.LazySlab.DCS;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.DFLT;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.DST;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.ESM;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.PID;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.PRIO;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.REG;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.REPL;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.SCHED;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.SM;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.SM_ALL;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.SRC;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.SVC;
+import static org.heteroplane.smpp.cloudhopper.LazySlab.VALID;
+
+final class LazyDeliverSm extends DeliverSm {
+    private final LazySlab s;
+    private final int b;
+    private int done;
+    private boolean tlvsLoaded;
+    private Tlv[] tlvs;         /* TLVs made by getOptionalParameter before the list */
+
+    LazyDeliverSm(LazySlab s, int b) {
+        this.s = s;
+        this.b = b;
+    }
+
+    private void need(int bit) {
+        if ((done & bit) == 0) {
+            s.load(this, b, bit, false);
+        }
+    }
+
+    private void loadBody() {
+        s.loadAll(this, b, done, SM_ALL, false);
+    }
+
+    private void loadTlvs() {
+        if (!tlvsLoaded) {
+            tlvsLoaded = true;
+            s.addTlvs(this, b, tlvs);
+            tlvs = null;
+        }
+    }
+
+    @Override public String getServiceType() { need(SVC); return super.getServiceType(); }
+    @Override public void setServiceType(String v) { done |= SVC; super.setServiceType(v); }
+    @Override public Address getSourceAddress() { need(SRC); return super.getSourceAddress(); }
+    @Override public void setSourceAddress(Address v) { done |= SRC; super.setSourceAddress(v); }
+    @Override public Address getDestAddress() { need(DST); return super.getDestAddress(); }
+    @Override public void setDestAddress(Address v) { done |= DST; super.setDestAddress(v); }
+    @Override public byte getEsmClass() { need(ESM); return super.getEsmClass(); }
+    @Override public void setEsmClass(byte v) { done |= ESM; super.setEsmClass(v); }
+    @Override public byte getProtocolId() { need(PID); return super.getProtocolId(); }
+    @Override public void setProtocolId(byte v) { done |= PID; super.setProtocolId(v); }
+    @Override public byte getPriority() { need(PRIO); return super.getPriority(); }
+    @Override public void setPriority(byte v) { done |= PRIO; super.setPriority(v); }
+    @Override public String getScheduleDeliveryTime() { need(SCHED); return super.getScheduleDeliveryTime(); }
+    @Override public void setScheduleDeliveryTime(String v) { done |= SCHED; super.setScheduleDeliveryTime(v); }
+    @Override public String getValidityPeriod() { need(VALID); return super.getValidityPeriod(); }
+    @Override public void setValidityPeriod(String v) { done |= VALID; super.setValidityPeriod(v); }
+    @Override public byte getRegisteredDelivery() { need(REG); return super.getRegisteredDelivery(); }
+    @Override public void setRegisteredDelivery(byte v) { done |= REG; super.setRegisteredDelivery(v); }
+    @Override public byte getReplaceIfPresent() { need(REPL); return super.getReplaceIfPresent(); }
+    @Override public void setReplaceIfPresent(byte v) { done |= REPL; super.setReplaceIfPresent(v); }
+    @Override public byte getDataCoding() { need(DCS); return super.getDataCoding(); }
+    @Override public void setDataCoding(byte v) { done |= DCS; super.setDataCoding(v); }
+    @Override public byte getDefaultMsgId() { need(DFLT); return super.getDefaultMsgId(); }
+    @Override public void setDefaultMsgId(byte v) { done |= DFLT; super.setDefaultMsgId(v); }
+    @Override public byte[] getShortMessage() { need(SM); return super.getShortMessage(); }
+
+    @Override
+    public void setShortMessage(byte[] v) throws SmppInvalidArgumentException {
+        super.setShortMessage(v);       /* may refuse (over 255): then nothing changed */
+        done |= SM;
+    }
+
+    @Override
+    public int getShortMessageLength() {
+        return (done & SM) == 0 ? s.smLength(b) : super.getShortMessageLength();
+    }
+
+    @Override
+    public void readBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
+        done = SM_ALL;
+        super.readBody(buf);
+    }
+
+    @Override
+    public int calculateByteSizeOfBody() {
+        loadBody();
+        return super.calculateByteSizeOfBody();
+    }
+
+    @Override
+    public void writeBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
+        loadBody();
+        super.writeBody(buf);
+    }
+
+    @Override
+    public void appendBodyToString(StringBuilder sb) {
+        loadBody();
+        super.appendBodyToString(sb);
+    }
+
+    /* ---- TLVs: looked up in the octets until the list is asked for ---- */
+
+    @Override
+    public int getOptionalParameterCount() {
+        return tlvsLoaded ? super.getOptionalParameterCount() : s.ntlv(b);
+    }
+
+    @Override
+    public ArrayList<Tlv> getOptionalParameters() {
+        loadTlvs();
+        return super.getOptionalParameters();
+    }
+
+    @Override
+    public void addOptionalParameter(Tlv t) {
+        loadTlvs();
+        super.addOptionalParameter(t);
+    }
+
+    @Override
+    public Tlv removeOptionalParameter(short tag) {
+        loadTlvs();
+        return super.removeOptionalParameter(tag);
+    }
+
+    @Override
+    public Tlv setOptionalParameter(Tlv t) {
+        loadTlvs();
+        return super.setOptionalParameter(t);
+    }
+
+    @Override
+    public boolean hasOptionalParameter(short tag) {
+        return tlvsLoaded ? super.hasOptionalParameter(tag) : s.findTlv(b, tag) >= 0;
+    }
+
+    @Override
+    protected int findOptionalParameter(short tag) {
+        loadTlvs();
+        return super.findOptionalParameter(tag);
+    }
+
+    @Override
+    public Tlv getOptionalParameter(short tag) {
+        if (tlvsLoaded) {
+            return super.getOptionalParameter(tag);
+        }
+        int k = s.findTlv(b, tag);
+        if (k < 0) {
+            return null;
+        }
+        if (tlvs == null) {
+            tlvs = new Tlv[s.ntlv(b)];
+        }
+        Tlv t = tlvs[k];
+        return t != null ? t : (tlvs[k] = s.tlv(b, k));
+    }
+
+    @Override
+    protected int calculateByteSizeOfOptionalParameters() {
+        loadTlvs();
+        return super.calculateByteSizeOfOptionalParameters();
+    }
+
+    @Override
+    public void readOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
+            throws UnrecoverablePduException, RecoverablePduException {
+        loadTlvs();
+        super.readOptionalParameters(buf, c);
+    }
+
+    @Override
+    public void writeOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
+            throws UnrecoverablePduException, RecoverablePduException {
+        loadTlvs();
+        super.writeOptionalParameters(buf, c);
+    }
+
+    @Override
+    protected void appendOptionalParameterToString(StringBuilder sb) {
+        loadTlvs();
+        super.appendOptionalParameterToString(sb);
+    }
+}
