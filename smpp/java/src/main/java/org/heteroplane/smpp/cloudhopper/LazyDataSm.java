@@ -4,7 +4,7 @@
  * LazySubmitSm: the header is set when made; each of data_sm's six
  * mandatory fields (service_type, both addresses, esm_class,
  * registered_delivery, data_coding) and the TLVs are read from
- * the run's slab and octets (LazySlab) the first time a getter asks, then
+ * the batch's octets (LazyOctets) the first time a getter asks, then
  * kept in Cloudhopper's own fields, so a field read twice is made once and
  * a setter wins over the octets.  Everything that reads the fields
  * directly (writeBody, calculateByteSizeOfBody, toString's parts, the TLV
@@ -25,40 +25,46 @@ import java.util.ArrayList;
 
 import org.jboss.netty.buffer.ChannelBuffer;
 
-import static org.heteroplane.smpp.cloudhopper.LazySlab.DATA_ALL;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.DCS;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.DST;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.ESM;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.REG;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.SRC;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.SVC;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.DATA_ALL;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.DCS;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.DST;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.ESM;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.REG;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.SRC;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.SVC;
 
 final class LazyDataSm extends DataSm {
-    private final LazySlab s;
-    private final int b;
+    private final LazyOctets s;
+    private final int off;      /* the PDU's first octet in s.a */
+    private final long lens;    /* LazyOctets.L_* */
+    private final int tlv;      /* the TLV area's first octet */
+    private final int ntlv;
     private int done;
     private boolean tlvsLoaded;
     private Tlv[] tlvs;         /* TLVs made by getOptionalParameter before the list */
 
-    LazyDataSm(LazySlab s, int b) {
+    LazyDataSm(LazyOctets s, int off, long lens, int tlv, int ntlv) {
         this.s = s;
-        this.b = b;
+        this.off = off;
+        this.lens = lens;
+        this.tlv = tlv;
+        this.ntlv = ntlv;
     }
 
     private void need(int bit) {
         if ((done & bit) == 0) {
-            s.load(this, b, bit, true);
+            s.load(this, off, lens, bit, done, true);
         }
     }
 
     private void loadBody() {
-        s.loadAll(this, b, done, DATA_ALL, true);
+        s.loadAll(this, off, lens, done, DATA_ALL, true);
     }
 
     private void loadTlvs() {
         if (!tlvsLoaded) {
             tlvsLoaded = true;
-            s.addTlvs(this, b, tlvs);
+            s.addTlvs(this, tlv, ntlv, tlvs);
             tlvs = null;
         }
     }
@@ -104,7 +110,7 @@ final class LazyDataSm extends DataSm {
 
     @Override
     public int getOptionalParameterCount() {
-        return tlvsLoaded ? super.getOptionalParameterCount() : s.ntlv(b);
+        return tlvsLoaded ? super.getOptionalParameterCount() : ntlv;
     }
 
     @Override
@@ -133,7 +139,7 @@ final class LazyDataSm extends DataSm {
 
     @Override
     public boolean hasOptionalParameter(short tag) {
-        return tlvsLoaded ? super.hasOptionalParameter(tag) : s.findTlv(b, tag) >= 0;
+        return tlvsLoaded ? super.hasOptionalParameter(tag) : s.findTlv(tlv, ntlv, tag) >= 0;
     }
 
     @Override
@@ -147,15 +153,15 @@ final class LazyDataSm extends DataSm {
         if (tlvsLoaded) {
             return super.getOptionalParameter(tag);
         }
-        int k = s.findTlv(b, tag);
+        int k = s.findTlv(tlv, ntlv, tag);
         if (k < 0) {
             return null;
         }
         if (tlvs == null) {
-            tlvs = new Tlv[s.ntlv(b)];
+            tlvs = new Tlv[ntlv];
         }
         Tlv t = tlvs[k];
-        return t != null ? t : (tlvs[k] = s.tlv(b, k));
+        return t != null ? t : (tlvs[k] = s.tlv(tlv, k));
     }
 
     @Override

@@ -4,14 +4,14 @@
  * decoded lazily: one JNI call per batch fills an int[] slab (the C
  * decoder's records, SmppDecoder.decodeSlab), and each PDU comes out as a
  * subclass of Cloudhopper's class (LazySubmitSm, LazyDeliverSm,
- * LazyDataSm: instanceof SubmitSm ... holds) that holds the slab and makes
- * a field's String, Address, byte[] or Tlv the first time a getter asks
- * for it; the header (command length, id, status, sequence number) is set
- * at once.  What a user reads equals what Cloudhopper's
+ * LazyDataSm: instanceof SubmitSm ... holds) that keeps its offset and
+ * field lengths from the slab and makes a field's String, Address, byte[]
+ * or Tlv from the batch's octets the first time a getter asks for it; the
+ * header (command length, id, status, sequence number) is set at once.  What a user reads equals what Cloudhopper's
  * DefaultPduTranscoder makes of the same octets (LazyPduDecoderTest, every
  * accessor and then by reflection); encoding and toString load every field
- * first.  No JNI call per PDU or per field: the objects read the slab and
- * the decoder's copy of the octets.
+ * first.  No JNI call per PDU or per field: the objects read the decoder's
+ * copy of the octets.
  *
  * The responses with a message id, enquire_link, unbind and generic_nack
  * are made whole from the slab (they have at most one field); the rarer
@@ -54,6 +54,7 @@ import org.heteroplane.smpp.SmppDecoder;
 import org.jboss.netty.buffer.ChannelBuffers;
 
 import static org.heteroplane.smpp.SmppDecoder.SLAB_ERR_NTLV;
+import static org.heteroplane.smpp.SmppDecoder.SLAB_FLEN;
 import static org.heteroplane.smpp.SmppDecoder.SLAB_ID;
 import static org.heteroplane.smpp.SmppDecoder.SLAB_LEN;
 import static org.heteroplane.smpp.SmppDecoder.SLAB_NFIELDS;
@@ -61,6 +62,7 @@ import static org.heteroplane.smpp.SmppDecoder.SLAB_OFF;
 import static org.heteroplane.smpp.SmppDecoder.SLAB_SEQ;
 import static org.heteroplane.smpp.SmppDecoder.SLAB_STATUS;
 import static org.heteroplane.smpp.SmppDecoder.SLAB_STRIDE;
+import static org.heteroplane.smpp.SmppDecoder.SLAB_TLV;
 
 public final class LazyPduDecoder implements AutoCloseable {
     /** Longer PDUs go to Cloudhopper (the records keep 16-bit offsets). */
@@ -71,6 +73,7 @@ public final class LazyPduDecoder implements AutoCloseable {
     private final DefaultPduTranscoder cloudhopper;
     private final Names names;
     private int[] bounds = new int[64];
+    private int[] slab = new int[64 * SLAB_STRIDE];    /* scratch: the objects copy what they need */
 
     /** The context's TLV names and result messages, cached (it must be a
      * pure function, as DefaultPduTranscoderContext is). */
@@ -197,6 +200,7 @@ public final class LazyPduDecoder implements AutoCloseable {
         }
         bounds[n] = p - off;
         byte[] a = Arrays.copyOfRange(in, off, bad ? end : p);
+        LazyOctets d = new LazyOctets(a, names);
         Pdu[] out = new Pdu[n + (bad ? 1 : 0)];
         Exception[] err = null;
         /* runs of PDUs the records can carry, one JNI call each */
@@ -210,7 +214,7 @@ public final class LazyPduDecoder implements AutoCloseable {
             while (j < n && bounds[j + 1] - bounds[j] <= MAX_PDU) {
                 j++;
             }
-            err = run(a, i, j, out, err, n + 1);
+            err = run(d, i, j, out, err, n + 1);
             i = j;
         }
         if (bad) {
@@ -220,23 +224,29 @@ public final class LazyPduDecoder implements AutoCloseable {
     }
 
     /* PDUs i..j-1 (bounds) through one decodeSlab call. */
-    private Exception[] run(byte[] a, int i, int j, Pdu[] out, Exception[] err, int cap) {
-        int[] s = new int[(j - i) * SLAB_STRIDE];
-        int m = dec.decodeSlab(a, bounds[i], bounds[j] - bounds[i], s);
+    private Exception[] run(LazyOctets d, int i, int j, Pdu[] out, Exception[] err, int cap) {
+        if (slab.length < (j - i) * SLAB_STRIDE) {
+            slab = new int[Math.max((j - i) * SLAB_STRIDE, 2 * slab.length)];
+        }
+        int[] s = slab;
+        int m = dec.decodeSlab(d.a, bounds[i], bounds[j] - bounds[i], s);
         if (m != j - i) {
             throw new IllegalStateException("decodeSlab framed " + m + " PDUs, expected " + (j - i));
         }
-        LazySlab slab = new LazySlab(a, s, names);
-        for (int k = 0; k < m; k++) {
-            int b = k * SLAB_STRIDE;
-            Pdu pdu = (s[b + SLAB_ERR_NTLV] & 0xffff) == Smpp.ESME_ROK ? make(slab, b) : null;
+        for (int k = 0, b = 0; k < m; k++, b += SLAB_STRIDE) {
+            Pdu pdu = (s[b + SLAB_ERR_NTLV] & 0xffff) == Smpp.ESME_ROK ? make(d, s, b) : null;
             if (pdu == null) {
-                err = viaCloudhopper(a, s[b + SLAB_OFF], s[b + SLAB_LEN], out, err, i + k, cap);
+                err = viaCloudhopper(d.a, s[b + SLAB_OFF], s[b + SLAB_LEN], out, err, i + k, cap);
             } else {
                 out[i + k] = pdu;
             }
         }
         return err;
+    }
+
+    /* Length of mandatory field k of the PDU at slab index b. */
+    private static long fl(int[] s, int b, int k) {
+        return s[b + SLAB_FLEN + (k >> 2)] >>> ((k & 3) << 3) & 0xff;
     }
 
     private Exception[] viaCloudhopper(byte[] a, int off, int len, Pdu[] out, Exception[] err, int i, int cap) {
@@ -252,27 +262,32 @@ public final class LazyPduDecoder implements AutoCloseable {
     }
 
     /* The PDU at slab index b, or null where Cloudhopper decides. */
-    private Pdu make(LazySlab slab, int b) {
-        int[] s = slab.s;
-        int status = s[b + SLAB_STATUS];
+    private Pdu make(LazyOctets d, int[] s, int b) {
+        int status = s[b + SLAB_STATUS], off = s[b + SLAB_OFF];
+        int tlv = s[b + SLAB_TLV], ntlv = s[b + SLAB_ERR_NTLV] >>> 16;
         Pdu p;
-        boolean lazy = false;
-        switch (s[b + SLAB_ID]) {
-            case Smpp.SUBMIT_SM -> {
-                p = new LazySubmitSm(slab, b);
-                lazy = true;
+        int id = s[b + SLAB_ID];
+        if (id == Smpp.SUBMIT_SM || id == Smpp.DELIVER_SM || id == Smpp.DATA_SM) {
+            /* field indexes of v3.4's table: service_type 0, source_addr 3,
+             * destination_addr 6, schedule_delivery_time 10,
+             * validity_period 11, short_message 17 */
+            long lens = fl(s, b, 0) | fl(s, b, 3) << 8 | fl(s, b, 6) << 16;
+            if (id == Smpp.DATA_SM) {
+                p = new LazyDataSm(d, off, lens, tlv, ntlv);
+            } else {
+                lens |= fl(s, b, 10) << 24 | fl(s, b, 11) << 32 | fl(s, b, 17) << 40;
+                p = id == Smpp.SUBMIT_SM ? new LazySubmitSm(d, off, lens, tlv, ntlv)
+                        : new LazyDeliverSm(d, off, lens, tlv, ntlv);
             }
-            case Smpp.DELIVER_SM -> {
-                p = new LazyDeliverSm(slab, b);
-                lazy = true;
-            }
-            case Smpp.DATA_SM -> {
-                p = new LazyDataSm(slab, b);
-                lazy = true;
-            }
-            case Smpp.SUBMIT_SM_RESP -> p = resp(new SubmitSmResp(), slab, b);
-            case Smpp.DELIVER_SM_RESP -> p = resp(new DeliverSmResp(), slab, b);
-            case Smpp.DATA_SM_RESP -> p = resp(new DataSmResp(), slab, b);
+            p.setCommandLength(s[b + SLAB_LEN]);
+            p.setSequenceNumber(s[b + SLAB_SEQ]);
+            p.setCommandStatus(status);
+            return p;
+        }
+        switch (id) {
+            case Smpp.SUBMIT_SM_RESP -> p = resp(new SubmitSmResp(), d, s, b);
+            case Smpp.DELIVER_SM_RESP -> p = resp(new DeliverSmResp(), d, s, b);
+            case Smpp.DATA_SM_RESP -> p = resp(new DataSmResp(), d, s, b);
             case Smpp.ENQUIRE_LINK -> p = new EnquireLink();
             case Smpp.ENQUIRE_LINK_RESP -> p = new EnquireLinkResp();
             case Smpp.UNBIND -> p = new Unbind();
@@ -288,16 +303,16 @@ public final class LazyPduDecoder implements AutoCloseable {
         if (p instanceof PduResponse r) {
             r.setResultMessage(names.resultMessage(status));
         }
-        if (!lazy && slab.ntlv(b) > 0) {
-            slab.addTlvs(p, b, null);       /* the lazy kinds read theirs on demand */
+        if (ntlv > 0) {
+            d.addTlvs(p, tlv, ntlv, null);
         }
         return p;
     }
 
     /* message_id; a response without body reads null, as Cloudhopper's
      * C-string reader gives on an empty buffer */
-    private static Pdu resp(BaseSmResp r, LazySlab slab, int b) {
-        r.setMessageId(slab.s[b + SLAB_NFIELDS] == 0 ? null : slab.str(slab.s[b + SLAB_OFF] + HEADER, slab.fl(b, 0)));
+    private static Pdu resp(BaseSmResp r, LazyOctets d, int[] s, int b) {
+        r.setMessageId(s[b + SLAB_NFIELDS] == 0 ? null : d.str(s[b + SLAB_OFF] + HEADER, (int) fl(s, b, 0)));
         return r;
     }
 

@@ -2,7 +2,7 @@
 /*
  * Cloudhopper's SubmitSm, decoded on first access (LazyPduDecoder): the
  * header is set when made; each mandatory field and the TLVs are read from
- * the run's slab and octets (LazySlab) the first time a getter asks, then
+ * the batch's octets (LazyOctets) the first time a getter asks, then
  * kept in Cloudhopper's own fields, so a field read twice is made once and
  * a setter wins over the octets.  Everything that reads the fields
  * directly (writeBody, calculateByteSizeOfBody, toString's parts, the TLV
@@ -25,47 +25,53 @@ import java.util.ArrayList;
 
 import org.jboss.netty.buffer.ChannelBuffer;
 
-import static org.heteroplane.smpp.cloudhopper.LazySlab.DCS;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.DFLT;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.DST;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.ESM;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.PID;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.PRIO;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.REG;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.REPL;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.SCHED;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.SM;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.SM_ALL;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.SRC;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.SVC;
-import static org.heteroplane.smpp.cloudhopper.LazySlab.VALID;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.DCS;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.DFLT;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.DST;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.ESM;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.PID;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.PRIO;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.REG;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.REPL;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.SCHED;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.SM;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.SM_ALL;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.SRC;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.SVC;
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.VALID;
 
 final class LazySubmitSm extends SubmitSm {
-    private final LazySlab s;
-    private final int b;
+    private final LazyOctets s;
+    private final int off;      /* the PDU's first octet in s.a */
+    private final long lens;    /* LazyOctets.L_* */
+    private final int tlv;      /* the TLV area's first octet */
+    private final int ntlv;
     private int done;
     private boolean tlvsLoaded;
     private Tlv[] tlvs;         /* TLVs made by getOptionalParameter before the list */
 
-    LazySubmitSm(LazySlab s, int b) {
+    LazySubmitSm(LazyOctets s, int off, long lens, int tlv, int ntlv) {
         this.s = s;
-        this.b = b;
+        this.off = off;
+        this.lens = lens;
+        this.tlv = tlv;
+        this.ntlv = ntlv;
     }
 
     private void need(int bit) {
         if ((done & bit) == 0) {
-            s.load(this, b, bit, false);
+            s.load(this, off, lens, bit, done, false);
         }
     }
 
     private void loadBody() {
-        s.loadAll(this, b, done, SM_ALL, false);
+        s.loadAll(this, off, lens, done, SM_ALL, false);
     }
 
     private void loadTlvs() {
         if (!tlvsLoaded) {
             tlvsLoaded = true;
-            s.addTlvs(this, b, tlvs);
+            s.addTlvs(this, tlv, ntlv, tlvs);
             tlvs = null;
         }
     }
@@ -104,7 +110,7 @@ final class LazySubmitSm extends SubmitSm {
 
     @Override
     public int getShortMessageLength() {
-        return (done & SM) == 0 ? s.smLength(b) : super.getShortMessageLength();
+        return (done & SM) == 0 ? LazyOctets.len(lens, LazyOctets.L_SM) : super.getShortMessageLength();
     }
 
     @Override
@@ -135,7 +141,7 @@ final class LazySubmitSm extends SubmitSm {
 
     @Override
     public int getOptionalParameterCount() {
-        return tlvsLoaded ? super.getOptionalParameterCount() : s.ntlv(b);
+        return tlvsLoaded ? super.getOptionalParameterCount() : ntlv;
     }
 
     @Override
@@ -164,7 +170,7 @@ final class LazySubmitSm extends SubmitSm {
 
     @Override
     public boolean hasOptionalParameter(short tag) {
-        return tlvsLoaded ? super.hasOptionalParameter(tag) : s.findTlv(b, tag) >= 0;
+        return tlvsLoaded ? super.hasOptionalParameter(tag) : s.findTlv(tlv, ntlv, tag) >= 0;
     }
 
     @Override
@@ -178,15 +184,15 @@ final class LazySubmitSm extends SubmitSm {
         if (tlvsLoaded) {
             return super.getOptionalParameter(tag);
         }
-        int k = s.findTlv(b, tag);
+        int k = s.findTlv(tlv, ntlv, tag);
         if (k < 0) {
             return null;
         }
         if (tlvs == null) {
-            tlvs = new Tlv[s.ntlv(b)];
+            tlvs = new Tlv[ntlv];
         }
         Tlv t = tlvs[k];
-        return t != null ? t : (tlvs[k] = s.tlv(b, k));
+        return t != null ? t : (tlvs[k] = s.tlv(tlv, k));
     }
 
     @Override

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The octets of one LazyPduDecoder.decode() (the decoder's own copy) and
+ * the code that makes a lazy PDU's fields from them.  Each lazy PDU keeps
+ * what it needs of the slab the C decoder filled (its offset, the lengths
+ * of its variable fields packed in a long, its TLV area and count), so the
+ * slab is scratch, reused by the next batch, and a field's offset is a few
+ * adds.  Strings, Address, byte[] and Tlv are made on first access, exactly
+ * as Cloudhopper's decoder makes them (ISO-8859-1 C-strings, "" for an
+ * empty one, copies of the octets).
+ */
+package org.heteroplane.smpp.cloudhopper;
+
+import com.cloudhopper.smpp.pdu.BaseSm;
+import com.cloudhopper.smpp.pdu.Pdu;
+import com.cloudhopper.smpp.tlv.Tlv;
+import com.cloudhopper.smpp.type.Address;
+import com.cloudhopper.smpp.type.SmppInvalidArgumentException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+final class LazyOctets {
+    /* BaseSm's fields, one bit each in a lazy PDU's "done" mask */
+    static final int SVC = 1, SRC = 1 << 1, DST = 1 << 2, ESM = 1 << 3, PID = 1 << 4, PRIO = 1 << 5,
+            SCHED = 1 << 6, VALID = 1 << 7, REG = 1 << 8, REPL = 1 << 9, DCS = 1 << 10, DFLT = 1 << 11,
+            SM = 1 << 12;
+    static final int SM_ALL = (1 << 13) - 1;
+    static final int DATA_ALL = SVC | SRC | DST | ESM | REG | DCS;
+    /* the one-octet fields after esm_class: made together, one walk */
+    static final int SCALARS = ESM | PID | PRIO | REG | REPL | DCS | DFLT;
+    /* lens: the lengths of service_type, source_addr, destination_addr,
+     * schedule_delivery_time, validity_period, short_message, octet k */
+    static final int L_SVC = 0, L_SRC = 1, L_DST = 2, L_SCHED = 3, L_VALID = 4, L_SM = 5;
+    private static final int HEADER = 16;
+
+    final byte[] a;
+    private final LazyPduDecoder.Names names;
+
+    LazyOctets(byte[] a, LazyPduDecoder.Names names) {
+        this.a = a;
+        this.names = names;
+    }
+
+    static int len(long lens, int k) {
+        return (int) (lens >>> (k << 3)) & 0xff;
+    }
+
+    String str(int off, int len) {
+        return len == 0 ? "" : new String(a, off, len, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * Sets field bit of t (a submit_sm or deliver_sm at a[off], or with data
+     * a data_sm: its esm_class, registered_delivery and data_coding follow
+     * each other) from the octets, through t's own setters; a one-octet
+     * field sets all those not in done.
+     */
+    void load(BaseSm<?> t, int off, long lens, int bit, int done, boolean data) {
+        byte[] a = this.a;
+        int o = off + HEADER;
+        int l = len(lens, L_SVC);
+        if (bit == SVC) {
+            t.setServiceType(str(o, l));
+            return;
+        }
+        o += l + 1;             /* source_addr_ton */
+        l = len(lens, L_SRC);
+        if (bit == SRC) {
+            t.setSourceAddress(new Address(a[o], a[o + 1], str(o + 2, l)));
+            return;
+        }
+        o += l + 3;             /* dest_addr_ton */
+        l = len(lens, L_DST);
+        if (bit == DST) {
+            t.setDestAddress(new Address(a[o], a[o + 1], str(o + 2, l)));
+            return;
+        }
+        o += l + 3;             /* esm_class */
+        int e = o;
+        if (data) {
+            int m = (ESM | REG | DCS) & ~done;
+            if ((m & ESM) != 0) {
+                t.setEsmClass(a[e]);
+            }
+            if ((m & REG) != 0) {
+                t.setRegisteredDelivery(a[e + 1]);
+            }
+            if ((m & DCS) != 0) {
+                t.setDataCoding(a[e + 2]);
+            }
+            return;
+        }
+        o += 3;                 /* schedule_delivery_time */
+        l = len(lens, L_SCHED);
+        if (bit == SCHED) {
+            t.setScheduleDeliveryTime(str(o, l));
+            return;
+        }
+        o += l + 1;             /* validity_period */
+        l = len(lens, L_VALID);
+        if (bit == VALID) {
+            t.setValidityPeriod(str(o, l));
+            return;
+        }
+        o += l + 1;             /* registered_delivery */
+        if (bit == SM) {
+            try {
+                t.setShortMessage(Arrays.copyOfRange(a, o + 5, o + 5 + len(lens, L_SM)));
+            } catch (SmppInvalidArgumentException x) {
+                throw new IllegalStateException(x);     /* <= 254 octets: cannot */
+            }
+            return;
+        }
+        int m = SCALARS & ~done;
+        if ((m & ESM) != 0) {
+            t.setEsmClass(a[e]);
+        }
+        if ((m & PID) != 0) {
+            t.setProtocolId(a[e + 1]);
+        }
+        if ((m & PRIO) != 0) {
+            t.setPriority(a[e + 2]);
+        }
+        if ((m & REG) != 0) {
+            t.setRegisteredDelivery(a[o]);
+        }
+        if ((m & REPL) != 0) {
+            t.setReplaceIfPresent(a[o + 1]);
+        }
+        if ((m & DCS) != 0) {
+            t.setDataCoding(a[o + 2]);
+        }
+        if ((m & DFLT) != 0) {
+            t.setDefaultMsgId(a[o + 3]);
+        }
+    }
+
+    /** Loads every bit of want not in done. */
+    void loadAll(BaseSm<?> t, int off, long lens, int done, int want, boolean data) {
+        for (int m = want & ~done; m != 0; m &= m - 1) {
+            int bit = Integer.lowestOneBit(m);
+            load(t, off, lens, bit, done, data);
+            if ((bit & SCALARS) != 0) {
+                done |= SCALARS;
+                m &= ~SCALARS;
+            }
+        }
+    }
+
+    /** Index of the first TLV with tag in the n TLVs from a[q], or -1. */
+    int findTlv(int q, int n, short tag) {
+        byte[] a = this.a;
+        int t = tag & 0xffff;
+        for (int k = 0; k < n; k++) {
+            if (((a[q] & 0xff) << 8 | (a[q + 1] & 0xff)) == t) {
+                return k;
+            }
+            q += 4 + ((a[q + 2] & 0xff) << 8 | (a[q + 3] & 0xff));
+        }
+        return -1;
+    }
+
+    /** TLV k of those from a[q] as Cloudhopper makes it (value copied, context's tag name). */
+    Tlv tlv(int q, int k) {
+        byte[] a = this.a;
+        for (int i = 0; i < k; i++) {
+            q += 4 + ((a[q + 2] & 0xff) << 8 | (a[q + 3] & 0xff));
+        }
+        int tag = (a[q] & 0xff) << 8 | (a[q + 1] & 0xff), l = (a[q + 2] & 0xff) << 8 | (a[q + 3] & 0xff);
+        return new Tlv((short) tag, Arrays.copyOfRange(a, q + 4, q + 4 + l), names.tagName(tag));
+    }
+
+    /** Adds the n TLVs from a[q] to p in wire order (those in made, by index, as they are). */
+    void addTlvs(Pdu p, int q, int n, Tlv[] made) {
+        byte[] a = this.a;
+        for (int k = 0; k < n; k++) {
+            int tag = (a[q] & 0xff) << 8 | (a[q + 1] & 0xff), l = (a[q + 2] & 0xff) << 8 | (a[q + 3] & 0xff);
+            Tlv t = made != null && made[k] != null ? made[k]
+                    : new Tlv((short) tag, Arrays.copyOfRange(a, q + 4, q + 4 + l), names.tagName(tag));
+            p.addOptionalParameter(t);
+            q += 4 + l;
+        }
+    }
+}
