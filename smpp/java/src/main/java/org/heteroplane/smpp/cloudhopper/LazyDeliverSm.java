@@ -48,7 +48,11 @@ final class LazyDeliverSm extends DeliverSm {
     private final int ntlv;
     private int done;
     private boolean tlvsLoaded;
-    private Tlv[] tlvs;         /* TLVs made by getOptionalParameter before the list */
+    /* TLVs made by getOptionalParameter before the list: the first one
+     * alone (a handler's usual single lookup costs no array), then all */
+    private Tlv tlv1;
+    private int tlv1k;
+    private Tlv[] tlvs;
 
     LazyDeliverSm(LazyOctets s, int off, long lens, int tlv, int ntlv) {
         this.s = s;
@@ -71,8 +75,13 @@ final class LazyDeliverSm extends DeliverSm {
     private void loadTlvs() {
         if (!tlvsLoaded) {
             tlvsLoaded = true;
+            if (tlv1 != null && tlvs == null) {
+                tlvs = new Tlv[ntlv];
+                tlvs[tlv1k] = tlv1;
+            }
             s.addTlvs(this, tlv, ntlv, tlvs);
             tlvs = null;
+            tlv1 = null;
         }
     }
 
@@ -188,8 +197,16 @@ final class LazyDeliverSm extends DeliverSm {
         if (k < 0) {
             return null;
         }
+        if (tlv1 == null) {
+            tlv1k = k;
+            return tlv1 = s.tlv(tlv, k);
+        }
+        if (k == tlv1k) {
+            return tlv1;
+        }
         if (tlvs == null) {
             tlvs = new Tlv[ntlv];
+            tlvs[tlv1k] = tlv1;
         }
         Tlv t = tlvs[k];
         return t != null ? t : (tlvs[k] = s.tlv(tlv, k));

@@ -17,7 +17,6 @@ import com.cloudhopper.smpp.tlv.Tlv;
 import com.cloudhopper.smpp.type.Address;
 import com.cloudhopper.smpp.type.SmppInvalidArgumentException;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 final class LazyOctets {
@@ -46,38 +45,74 @@ final class LazyOctets {
         return (int) (lens >>> (k << 3)) & 0xff;
     }
 
+    /* ISO-8859-1, as Cloudhopper reads C-strings: the hibyte constructor
+     * is String(bytes, off, len, ISO_8859_1) without the charset dispatch
+     * (one array copy into a LATIN1 string). */
+    @SuppressWarnings("deprecation")
     String str(int off, int len) {
-        return len == 0 ? "" : new String(a, off, len, StandardCharsets.ISO_8859_1);
+        return len == 0 ? "" : new String(a, 0, off, len);
+    }
+
+    /* Offsets of a submit_sm / deliver_sm / data_sm at a[off]: a few adds
+     * over the lengths in lens. */
+    static int oSrc(int off, long lens) {
+        return off + HEADER + len(lens, L_SVC) + 1;
+    }
+
+    static int oDst(int off, long lens) {
+        return oSrc(off, lens) + len(lens, L_SRC) + 3;
+    }
+
+    static int oEsm(int off, long lens) {
+        return oDst(off, lens) + len(lens, L_DST) + 3;
+    }
+
+    static int oSched(int off, long lens) {
+        return oEsm(off, lens) + 3;
+    }
+
+    static int oValid(int off, long lens) {
+        return oSched(off, lens) + len(lens, L_SCHED) + 1;
+    }
+
+    static int oReg(int off, long lens) {
+        return oValid(off, lens) + len(lens, L_VALID) + 1;
+    }
+
+    Address addr(int o, int len) {
+        return new Address(a[o], a[o + 1], str(o + 2, len));
     }
 
     /**
      * Sets field bit of t (a submit_sm or deliver_sm at a[off], or with data
-     * a data_sm: its esm_class, registered_delivery and data_coding follow
-     * each other) from the octets, through t's own setters; a one-octet
-     * field sets all those not in done.
+     * a data_sm) from the octets, through t's own setter.  Small, so that a
+     * getter's call with a constant bit inlines to that field's few lines.
      */
     void load(BaseSm<?> t, int off, long lens, int bit, int done, boolean data) {
+        switch (bit) {
+            case SVC -> t.setServiceType(str(off + HEADER, len(lens, L_SVC)));
+            case SRC -> t.setSourceAddress(addr(oSrc(off, lens), len(lens, L_SRC)));
+            case DST -> t.setDestAddress(addr(oDst(off, lens), len(lens, L_DST)));
+            case SCHED -> t.setScheduleDeliveryTime(str(oSched(off, lens), len(lens, L_SCHED)));
+            case VALID -> t.setValidityPeriod(str(oValid(off, lens), len(lens, L_VALID)));
+            case SM -> shortMessage(t, oReg(off, lens) + 5, len(lens, L_SM));
+            default -> scalars(t, off, lens, done, data);
+        }
+    }
+
+    private void shortMessage(BaseSm<?> t, int o, int len) {
+        try {
+            t.setShortMessage(Arrays.copyOfRange(a, o, o + len));
+        } catch (SmppInvalidArgumentException x) {
+            throw new IllegalStateException(x);     /* <= 254 octets: cannot */
+        }
+    }
+
+    /* The one-octet fields not in done, in one walk (data_sm's esm_class,
+     * registered_delivery and data_coding follow each other). */
+    private void scalars(BaseSm<?> t, int off, long lens, int done, boolean data) {
         byte[] a = this.a;
-        int o = off + HEADER;
-        int l = len(lens, L_SVC);
-        if (bit == SVC) {
-            t.setServiceType(str(o, l));
-            return;
-        }
-        o += l + 1;             /* source_addr_ton */
-        l = len(lens, L_SRC);
-        if (bit == SRC) {
-            t.setSourceAddress(new Address(a[o], a[o + 1], str(o + 2, l)));
-            return;
-        }
-        o += l + 3;             /* dest_addr_ton */
-        l = len(lens, L_DST);
-        if (bit == DST) {
-            t.setDestAddress(new Address(a[o], a[o + 1], str(o + 2, l)));
-            return;
-        }
-        o += l + 3;             /* esm_class */
-        int e = o;
+        int e = oEsm(off, lens);
         if (data) {
             int m = (ESM | REG | DCS) & ~done;
             if ((m & ESM) != 0) {
@@ -91,27 +126,7 @@ final class LazyOctets {
             }
             return;
         }
-        o += 3;                 /* schedule_delivery_time */
-        l = len(lens, L_SCHED);
-        if (bit == SCHED) {
-            t.setScheduleDeliveryTime(str(o, l));
-            return;
-        }
-        o += l + 1;             /* validity_period */
-        l = len(lens, L_VALID);
-        if (bit == VALID) {
-            t.setValidityPeriod(str(o, l));
-            return;
-        }
-        o += l + 1;             /* registered_delivery */
-        if (bit == SM) {
-            try {
-                t.setShortMessage(Arrays.copyOfRange(a, o + 5, o + 5 + len(lens, L_SM)));
-            } catch (SmppInvalidArgumentException x) {
-                throw new IllegalStateException(x);     /* <= 254 octets: cannot */
-            }
-            return;
-        }
+        int o = oReg(off, lens);
         int m = SCALARS & ~done;
         if ((m & ESM) != 0) {
             t.setEsmClass(a[e]);
