@@ -404,7 +404,9 @@ Java_org_heteroplane_smpp_Native_simStream(JNIEnv *env, jclass cls, jobject buf,
  * objects read their fields from the slab and a, never through JNI.
  * Returns the PDUs written, or -1 with an exception pending (slab too
  * small included: the caller frames the batch and knows its count).
- * Cost: ~3 ns a PDU on top of the decode (16 stores, in cache).
+ * Cost, measured: 29-33 ns a thesis-mix PDU for the whole call, decode
+ * included (ObjectsBench's "slab" path, 1k-64k PDUs, loaded 2-vCPU EPYC
+ * VM); the loop below adds 16 stores a PDU over a record still in cache.
  */
 enum {
 	S_OFF, S_LEN, S_ID, S_STATUS, S_SEQ, S_ERR_NTLV, S_TLV, S_NFIELDS,
