@@ -55,12 +55,6 @@ final class LazyDataSm extends DataSm {
         this.ntlv = ntlv;
     }
 
-    private void need(int bit) {
-        if ((done & bit) == 0) {
-            s.load(this, off, lens, bit, done, true);
-        }
-    }
-
     private void loadBody() {
         s.loadAll(this, off, lens, done, DATA_ALL, true);
     }
@@ -78,39 +72,110 @@ final class LazyDataSm extends DataSm {
         }
     }
 
-    @Override public String getServiceType() { need(SVC); return super.getServiceType(); }
-    @Override public void setServiceType(String v) { done |= SVC; super.setServiceType(v); }
-    @Override public Address getSourceAddress() { need(SRC); return super.getSourceAddress(); }
-    @Override public void setSourceAddress(Address v) { done |= SRC; super.setSourceAddress(v); }
-    @Override public Address getDestAddress() { need(DST); return super.getDestAddress(); }
-    @Override public void setDestAddress(Address v) { done |= DST; super.setDestAddress(v); }
-    @Override public byte getEsmClass() { need(ESM); return super.getEsmClass(); }
-    @Override public void setEsmClass(byte v) { done |= ESM; super.setEsmClass(v); }
-    @Override public byte getRegisteredDelivery() { need(REG); return super.getRegisteredDelivery(); }
-    @Override public void setRegisteredDelivery(byte v) { done |= REG; super.setRegisteredDelivery(v); }
-    @Override public byte getDataCoding() { need(DCS); return super.getDataCoding(); }
-    @Override public void setDataCoding(byte v) { done |= DCS; super.setDataCoding(v); }
+    @Override
+    public String getServiceType() {
+        if ((done & SVC) == 0) {
+            setServiceType(s.svc(off, lens));
+        }
+        return super.getServiceType();
+    }
 
     @Override
-    public void readBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
+    public void setServiceType(String v) {
+        done |= SVC;
+        super.setServiceType(v);
+    }
+
+    @Override
+    public Address getSourceAddress() {
+        if ((done & SRC) == 0) {
+            setSourceAddress(s.src(off, lens));
+        }
+        return super.getSourceAddress();
+    }
+
+    @Override
+    public void setSourceAddress(Address v) {
+        done |= SRC;
+        super.setSourceAddress(v);
+    }
+
+    @Override
+    public Address getDestAddress() {
+        if ((done & DST) == 0) {
+            setDestAddress(s.dst(off, lens));
+        }
+        return super.getDestAddress();
+    }
+
+    @Override
+    public void setDestAddress(Address v) {
+        done |= DST;
+        super.setDestAddress(v);
+    }
+
+    @Override
+    public byte getEsmClass() {
+        if ((done & ESM) == 0) {
+            s.scalars(this, off, lens, done, true);
+        }
+        return super.getEsmClass();
+    }
+
+    @Override
+    public void setEsmClass(byte v) {
+        done |= ESM;
+        super.setEsmClass(v);
+    }
+
+    @Override
+    public byte getRegisteredDelivery() {
+        if ((done & REG) == 0) {
+            s.scalars(this, off, lens, done, true);
+        }
+        return super.getRegisteredDelivery();
+    }
+
+    @Override
+    public void setRegisteredDelivery(byte v) {
+        done |= REG;
+        super.setRegisteredDelivery(v);
+    }
+
+    @Override
+    public byte getDataCoding() {
+        if ((done & DCS) == 0) {
+            s.scalars(this, off, lens, done, true);
+        }
+        return super.getDataCoding();
+    }
+
+    @Override
+    public void setDataCoding(byte v) {
+        done |= DCS;
+        super.setDataCoding(v);
+    }
+
+    @Override
+    public  void readBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
         done = DATA_ALL;
         super.readBody(buf);
     }
 
     @Override
-    public int calculateByteSizeOfBody() {
+    public  int calculateByteSizeOfBody() {
         loadBody();
         return super.calculateByteSizeOfBody();
     }
 
     @Override
-    public void writeBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
+    public  void writeBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
         loadBody();
         super.writeBody(buf);
     }
 
     @Override
-    public void appendBodyToString(StringBuilder sb) {
+    public  void appendBodyToString(StringBuilder sb) {
         loadBody();
         super.appendBodyToString(sb);
     }
@@ -118,36 +183,36 @@ final class LazyDataSm extends DataSm {
     /* ---- TLVs: looked up in the octets until the list is asked for ---- */
 
     @Override
-    public int getOptionalParameterCount() {
+    public  int getOptionalParameterCount() {
         return tlvsLoaded ? super.getOptionalParameterCount() : ntlv;
     }
 
     @Override
-    public ArrayList<Tlv> getOptionalParameters() {
+    public  ArrayList<Tlv> getOptionalParameters() {
         loadTlvs();
         return super.getOptionalParameters();
     }
 
     @Override
-    public void addOptionalParameter(Tlv t) {
+    public  void addOptionalParameter(Tlv t) {
         loadTlvs();
         super.addOptionalParameter(t);
     }
 
     @Override
-    public Tlv removeOptionalParameter(short tag) {
+    public  Tlv removeOptionalParameter(short tag) {
         loadTlvs();
         return super.removeOptionalParameter(tag);
     }
 
     @Override
-    public Tlv setOptionalParameter(Tlv t) {
+    public  Tlv setOptionalParameter(Tlv t) {
         loadTlvs();
         return super.setOptionalParameter(t);
     }
 
     @Override
-    public boolean hasOptionalParameter(short tag) {
+    public  boolean hasOptionalParameter(short tag) {
         return tlvsLoaded ? super.hasOptionalParameter(tag) : s.findTlv(tlv, ntlv, tag) >= 0;
     }
 
@@ -158,7 +223,7 @@ final class LazyDataSm extends DataSm {
     }
 
     @Override
-    public Tlv getOptionalParameter(short tag) {
+    public  Tlv getOptionalParameter(short tag) {
         if (tlvsLoaded) {
             return super.getOptionalParameter(tag);
         }
@@ -188,14 +253,14 @@ final class LazyDataSm extends DataSm {
     }
 
     @Override
-    public void readOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
+    public  void readOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
             throws UnrecoverablePduException, RecoverablePduException {
         loadTlvs();
         super.readOptionalParameters(buf, c);
     }
 
     @Override
-    public void writeOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
+    public  void writeOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
             throws UnrecoverablePduException, RecoverablePduException {
         loadTlvs();
         super.writeOptionalParameters(buf, c);

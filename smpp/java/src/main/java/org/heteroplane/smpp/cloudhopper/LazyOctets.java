@@ -83,26 +83,53 @@ final class LazyOctets {
         return new Address(a[o], a[o + 1], str(o + 2, len));
     }
 
+    /* One field each, small enough to inline into the lazy PDU's getter
+     * (a getter calling one shared loader was not inlined: "callee uses
+     * too much stack" in -XX:+PrintInlining). */
+    String svc(int off, long lens) {
+        return str(off + HEADER, len(lens, L_SVC));
+    }
+
+    Address src(int off, long lens) {
+        return addr(oSrc(off, lens), len(lens, L_SRC));
+    }
+
+    Address dst(int off, long lens) {
+        return addr(oDst(off, lens), len(lens, L_DST));
+    }
+
+    String sched(int off, long lens) {
+        return str(oSched(off, lens), len(lens, L_SCHED));
+    }
+
+    String valid(int off, long lens) {
+        return str(oValid(off, lens), len(lens, L_VALID));
+    }
+
+    byte[] sm(int off, long lens) {
+        int o = oReg(off, lens) + 5;
+        return Arrays.copyOfRange(a, o, o + len(lens, L_SM));
+    }
+
     /**
      * Sets field bit of t (a submit_sm or deliver_sm at a[off], or with data
-     * a data_sm) from the octets, through t's own setter.  Small, so that a
-     * getter's call with a constant bit inlines to that field's few lines.
+     * a data_sm) from the octets, through t's own setter.
      */
     void load(BaseSm<?> t, int off, long lens, int bit, int done, boolean data) {
         switch (bit) {
-            case SVC -> t.setServiceType(str(off + HEADER, len(lens, L_SVC)));
-            case SRC -> t.setSourceAddress(addr(oSrc(off, lens), len(lens, L_SRC)));
-            case DST -> t.setDestAddress(addr(oDst(off, lens), len(lens, L_DST)));
-            case SCHED -> t.setScheduleDeliveryTime(str(oSched(off, lens), len(lens, L_SCHED)));
-            case VALID -> t.setValidityPeriod(str(oValid(off, lens), len(lens, L_VALID)));
-            case SM -> shortMessage(t, oReg(off, lens) + 5, len(lens, L_SM));
+            case SVC -> t.setServiceType(svc(off, lens));
+            case SRC -> t.setSourceAddress(src(off, lens));
+            case DST -> t.setDestAddress(dst(off, lens));
+            case SCHED -> t.setScheduleDeliveryTime(sched(off, lens));
+            case VALID -> t.setValidityPeriod(valid(off, lens));
+            case SM -> shortMessage(t, sm(off, lens));
             default -> scalars(t, off, lens, done, data);
         }
     }
 
-    private void shortMessage(BaseSm<?> t, int o, int len) {
+    static void shortMessage(BaseSm<?> t, byte[] m) {
         try {
-            t.setShortMessage(Arrays.copyOfRange(a, o, o + len));
+            t.setShortMessage(m);
         } catch (SmppInvalidArgumentException x) {
             throw new IllegalStateException(x);     /* <= 254 octets: cannot */
         }
@@ -110,7 +137,7 @@ final class LazyOctets {
 
     /* The one-octet fields not in done, in one walk (data_sm's esm_class,
      * registered_delivery and data_coding follow each other). */
-    private void scalars(BaseSm<?> t, int off, long lens, int done, boolean data) {
+    void scalars(BaseSm<?> t, int off, long lens, int done, boolean data) {
         byte[] a = this.a;
         int e = oEsm(off, lens);
         if (data) {

@@ -62,12 +62,6 @@ final class LazySubmitSm extends SubmitSm {
         this.ntlv = ntlv;
     }
 
-    private void need(int bit) {
-        if ((done & bit) == 0) {
-            s.load(this, off, lens, bit, done, false);
-        }
-    }
-
     private void loadBody() {
         s.loadAll(this, off, lens, done, SM_ALL, false);
     }
@@ -85,63 +79,213 @@ final class LazySubmitSm extends SubmitSm {
         }
     }
 
-    @Override public String getServiceType() { need(SVC); return super.getServiceType(); }
-    @Override public void setServiceType(String v) { done |= SVC; super.setServiceType(v); }
-    @Override public Address getSourceAddress() { need(SRC); return super.getSourceAddress(); }
-    @Override public void setSourceAddress(Address v) { done |= SRC; super.setSourceAddress(v); }
-    @Override public Address getDestAddress() { need(DST); return super.getDestAddress(); }
-    @Override public void setDestAddress(Address v) { done |= DST; super.setDestAddress(v); }
-    @Override public byte getEsmClass() { need(ESM); return super.getEsmClass(); }
-    @Override public void setEsmClass(byte v) { done |= ESM; super.setEsmClass(v); }
-    @Override public byte getProtocolId() { need(PID); return super.getProtocolId(); }
-    @Override public void setProtocolId(byte v) { done |= PID; super.setProtocolId(v); }
-    @Override public byte getPriority() { need(PRIO); return super.getPriority(); }
-    @Override public void setPriority(byte v) { done |= PRIO; super.setPriority(v); }
-    @Override public String getScheduleDeliveryTime() { need(SCHED); return super.getScheduleDeliveryTime(); }
-    @Override public void setScheduleDeliveryTime(String v) { done |= SCHED; super.setScheduleDeliveryTime(v); }
-    @Override public String getValidityPeriod() { need(VALID); return super.getValidityPeriod(); }
-    @Override public void setValidityPeriod(String v) { done |= VALID; super.setValidityPeriod(v); }
-    @Override public byte getRegisteredDelivery() { need(REG); return super.getRegisteredDelivery(); }
-    @Override public void setRegisteredDelivery(byte v) { done |= REG; super.setRegisteredDelivery(v); }
-    @Override public byte getReplaceIfPresent() { need(REPL); return super.getReplaceIfPresent(); }
-    @Override public void setReplaceIfPresent(byte v) { done |= REPL; super.setReplaceIfPresent(v); }
-    @Override public byte getDataCoding() { need(DCS); return super.getDataCoding(); }
-    @Override public void setDataCoding(byte v) { done |= DCS; super.setDataCoding(v); }
-    @Override public byte getDefaultMsgId() { need(DFLT); return super.getDefaultMsgId(); }
-    @Override public void setDefaultMsgId(byte v) { done |= DFLT; super.setDefaultMsgId(v); }
-    @Override public byte[] getShortMessage() { need(SM); return super.getShortMessage(); }
+    @Override
+    public String getServiceType() {
+        if ((done & SVC) == 0) {
+            setServiceType(s.svc(off, lens));
+        }
+        return super.getServiceType();
+    }
 
     @Override
-    public void setShortMessage(byte[] v) throws SmppInvalidArgumentException {
+    public void setServiceType(String v) {
+        done |= SVC;
+        super.setServiceType(v);
+    }
+
+    @Override
+    public Address getSourceAddress() {
+        if ((done & SRC) == 0) {
+            setSourceAddress(s.src(off, lens));
+        }
+        return super.getSourceAddress();
+    }
+
+    @Override
+    public void setSourceAddress(Address v) {
+        done |= SRC;
+        super.setSourceAddress(v);
+    }
+
+    @Override
+    public Address getDestAddress() {
+        if ((done & DST) == 0) {
+            setDestAddress(s.dst(off, lens));
+        }
+        return super.getDestAddress();
+    }
+
+    @Override
+    public void setDestAddress(Address v) {
+        done |= DST;
+        super.setDestAddress(v);
+    }
+
+    @Override
+    public byte getEsmClass() {
+        if ((done & ESM) == 0) {
+            s.scalars(this, off, lens, done, false);
+        }
+        return super.getEsmClass();
+    }
+
+    @Override
+    public void setEsmClass(byte v) {
+        done |= ESM;
+        super.setEsmClass(v);
+    }
+
+    @Override
+    public byte getProtocolId() {
+        if ((done & PID) == 0) {
+            s.scalars(this, off, lens, done, false);
+        }
+        return super.getProtocolId();
+    }
+
+    @Override
+    public void setProtocolId(byte v) {
+        done |= PID;
+        super.setProtocolId(v);
+    }
+
+    @Override
+    public byte getPriority() {
+        if ((done & PRIO) == 0) {
+            s.scalars(this, off, lens, done, false);
+        }
+        return super.getPriority();
+    }
+
+    @Override
+    public void setPriority(byte v) {
+        done |= PRIO;
+        super.setPriority(v);
+    }
+
+    @Override
+    public String getScheduleDeliveryTime() {
+        if ((done & SCHED) == 0) {
+            setScheduleDeliveryTime(s.sched(off, lens));
+        }
+        return super.getScheduleDeliveryTime();
+    }
+
+    @Override
+    public void setScheduleDeliveryTime(String v) {
+        done |= SCHED;
+        super.setScheduleDeliveryTime(v);
+    }
+
+    @Override
+    public String getValidityPeriod() {
+        if ((done & VALID) == 0) {
+            setValidityPeriod(s.valid(off, lens));
+        }
+        return super.getValidityPeriod();
+    }
+
+    @Override
+    public void setValidityPeriod(String v) {
+        done |= VALID;
+        super.setValidityPeriod(v);
+    }
+
+    @Override
+    public byte getRegisteredDelivery() {
+        if ((done & REG) == 0) {
+            s.scalars(this, off, lens, done, false);
+        }
+        return super.getRegisteredDelivery();
+    }
+
+    @Override
+    public void setRegisteredDelivery(byte v) {
+        done |= REG;
+        super.setRegisteredDelivery(v);
+    }
+
+    @Override
+    public byte getReplaceIfPresent() {
+        if ((done & REPL) == 0) {
+            s.scalars(this, off, lens, done, false);
+        }
+        return super.getReplaceIfPresent();
+    }
+
+    @Override
+    public void setReplaceIfPresent(byte v) {
+        done |= REPL;
+        super.setReplaceIfPresent(v);
+    }
+
+    @Override
+    public byte getDataCoding() {
+        if ((done & DCS) == 0) {
+            s.scalars(this, off, lens, done, false);
+        }
+        return super.getDataCoding();
+    }
+
+    @Override
+    public void setDataCoding(byte v) {
+        done |= DCS;
+        super.setDataCoding(v);
+    }
+
+    @Override
+    public byte getDefaultMsgId() {
+        if ((done & DFLT) == 0) {
+            s.scalars(this, off, lens, done, false);
+        }
+        return super.getDefaultMsgId();
+    }
+
+    @Override
+    public void setDefaultMsgId(byte v) {
+        done |= DFLT;
+        super.setDefaultMsgId(v);
+    }
+
+    @Override
+    public byte[] getShortMessage() {
+        if ((done & SM) == 0) {
+            LazyOctets.shortMessage(this, s.sm(off, lens));
+        }
+        return super.getShortMessage();
+    }
+
+    @Override
+    public  void setShortMessage(byte[] v) throws SmppInvalidArgumentException {
         super.setShortMessage(v);       /* may refuse (over 255): then nothing changed */
         done |= SM;
     }
 
     @Override
-    public int getShortMessageLength() {
+    public  int getShortMessageLength() {
         return (done & SM) == 0 ? LazyOctets.len(lens, LazyOctets.L_SM) : super.getShortMessageLength();
     }
 
     @Override
-    public void readBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
+    public  void readBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
         done = SM_ALL;
         super.readBody(buf);
     }
 
     @Override
-    public int calculateByteSizeOfBody() {
+    public  int calculateByteSizeOfBody() {
         loadBody();
         return super.calculateByteSizeOfBody();
     }
 
     @Override
-    public void writeBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
+    public  void writeBody(ChannelBuffer buf) throws UnrecoverablePduException, RecoverablePduException {
         loadBody();
         super.writeBody(buf);
     }
 
     @Override
-    public void appendBodyToString(StringBuilder sb) {
+    public  void appendBodyToString(StringBuilder sb) {
         loadBody();
         super.appendBodyToString(sb);
     }
@@ -149,36 +293,36 @@ final class LazySubmitSm extends SubmitSm {
     /* ---- TLVs: looked up in the octets until the list is asked for ---- */
 
     @Override
-    public int getOptionalParameterCount() {
+    public  int getOptionalParameterCount() {
         return tlvsLoaded ? super.getOptionalParameterCount() : ntlv;
     }
 
     @Override
-    public ArrayList<Tlv> getOptionalParameters() {
+    public  ArrayList<Tlv> getOptionalParameters() {
         loadTlvs();
         return super.getOptionalParameters();
     }
 
     @Override
-    public void addOptionalParameter(Tlv t) {
+    public  void addOptionalParameter(Tlv t) {
         loadTlvs();
         super.addOptionalParameter(t);
     }
 
     @Override
-    public Tlv removeOptionalParameter(short tag) {
+    public  Tlv removeOptionalParameter(short tag) {
         loadTlvs();
         return super.removeOptionalParameter(tag);
     }
 
     @Override
-    public Tlv setOptionalParameter(Tlv t) {
+    public  Tlv setOptionalParameter(Tlv t) {
         loadTlvs();
         return super.setOptionalParameter(t);
     }
 
     @Override
-    public boolean hasOptionalParameter(short tag) {
+    public  boolean hasOptionalParameter(short tag) {
         return tlvsLoaded ? super.hasOptionalParameter(tag) : s.findTlv(tlv, ntlv, tag) >= 0;
     }
 
@@ -189,7 +333,7 @@ final class LazySubmitSm extends SubmitSm {
     }
 
     @Override
-    public Tlv getOptionalParameter(short tag) {
+    public  Tlv getOptionalParameter(short tag) {
         if (tlvsLoaded) {
             return super.getOptionalParameter(tag);
         }
@@ -219,14 +363,14 @@ final class LazySubmitSm extends SubmitSm {
     }
 
     @Override
-    public void readOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
+    public  void readOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
             throws UnrecoverablePduException, RecoverablePduException {
         loadTlvs();
         super.readOptionalParameters(buf, c);
     }
 
     @Override
-    public void writeOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
+    public  void writeOptionalParameters(ChannelBuffer buf, PduTranscoderContext c)
             throws UnrecoverablePduException, RecoverablePduException {
         loadTlvs();
         super.writeOptionalParameters(buf, c);
