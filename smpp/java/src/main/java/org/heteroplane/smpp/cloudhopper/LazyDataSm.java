@@ -227,13 +227,14 @@ final class LazyDataSm extends DataSm {
         if (tlvsLoaded) {
             return super.getOptionalParameter(tag);
         }
-        int k = s.findTlv(tlv, ntlv, tag);
-        if (k < 0) {
+        long f = s.findTlv(tlv, ntlv, tag);
+        if (f < 0) {
             return null;
         }
+        int k = (int) (f >>> 32);
         if (tlv1 == null) {
             tlv1k = k;
-            return tlv1 = s.tlv(tlv, k);
+            return tlv1 = s.tlvAt((int) f);
         }
         if (k == tlv1k) {
             return tlv1;
@@ -243,7 +244,7 @@ final class LazyDataSm extends DataSm {
             tlvs[tlv1k] = tlv1;
         }
         Tlv t = tlvs[k];
-        return t != null ? t : (tlvs[k] = s.tlv(tlv, k));
+        return t != null ? t : (tlvs[k] = s.tlvAt((int) f));
     }
 
     @Override

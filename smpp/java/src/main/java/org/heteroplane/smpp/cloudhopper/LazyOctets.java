@@ -17,6 +17,9 @@ import com.cloudhopper.smpp.tlv.Tlv;
 import com.cloudhopper.smpp.type.Address;
 import com.cloudhopper.smpp.type.SmppInvalidArgumentException;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 final class LazyOctets {
@@ -32,6 +35,8 @@ final class LazyOctets {
      * schedule_delivery_time, validity_period, short_message, octet k */
     static final int L_SVC = 0, L_SRC = 1, L_DST = 2, L_SCHED = 3, L_VALID = 4, L_SM = 5;
     private static final int HEADER = 16;
+
+    private static final VarHandle BE32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
     final byte[] a;
     private final LazyPduDecoder.Names names;
@@ -190,38 +195,34 @@ final class LazyOctets {
         }
     }
 
-    /** Index of the first TLV with tag in the n TLVs from a[q], or -1. */
-    int findTlv(int q, int n, short tag) {
+    /**
+     * The first TLV with tag among the n from a[q]: its index << 32 | its
+     * offset, or -1.  One big-endian int read a TLV header (tag, length).
+     */
+    long findTlv(int q, int n, short tag) {
         byte[] a = this.a;
         int t = tag & 0xffff;
         for (int k = 0; k < n; k++) {
-            if (((a[q] & 0xff) << 8 | (a[q + 1] & 0xff)) == t) {
-                return k;
+            int h = (int) BE32.get(a, q);
+            if (h >>> 16 == t) {
+                return (long) k << 32 | q;
             }
-            q += 4 + ((a[q + 2] & 0xff) << 8 | (a[q + 3] & 0xff));
+            q += 4 + (h & 0xffff);
         }
         return -1;
     }
 
-    /** TLV k of those from a[q] as Cloudhopper makes it (value copied, context's tag name). */
-    Tlv tlv(int q, int k) {
-        byte[] a = this.a;
-        for (int i = 0; i < k; i++) {
-            q += 4 + ((a[q + 2] & 0xff) << 8 | (a[q + 3] & 0xff));
-        }
-        int tag = (a[q] & 0xff) << 8 | (a[q + 1] & 0xff), l = (a[q + 2] & 0xff) << 8 | (a[q + 3] & 0xff);
+    /** The TLV at a[q] as Cloudhopper makes it (value copied, context's tag name). */
+    Tlv tlvAt(int q) {
+        int h = (int) BE32.get(a, q), tag = h >>> 16, l = h & 0xffff;
         return new Tlv((short) tag, Arrays.copyOfRange(a, q + 4, q + 4 + l), names.tagName(tag));
     }
 
     /** Adds the n TLVs from a[q] to p in wire order (those in made, by index, as they are). */
     void addTlvs(Pdu p, int q, int n, Tlv[] made) {
-        byte[] a = this.a;
         for (int k = 0; k < n; k++) {
-            int tag = (a[q] & 0xff) << 8 | (a[q + 1] & 0xff), l = (a[q + 2] & 0xff) << 8 | (a[q + 3] & 0xff);
-            Tlv t = made != null && made[k] != null ? made[k]
-                    : new Tlv((short) tag, Arrays.copyOfRange(a, q + 4, q + 4 + l), names.tagName(tag));
-            p.addOptionalParameter(t);
-            q += 4 + l;
+            p.addOptionalParameter(made != null && made[k] != null ? made[k] : tlvAt(q));
+            q += 4 + ((int) BE32.get(a, q) & 0xffff);
         }
     }
 }
