@@ -333,6 +333,12 @@ class LazyPduDecoderTest {
             assertEquals("999", t.getDestAddress().getAddress());
             assertEquals(1, t.getShortMessageLength());
             assertArrayEquals(Ch.encode(payload), Ch.encode(t));
+            /* command_length 0xffffffff: Cloudhopper's exception, the batch ends */
+            byte[] neg = Ch.concat(List.of(Ch.encode(udh), new byte[] {-1, -1, -1, -1, 0, 0, 0, 4}));
+            assertEquals(2, agree(dec, neg, 1, "command_length 0xffffffff"));
+            LazyPduDecoder.Batch nb = dec.decode(neg, 0, neg.length);
+            assertEquals(2, nb.size());
+            assertThrows(UnrecoverablePduException.class, () -> nb.get(1));
             /* the input array may be reused once decode returned */
             byte[] copy = stream.clone();
             LazyPduDecoder.Batch c = dec.decode(copy, 0, copy.length);

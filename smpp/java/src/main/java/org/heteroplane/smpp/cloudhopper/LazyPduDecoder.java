@@ -185,11 +185,11 @@ public final class LazyPduDecoder implements AutoCloseable {
         boolean bad = false;
         while (end - p >= 4) {
             int l = (in[p] & 0xff) << 24 | (in[p + 1] & 0xff) << 16 | (in[p + 2] & 0xff) << 8 | (in[p + 3] & 0xff);
-            if (l < HEADER && l >= 0) {
+            if (l < HEADER) {       /* 0x80000000 and up too: Cloudhopper reads a signed int */
                 bad = true;
                 break;
             }
-            if (l < 0 || l > end - p) {
+            if (l > end - p) {
                 break;
             }
             if (n + 1 >= bounds.length) {
