@@ -118,8 +118,9 @@ public final class SmppDecoder implements AutoCloseable {
      * Decodes a[off, off + len) (plain framing, CPU) into a caller-owned
      * int[]: SLAB_STRIDE ints per PDU, offsets as indexes into a.  Unlike
      * a DecodedBatch the result stays valid after the next decode, so
-     * objects made from it may outlive the call (LazyPduDecoder).  One JNI
-     * call; both arrays are pinned for it.
+     * objects made from it may outlive the call (LazyPduDecoder); like any
+     * decode it ends this decoder's last DecodedBatch (the records are
+     * reused).  One JNI call; both arrays are pinned for it.
      *
      * @return the PDUs written
      * @throws IllegalArgumentException range outside a, or slab shorter
