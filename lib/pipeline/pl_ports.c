@@ -138,29 +138,38 @@ ports_pool(struct pl_run *r, unsigned int frame, char *err, size_t errlen)
 	return 0;
 }
 
+/* The port with nq rx and nq tx queues (one pair per scheduler lcore);
+ * a port that has fewer is refused with one line. */
 static int
-port_setup(struct pl_run *r, uint16_t port, bool promisc, bool *promisc_set, char *err,
-	   size_t errlen)
+port_setup(struct pl_run *r, uint16_t port, uint16_t nq, bool promisc, bool *promisc_set,
+	   char *err, size_t errlen)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
-	uint16_t nrx = (uint16_t)r->cfg->ring_size, ntx = (uint16_t)r->cfg->ring_size;
+	uint16_t nrx = (uint16_t)r->cfg->ring_size, ntx = (uint16_t)r->cfg->ring_size, q;
 	int ret;
 
 	ret = rte_eth_dev_info_get(port, &info);
+	if (ret == 0 && (info.max_rx_queues < nq || info.max_tx_queues < nq)) {
+		snprintf(err, errlen, "--sched-lcores %u: port %u (%s) has %u rx and %u tx queues",
+			 nq, port, info.driver_name ? info.driver_name : "?", info.max_rx_queues,
+			 info.max_tx_queues);
+		return -EINVAL;
+	}
 	/* the checksums the port can put right itself (hp_pkt_l4_fixup) */
 	conf.txmode.offloads = ret == 0 ? info.tx_offload_capa & HP_PKT_TX_CKSUM_OFFLOADS : 0;
 	if (port == r->tx_port)
 		r->tx_offload = conf.txmode.offloads;
 	if (ret == 0)
-		ret = rte_eth_dev_configure(port, 1, 1, &conf);
+		ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret == 0)
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
-	if (ret == 0)
-		ret = rte_eth_rx_queue_setup(port, 0, nrx, rte_eth_dev_socket_id(port),
+	for (q = 0; q < nq && ret == 0; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, nrx, rte_eth_dev_socket_id(port),
 					     NULL, r->pool);
-	if (ret == 0)
-		ret = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
+		if (ret == 0)
+			ret = rte_eth_tx_queue_setup(port, q, ntx, rte_eth_dev_socket_id(port), NULL);
+	}
 	if (ret == 0)
 		ret = rte_eth_dev_start(port);
 	if (ret < 0) {
@@ -195,24 +204,33 @@ static int
 gen_setup(struct pl_run *r, char *err, size_t errlen)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
-	struct rte_ring *rxr[1], *txr[1];
+	struct pl_traffic *tr = r->tr;
+	char nm[RTE_RING_NAMESIZE];
+	unsigned int i;
 	int ret;
 
 	ret = ports_pool(r, 0, err, errlen);
 	if (ret < 0)
 		return ret;
-	rxr[0] = rte_ring_create("hp_port_rx", cfg->ring_size, rte_socket_id(),
-				 RING_F_SP_ENQ | RING_F_SC_DEQ);
-	txr[0] = rte_ring_create("hp_port_tx", cfg->ring_size, rte_socket_id(),
-				 RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (rxr[0] == NULL || txr[0] == NULL) {
-		snprintf(err, errlen, "cannot create port rings: %s",
-			 rte_strerror(rte_errno));
-		return -ENOMEM;
+	/* a queue pair per scheduler lcore, the generator spreading its
+	 * frames over the rx rings as a NIC's RSS would */
+	tr->n_q = r->n_sc;
+	hp_rss_init(&tr->rss, tr->n_q);
+	for (i = 0; i < tr->n_q; i++) {
+		snprintf(nm, sizeof(nm), i ? "hp_port_rx%u" : "hp_port_rx", i);
+		tr->rx_ring[i] = rte_ring_create(nm, cfg->ring_size, rte_socket_id(),
+						 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(nm, sizeof(nm), i ? "hp_port_tx%u" : "hp_port_tx", i);
+		tr->tx_ring[i] = rte_ring_create(nm, cfg->ring_size, rte_socket_id(),
+						 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (tr->rx_ring[i] == NULL || tr->tx_ring[i] == NULL) {
+			snprintf(err, errlen, "cannot create port rings: %s",
+				 rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
 	}
-	r->tr->rx_ring = rxr[0];
-	r->tr->tx_ring = txr[0];
-	ret = rte_eth_from_rings("hp_gen", rxr, 1, txr, 1, rte_socket_id());
+	ret = rte_eth_from_rings("hp_gen", tr->rx_ring, tr->n_q, tr->tx_ring, tr->n_q,
+				 rte_socket_id());
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create ring port: %s",
 			 rte_strerror(rte_errno));
@@ -478,13 +496,13 @@ pl_ports_setup(struct pl_run *r, char *err, size_t errlen)
 	      cfg->src == HP_SRC_PCAP ? pcap_setup(r, err, errlen) : afp_setup(r, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = port_setup(r, r->rx_port, true,
+	ret = port_setup(r, r->rx_port, (uint16_t)r->n_sc, true,
 			 cfg->src == HP_SRC_AF_PACKET ? &pp->afp[0].promisc_set : NULL, err, errlen);
 	if (ret < 0)
 		return ret;
 	r->rx_port_ok = 1;
 	if (r->tx_port != r->rx_port) {
-		ret = port_setup(r, r->tx_port, false, NULL, err, errlen);
+		ret = port_setup(r, r->tx_port, (uint16_t)r->n_sc, false, NULL, err, errlen);
 		if (ret < 0)
 			return ret;
 		r->tx_port_ok = 1;
@@ -567,7 +585,7 @@ pl_offered_now(struct pl_run *r)
 {
 	if (r->cfg->src == HP_SRC_GEN)
 		return LOAD(r->tr->offered);
-	return r->sc->rx + pl_port_drops(r);
+	return PL_SUM(r, rx) + pl_port_drops(r);
 }
 
 void
