@@ -1085,8 +1085,7 @@ static int
 default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 {
 	unsigned int ndev = c->cfg.workers + c->cfg.n_gpu;
-	unsigned int need = 2 + ndev + (c->cfg.src == HP_SRC_GEN ? 1 : 0) +
-			    (c->cfg.sched_lcores > 1 ? c->cfg.sched_lcores - 1 : 0);
+	unsigned int need = hp_run_lcores(&c->cfg);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static char prefix[64];
 	size_t o = 0;

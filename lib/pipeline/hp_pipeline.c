@@ -294,7 +294,7 @@ stages_build(struct pl_run *r)
 	}
 	*PL_STAGE_TRAFFIC(r) = (struct hp_stage){ .ops = &pl_traffic_stage, .arg = r,
 						  .name = "hp_traffic" };
-	r->n_stages = r->n_dev + r->n_sc + (r->cfg->src == HP_SRC_GEN ? 1 : 0);
+	r->n_stages = r->n_dev + r->n_sc + (pl_has_traffic(r) ? 1 : 0);
 }
 
 static int
@@ -537,7 +537,8 @@ hp_run_lcores(const struct hp_run_cfg *cfg)
 		return 0;   /* every stage runs on the service lcores */
 	return 2 + cfg->workers + cfg->n_gpu +
 	       (cfg->sched_lcores > 1 ? cfg->sched_lcores - 1 : 0) +
-	       (cfg->src == HP_SRC_GEN ? 1 : 0);
+	       (cfg->src == HP_SRC_GEN || (cfg->src == HP_SRC_PCAP && cfg->sched_lcores > 1) ?
+		1 : 0);
 }
 
 int

@@ -15,7 +15,7 @@
 unsigned int
 pl_n_loops(const struct pl_run *r)
 {
-	return r->n_dev + r->n_sc + (r->cfg->src == HP_SRC_GEN ? 1 : 0);
+	return r->n_dev + r->n_sc + (pl_has_traffic(r) ? 1 : 0);
 }
 
 struct hp_load *

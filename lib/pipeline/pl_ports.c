@@ -49,7 +49,10 @@ struct pl_ports {
 	uint64_t reasm0[3];        /* namespace's ReasmReqds/OKs/Fails at set-up */
 	bool reasm_ok;
 	struct pl_pcap_info pcap;
-	struct rte_ring *rxr, *txr; /* pcap: the ring port's rings */
+	/* pcap: the ring port's rings, a pair per scheduler lcore; with
+	 * several the schedulers send into txr and the traffic stage
+	 * passes what they sent on to net_pcap (pl_traffic.c) */
+	struct rte_ring *rxr[HP_MAX_SCHED_LCORES], *txr[HP_MAX_SCHED_LCORES];
 	struct pl_replay *replay;
 	unsigned int frame_max;    /* the pool's longest frame in one mbuf */
 };
@@ -268,15 +271,22 @@ pcap_setup(struct pl_run *r, char *err, size_t errlen)
 	ret = ports_pool(r, pp->pcap.caplen_max, err, errlen);
 	if (ret < 0)
 		return ret;
-	pp->rxr = rte_ring_create("hp_pcap_rx", cfg->ring_size, rte_socket_id(),
-				  RING_F_SP_ENQ | RING_F_SC_DEQ);
-	pp->txr = rte_ring_create("hp_pcap_tx", 64, rte_socket_id(),
-				  RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (pp->rxr == NULL || pp->txr == NULL) {
-		snprintf(err, errlen, "cannot create port rings: %s", rte_strerror(rte_errno));
-		return -ENOMEM;
+	for (unsigned int q = 0; q < r->n_sc; q++) {
+		char nm[RTE_RING_NAMESIZE];
+
+		snprintf(nm, sizeof(nm), q ? "hp_pcap_rx%u" : "hp_pcap_rx", q);
+		pp->rxr[q] = rte_ring_create(nm, cfg->ring_size, rte_socket_id(),
+					     RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(nm, sizeof(nm), q ? "hp_pcap_tx%u" : "hp_pcap_tx", q);
+		pp->txr[q] = rte_ring_create(nm, r->n_sc > 1 ? cfg->ring_size : 64,
+					     rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (pp->rxr[q] == NULL || pp->txr[q] == NULL) {
+			snprintf(err, errlen, "cannot create port rings: %s",
+				 rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
 	}
-	ret = rte_eth_from_rings("hp_pcap", &pp->rxr, 1, &pp->txr, 1, rte_socket_id());
+	ret = rte_eth_from_rings("hp_pcap", pp->rxr, r->n_sc, pp->txr, r->n_sc, rte_socket_id());
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create ring port: %s", rte_strerror(rte_errno));
 		return -EIO;
@@ -502,13 +512,17 @@ pl_ports_setup(struct pl_run *r, char *err, size_t errlen)
 		return ret;
 	r->rx_port_ok = 1;
 	if (r->tx_port != r->rx_port) {
-		ret = port_setup(r, r->tx_port, (uint16_t)r->n_sc, false, NULL, err, errlen);
+		/* several schedulers and a pcap output: they send into the
+		 * ring port, one queue each; net_pcap gets one writer */
+		ret = port_setup(r, r->tx_port, cfg->src == HP_SRC_PCAP && r->n_sc > 1 ? 1 :
+				 (uint16_t)r->n_sc, false, NULL, err, errlen);
 		if (ret < 0)
 			return ret;
 		r->tx_port_ok = 1;
 	}
+	r->sched_tx_port = cfg->src == HP_SRC_PCAP && r->n_sc > 1 ? r->rx_port : r->tx_port;
 	if (cfg->src == HP_SRC_PCAP)
-		ret = pl_replay_start(r, pp->rxr, &pp->pcap, &pp->replay, err, errlen);
+		ret = pl_replay_start(r, pp->rxr, r->n_sc, &pp->pcap, &pp->replay, err, errlen);
 	return ret;
 }
 
@@ -546,13 +560,23 @@ pl_ports_close(struct pl_run *r)
 	if (pp == NULL)
 		return;
 	/* frames the replay queued that no one read (a failed start) */
-	while (pp->rxr != NULL && rte_ring_dequeue(pp->rxr, (void **)&m) == 0)
-		rte_pktmbuf_free(m);
-	rte_ring_free(pp->rxr);
-	rte_ring_free(pp->txr);
+	for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++) {
+		while (pp->rxr[q] != NULL && rte_ring_dequeue(pp->rxr[q], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		while (pp->txr[q] != NULL && rte_ring_dequeue(pp->txr[q], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(pp->rxr[q]);
+		rte_ring_free(pp->txr[q]);
+	}
 	pl_replay_free(pp->replay);
 	free(pp);
 	r->ports = NULL;
+}
+
+struct rte_ring *
+pl_ports_txr(struct pl_run *r, unsigned int q)
+{
+	return r->ports != NULL && q < HP_MAX_SCHED_LCORES ? r->ports->txr[q] : NULL;
 }
 
 uint64_t

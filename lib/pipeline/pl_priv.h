@@ -174,6 +174,7 @@ struct pl_traffic {
 	struct rte_ring *rx_ring[HP_MAX_SCHED_LCORES];
 	struct rte_ring *tx_ring[HP_MAX_SCHED_LCORES];
 	struct hp_rss rss;
+	struct hp_staging *fwd;   /* pcap output with several schedulers (forward()) */
 	uint64_t q_offered[HP_MAX_SCHED_LCORES]; /* frames each rx queue was offered */
 	uint64_t q_dropped[HP_MAX_SCHED_LCORES]; /* ... that found it full */
 	struct pl_verify ver;
@@ -246,6 +247,9 @@ struct pl_run {
 	struct hp_app mix_app;
 	struct rte_mempool *pool;
 	uint16_t rx_port, tx_port;
+	/* where the schedulers send: tx_port, or with several schedulers
+	 * and a pcap output the ring port (the traffic stage passes it on) */
+	uint16_t sched_tx_port;
 	int rx_port_ok, tx_port_ok;
 	uint64_t tx_offload;       /* checksum offloads enabled on tx_port */
 	unsigned int n_dev;        /* cpu devices + accelerator */
@@ -309,6 +313,14 @@ void pl_multi_collect(struct pl_run *r, struct hp_run_result *res);
  * last trace row after them). */
 bool pl_others_done(const struct pl_run *r);
 
+/* Whether the run has a traffic stage: the generator, or the one
+ * writer of a pcap output that several schedulers send to. */
+static inline bool
+pl_has_traffic(const struct pl_run *r)
+{
+	return r->cfg->src == HP_SRC_GEN || (r->cfg->src == HP_SRC_PCAP && r->n_sc > 1);
+}
+
 /* pl_traffic.c */
 extern const struct hp_stage_ops pl_traffic_stage;
 int pl_traffic_setup(struct pl_run *r, char *err, size_t errlen);
@@ -347,6 +359,8 @@ int pl_ports_setup(struct pl_run *r, char *err, size_t errlen);
 void pl_ports_stop_rx(struct pl_run *r);
 void pl_ports_close(struct pl_run *r);
 uint64_t pl_port_drops(struct pl_run *r);
+/* pcap with several schedulers: the ring port's tx ring of queue q */
+struct rte_ring *pl_ports_txr(struct pl_run *r, unsigned int q);
 uint64_t pl_offered_now(struct pl_run *r);
 void pl_ports_report(struct pl_run *r, struct hp_port_report *rep);
 /* ethdev's counts of the ports: since the measured phase began (mark)
@@ -367,10 +381,12 @@ struct pl_replay;
 int pl_pcap_check(const char *path, char *err, size_t errlen);
 /* Reads the whole file once: an Ethernet capture with a record. */
 int pl_pcap_scan(const char *path, struct pl_pcap_info *info, char *err, size_t errlen);
-/* A thread that, once r->t0 is set, puts the file's frames into ring at
- * their time (cfg->pcap_speed, cfg->pcap_loops), mbufs from r->pool. */
-int pl_replay_start(struct pl_run *r, struct rte_ring *ring, const struct pl_pcap_info *info,
-		    struct pl_replay **rp, char *err, size_t errlen);
+/* A thread that, once r->t0 is set, puts the file's frames into the rx
+ * rings at their time (cfg->pcap_speed, cfg->pcap_loops), mbufs from
+ * r->pool; with several rings, each frame into its RSS queue's. */
+int pl_replay_start(struct pl_run *r, struct rte_ring *const *ring, unsigned int n_ring,
+		    const struct pl_pcap_info *info, struct pl_replay **rp, char *err,
+		    size_t errlen);
 /* Joins the thread (once; what it held is freed): nothing more arrives. */
 void pl_replay_stop(struct pl_replay *rp);
 void pl_replay_free(struct pl_replay *rp);

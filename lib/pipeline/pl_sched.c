@@ -651,7 +651,7 @@ sched_tx(struct pl_run *r, struct pl_sched *sc)
 	 * so that ethdev's opackets counts what left (docs/operations.md):
 	 * one call through the PMD's burst function and one add per burst,
 	 * not per packet, over the ring enqueue it makes anyway */
-	n = hp_staging_flush_eth(&sc->txs, r->tx_port, sc->q);
+	n = hp_staging_flush_eth(&sc->txs, r->sched_tx_port, sc->q);
 	sc->tx += n;
 	return n;
 }

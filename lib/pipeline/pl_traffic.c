@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -62,6 +63,33 @@ sink(struct pl_run *r, struct pl_traffic *tr)
 	}
 	if (nf)
 		rte_pktmbuf_free_bulk(pkts, nf);
+	PUB(tr->sink, tr->sink + n);
+	PUB(tr->sink_total, tr->sink_total + n);
+	return n;
+}
+
+/* pcap output with several schedulers: what they sent into the ring
+ * port's tx rings goes on to net_pcap, one writer, through staging (a
+ * full queue keeps the frames); counted as the sink counts. */
+static unsigned int
+forward(struct pl_run *r, struct pl_traffic *tr)
+{
+	struct hp_staging *f = tr->fwd;
+	unsigned int n = 0, i, q, want;
+
+	if (f->len)
+		hp_staging_flush_eth(f, r->tx_port, 0);
+	if (f->len)
+		return 0;
+	want = RTE_MAX(2 * r->cfg->burst / tr->n_q, 1u);
+	for (q = 0; q < tr->n_q; q++)
+		n += rte_ring_dequeue_burst(tr->tx_ring[q], (void **)f->buf + n, want, NULL);
+	if (n == 0)
+		return 0;
+	f->len = n;
+	for (i = 0; i < n; i++)
+		tr->sink_bytes += rte_pktmbuf_pkt_len(f->buf[i]);
+	hp_staging_flush_eth(f, r->tx_port, 0);
 	PUB(tr->sink, tr->sink + n);
 	PUB(tr->sink_total, tr->sink_total + n);
 	return n;
@@ -211,7 +239,7 @@ traffic_pass(void *arg)
 		pl_verify_reset(&tr->ver);
 		STORE(tr->epoch_seen, tr->ep);
 	}
-	work = sink(r, tr);
+	work = tr->fwd != NULL ? forward(r, tr) : sink(r, tr);
 	now = rte_rdtsc();
 	ctl = LOAD(r->gen_ctl);
 	if (ctl & 1)
@@ -222,7 +250,7 @@ traffic_pass(void *arg)
 	/* every frame of the setting read above is in the ring now */
 	STORE(tr->gen_ack, ctl);
 	if (LOAD(r->sink_quit) && sched_all_done(r) && tr->sink == PL_SUM(r, tx) &&
-	    tx_rings_empty(tr))
+	    tx_rings_empty(tr) && (tr->fwd == NULL || tr->fwd->len == 0))
 		return HP_STAGE_DONE;
 	/* An empty pass did nothing after `now` but look at the credit:
 	 * its end is `now`. Saving that read matters: on a CPU the
@@ -294,6 +322,16 @@ pl_traffic_setup(struct pl_run *r, char *err, size_t errlen)
 			return -ENOMEM;
 	}
 	ret = pl_verify_init(&tr->ver, r, err, errlen);
+	if (ret == 0 && cfg->src == HP_SRC_PCAP && r->n_sc > 1) {
+		/* the pcap output's one writer (forward()) */
+		tr->n_q = r->n_sc;
+		for (unsigned int q = 0; q < tr->n_q; q++)
+			tr->tx_ring[q] = pl_ports_txr(r, q);
+		tr->fwd = rte_zmalloc("hp_fwd", sizeof(*tr->fwd), 0);
+		if (tr->fwd == NULL)
+			return -ENOMEM;
+		hp_staging_init(tr->fwd, 2 * cfg->burst);
+	}
 	if (ret < 0 || cfg->src != HP_SRC_GEN)
 		return ret;
 	ret = hp_gen_init(&tr->gen, &cfg->imix, &cfg->types, cfg->flows_per_type,
@@ -330,6 +368,13 @@ pl_traffic_free(struct pl_run *r)
 		rte_pktmbuf_free_bulk(tr->recyc, tr->recyc_n);
 	free(tr->recyc);
 	hp_gen_free(&tr->gen);
+	if (tr->fwd != NULL) {
+		/* the rings are the ports' (pl_ports_close) */
+		if (tr->fwd->len)
+			rte_pktmbuf_free_bulk(tr->fwd->buf, tr->fwd->len);
+		rte_free(tr->fwd);
+		return;
+	}
 	for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++) {
 		rte_ring_free(tr->rx_ring[q]);
 		rte_ring_free(tr->tx_ring[q]);
