@@ -237,8 +237,6 @@ hp_run_multi_check(const struct hp_run_cfg *cfg, char *err, size_t errlen)
 		     "--sched pythia / --goal (one monitor switches the devices)";
 	else if (cfg->stages_as_services)
 		no = "--stages-as-services";
-	else if (cfg->src == HP_SRC_AF_PACKET)
-		no = "--source af_packet (one queue pair so far)";
 	else if (cfg->max_packets && cfg->src != HP_SRC_GEN)
 		no = "--packets with a pcap source";
 	if (no != NULL) {

@@ -40,7 +40,10 @@ struct pl_afp {
 	unsigned int ifindex, mtu, framesz, blocksz, framecnt;
 	bool promisc_was;          /* IFF_PROMISC before the run */
 	bool promisc_set;          /* the run turned it on */
-	int fd;                    /* the PMD's socket (rx port), else -1 */
+	/* the PMD's sockets (rx port), one per queue pair, else -1; the
+	 * run's drops are the kernel's drop counts of them all */
+	int fd[HP_MAX_SCHED_LCORES];
+	unsigned int n_fd;
 };
 
 struct pl_ports {
@@ -320,7 +323,9 @@ afp_geometry(struct pl_afp *a, const char *ifname, unsigned int ring, char *err,
 
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	a->fd = -1;
+	for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++)
+		a->fd[q] = -1;
+	a->n_fd = 0;
 	a->ifindex = if_nametoindex(ifname);
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0 || ioctl(s, SIOCGIFMTU, &ifr) < 0) {
@@ -383,28 +388,32 @@ afp_sockets(unsigned int ifindex, int *fds, int max)
 	return n;
 }
 
+/* A net_af_packet port with nq queue pairs: with several, the PMD joins
+ * its sockets in a PACKET_FANOUT group of mode hash, which the kernel
+ * computes symmetric (__skb_get_hash_symmetric): both directions of a
+ * flow on one queue, the RSS of an interface without one. */
 static int
-afp_vdev(struct pl_afp *a, const char *name, const char *ifname, bool rx, uint16_t *port,
-	 char *err, size_t errlen)
+afp_vdev(struct pl_afp *a, const char *name, const char *ifname, bool rx, unsigned int nq,
+	 uint16_t *port, char *err, size_t errlen)
 {
 	int before[AFP_MAX_FDS], after[AFP_MAX_FDS], nb = 0, na, i, k, ret;
 	char args[256];
 
-	snprintf(args, sizeof(args), "iface=%s,qpairs=1,framesz=%u,blocksz=%u,framecnt=%u",
-		 ifname, a->framesz, a->blocksz, a->framecnt);
+	snprintf(args, sizeof(args), "iface=%s,qpairs=%u,framesz=%u,blocksz=%u,framecnt=%u",
+		 ifname, nq, a->framesz, a->blocksz, a->framecnt);
 	if (rx)
 		nb = afp_sockets(a->ifindex, before, AFP_MAX_FDS);
 	ret = vdev_port(name, args, port, err, errlen);
 	if (ret < 0 || !rx)
 		return ret;
 	na = afp_sockets(a->ifindex, after, AFP_MAX_FDS);
-	for (i = 0; i < na && a->fd < 0; i++) {
+	for (i = 0; i < na && a->n_fd < nq; i++) {
 		for (k = 0; k < nb && before[k] != after[i]; k++)
 			;
 		if (k == nb)
-			a->fd = after[i];
+			a->fd[a->n_fd++] = after[i];
 	}
-	if (nb < 0 || a->fd < 0) {
+	if (nb < 0 || a->n_fd < nq) {
 		snprintf(err, errlen, "cannot find net_af_packet's socket on %s, whose kernel drops would go uncounted",
 			 ifname);
 		return -EIO;
@@ -461,11 +470,11 @@ afp_setup(struct pl_run *r, char *err, size_t errlen)
 	if (ret < 0)
 		return ret;
 	pp->reasm_ok = ip_reasm(pp->reasm0) == 0;
-	ret = afp_vdev(&pp->afp[0], "net_af_packet_hp", cfg->src_arg, true, &r->rx_port, err,
-		       errlen);
+	ret = afp_vdev(&pp->afp[0], "net_af_packet_hp", cfg->src_arg, true, r->n_sc,
+		       &r->rx_port, err, errlen);
 	r->tx_port = r->rx_port;
 	if (ret == 0 && two)
-		ret = afp_vdev(&pp->afp[1], "net_af_packet_hptx", cfg->tx_arg, false,
+		ret = afp_vdev(&pp->afp[1], "net_af_packet_hptx", cfg->tx_arg, false, r->n_sc,
 			       &r->tx_port, err, errlen);
 	return ret;
 }
@@ -475,12 +484,15 @@ afp_kernel_drops(struct pl_ports *pp)
 {
 	struct tpacket_stats st;
 	socklen_t len = sizeof(st);
-	int fd = LOAD(pp->afp[0].fd);
-
 	/* the counter restarts at every read; readers add what they took */
-	if (fd >= 0 && getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0 &&
-	    st.tp_drops != 0)
-		__atomic_fetch_add(&pp->kdrops, st.tp_drops, __ATOMIC_RELAXED);
+	for (unsigned int q = 0; q < pp->afp[0].n_fd; q++) {
+		int fd = LOAD(pp->afp[0].fd[q]);
+
+		len = sizeof(st);
+		if (fd >= 0 && getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0 &&
+		    st.tp_drops != 0)
+			__atomic_fetch_add(&pp->kdrops, st.tp_drops, __ATOMIC_RELAXED);
+	}
 }
 
 /* ---- the run's side ---- */
@@ -500,7 +512,8 @@ pl_ports_setup(struct pl_run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	pp->afp[0].fd = pp->afp[1].fd = -1;
+	for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++)
+		pp->afp[0].fd[q] = pp->afp[1].fd[q] = -1;
 	r->ports = pp;
 	ret = cfg->src == HP_SRC_GEN ? gen_setup(r, err, errlen) :
 	      cfg->src == HP_SRC_PCAP ? pcap_setup(r, err, errlen) : afp_setup(r, err, errlen);
@@ -543,7 +556,8 @@ pl_ports_close(struct pl_run *r)
 		pl_replay_stop(pp->replay);
 		/* stop closes the socket: its last drops first */
 		afp_kernel_drops(pp);
-		STORE(pp->afp[0].fd, -1);
+		for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++)
+			STORE(pp->afp[0].fd[q], -1);
 		/* the interface as it was found (the PMD leaves it on) */
 		if (pp->afp[0].promisc_set && !pp->afp[0].promisc_was)
 			rte_eth_promiscuous_disable(r->rx_port);
