@@ -113,6 +113,28 @@ def test_one_lcore_is_the_single_path(one_lcore):
     assert len(lc) == 1 and lc[0]["queue_offered"] == one_lcore["packets_offered"]
 
 
+def test_telemetry_per_lcore(hplane, tmp_path):
+    """/heteroplane/lcores: a row per scheduler lcore, each within a
+    second's traffic of its final counts; /heteroplane/stats says how
+    many and its totals are their sums."""
+    from test_telemetry import rows, run_and_poll, within_last_second
+    out = tmp_path / "tel"
+    _, L, _ = run_and_poll(hplane, out, ["--scenario", "low", "--duration", "5",
+                                         "--sched-lcores", "2", "--idle", "sleep"])
+    F = summary(out)
+    pps = max(float(r["offered_pps"]) for r in rows(out))
+    lc, st = L["lcores"], L["stats"]
+    assert lc["names"] == ["sched0", "sched1"] and st["sched_lcores"] == 2
+    got = [dict(zip(lc["fields"], lc[n])) for n in lc["names"]]
+    for g, f in zip(got, lcores_add_up(F)):
+        assert g["queue"] == f["queue"]
+        for k, fk in (("packets_received", "received"), ("packets_delivered", "delivered"),
+                      ("queue_offered", "queue_offered")):
+            within_last_second(f[fk], g[k], pps, k)
+    # the readings are one instant's, each lcore's read after stats'
+    assert sum(g["packets_received"] for g in got) >= st["packets_received"]
+
+
 # ---- a pcap source: both directions, crypto, order ----
 
 def two_way_capture(path, n_conn=24, per_dir=lambda c: 20 + c):
