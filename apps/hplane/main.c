@@ -107,7 +107,8 @@ usage(FILE *o)
 "                        --packets [1]\n"
 "  --workers N           CPU worker lcores [1]\n"
 "  --sched-lcores N      scheduler lcores, each with its own rx/tx queue and the\n"
-"                        flows symmetric RSS gives it (generator) [1]\n"
+"                        flows symmetric RSS gives it (generator, pcap, af_packet:\n"
+"                        N queue pairs, the kernel's fanout hash) [1]\n"
 "  --gpu DEV             add an accelerator device beside the CPU workers (repeat\n"
 "                        for several, each its own device and batcher, at most 4):\n"
 "                        model:PROFILE (timings from profiles/PROFILE.json, results\n"
@@ -533,9 +534,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_TX: cfg->tx_arg = a; break;
 		case O_WORKERS: bad = parse_uint(a, &cfg->workers, 1, HP_MAX_WORKERS); break;
 		case O_SCHEDLC:
-			if (parse_uint(a, &cfg->sched_lcores, 1, HP_MAX_SCHED_LCORES))
-				return fail(EXIT_USAGE, "bad --sched-lcores '%s': 1..%d scheduler lcores",
-					    a, HP_MAX_SCHED_LCORES);
+			bad = parse_uint(a, &cfg->sched_lcores, 1, HP_MAX_SCHED_LCORES);
 			break;
 		case O_DUR: bad = parse_double(a, &cfg->duration_s, 0, 3600) ||
 				  cfg->duration_s <= 0; break;

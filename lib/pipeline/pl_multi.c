@@ -238,7 +238,7 @@ hp_run_multi_check(const struct hp_run_cfg *cfg, char *err, size_t errlen)
 	else if (cfg->stages_as_services)
 		no = "--stages-as-services";
 	else if (cfg->max_packets && cfg->src != HP_SRC_GEN)
-		no = "--packets with a pcap source";
+		no = "--packets with a pcap or af_packet source";
 	if (no != NULL) {
 		snprintf(err, errlen, "--sched-lcores %u: not with %s yet (docs/scale-out.md)",
 			 cfg->sched_lcores, no);
