@@ -60,6 +60,8 @@
 #define PY_MOVE 0.15        /* a rate move that triggers an evaluation */
 #define PY_GAP_S 0.01       /* rate-triggered evaluations at most this often */
 #define PY_BAND 1.05        /* a hysteresis switch carries the rate x this too */
+#define PY_UP_S 0.05        /* short of headroom this long before an up-switch */
+#define PY_HOLD_S 0.1       /* a hysteresis winner wins at least this long */
 
 struct py_flow {
 	uint8_t dev;
@@ -91,6 +93,11 @@ struct py_state {
 	uint64_t eval_t, gap;
 	double eval_pps;
 	bool eval_short;
+	/* since when the active configuration is short of headroom (0: it
+	 * is not), and whether an evaluation acted on it since; since when
+	 * the hysteresis candidate wins */
+	uint64_t short_since, cand_since, up_hold, cand_hold;
+	bool short_acted;
 	struct hp_goal goal;
 	uint64_t period, next, t0;
 	unsigned int at_next;
@@ -255,6 +262,8 @@ py_activate(struct hp_sched *s, struct py_state *st, int k)
 		s->gs.switches++;
 	st->settle = 0;
 	st->active = k;
+	st->short_since = 0;
+	st->short_acted = false;
 	__atomic_store_n(&s->off_mask, ~allowed & ((s->n_dev >= 32) ? ~0u : (1u << s->n_dev) - 1),
 			 __ATOMIC_RELAXED);
 	hp_plan_cfg_label(&st->c->pl, cf, s->gs.cfg, sizeof(s->gs.cfg));
@@ -352,6 +361,8 @@ py_init(struct hp_sched *s, char *err, size_t errlen)
 	py_admission(s, st, off);
 	st->period = (uint64_t)(c->period_s * (double)s->env->hz);
 	st->gap = (uint64_t)(PY_GAP_S * (double)s->env->hz);
+	st->up_hold = (uint64_t)(PY_UP_S * (double)s->env->hz);
+	st->cand_hold = (uint64_t)(PY_HOLD_S * (double)s->env->hz);
 	s->priv = st;
 	rte_spinlock_lock(&req.lk);
 	req.running = true;
@@ -609,8 +620,10 @@ py_fast(const struct hp_sched *s, struct py_state *st, uint64_t now)
 	}
 	if (st->ring_len < 2)
 		return;
+	/* a span under PY_GAP_S (the run's first ms) is a burst or two:
+	 * not a rate yet */
 	span = (double)(now - st->ring_t[i]) / (double)s->env->hz;
-	for (j = 0; j < n && span > 0; j++)
+	for (j = 0; j < n && span >= PY_GAP_S; j++)
 		st->fast[j] = (st->cum[j] - st->ring_n[i][j]) / span;
 }
 
@@ -647,21 +660,27 @@ py_short(const struct py_state *st, int k, const double *load, struct hp_plan_ev
 }
 
 /* Rate-triggered evaluation: the rate moved by more than PY_MOVE since
- * the last evaluation, or crossed what the active configuration carries
- * with headroom (only the crossing: at the top of the plan nothing
- * carries more, and the evaluation would come back every PY_GAP_S). */
+ * the last evaluation, crossed what the active configuration carries
+ * with headroom (either way), or stayed past it PY_UP_S (once: at the top
+ * of the plan nothing carries more, and the evaluation would come back
+ * every PY_GAP_S). */
 static bool
 py_triggered(const struct hp_sched *s, const struct py_state *st, uint64_t now)
 {
 	double off[HP_PLAN_MAX_APPS] = { 0 }, want[HP_PLAN_MAX_APPS] = { 0 }, tot;
 	struct hp_plan_eval ev;
+	bool short_now;
 
 	if (now - st->eval_t < st->gap)
 		return false;
 	py_rates(s, st, off, want, &tot);
 	if (fabs(tot - st->eval_pps) > PY_MOVE * st->eval_pps)
 		return true;
-	return !st->eval_short && py_short(st, st->active, want, &ev);
+	short_now = py_short(st, st->active, want, &ev);
+	if (short_now != st->eval_short)
+		return true;
+	return short_now && !st->short_acted && st->short_since != 0 &&
+	       now - st->short_since >= st->up_hold;
 }
 
 /* One evaluation: the pick at the rate with headroom, and the switch. */
@@ -671,7 +690,7 @@ py_evaluate(struct hp_sched *s, struct py_state *st, uint64_t now, bool changed,
 	double off[HP_PLAN_MAX_APPS] = { 0 }, want[HP_PLAN_MAX_APPS] = { 0 };
 	double band[HP_PLAN_MAX_APPS] = { 0 };
 	struct hp_plan_eval ev, cur, nxt;
-	bool now_switch = changed;
+	bool now_switch = changed, short_cur, up = false;
 	double deliv, tot;
 	unsigned int a;
 	int k;
@@ -702,26 +721,37 @@ py_evaluate(struct hp_sched *s, struct py_state *st, uint64_t now, bool changed,
 		now_switch = true;
 	}
 	py_admission(s, st, off);
+	short_cur = py_short(st, st->active, want, &cur);
+	if (!short_cur) {
+		st->short_since = 0;
+		st->short_acted = false;
+	} else if (st->short_since == 0) {
+		st->short_since = now;
+	}
 	k = hp_goal_pick(&st->c->pl, &st->goal, want, &ev);
-	if (k >= 0 && k != st->active && !now_switch) {
+	if (k >= 0 && k != st->active && !now_switch && short_cur) {
 		/* the active configuration short of the rate with headroom
 		 * (of the target, under target-rate), and k carries more: no
 		 * hysteresis, the queue builds (then the port drops) while it
-		 * waits */
-		if (py_short(st, st->active, want, &cur)) {
-			hp_plan_eval_at(&st->c->pl, (unsigned int)k, want, &nxt);
-			now_switch = nxt.delivered_pps > cur.delivered_pps;
-		}
+		 * waits; but short for PY_UP_S, not at one reading: on the
+		 * loaded host a stalled generator's catch-up burst fills the
+		 * fast rate's window for its 40 ms */
+		hp_plan_eval_at(&st->c->pl, (unsigned int)k, want, &nxt);
+		up = nxt.delivered_pps > cur.delivered_pps;
+		now_switch = up && now - st->short_since >= st->up_hold;
 	}
+	if (short_cur && now - st->short_since >= st->up_hold)
+		st->short_acted = true;
 	if (k < 0 || k == st->active) {
 		st->cand_n = 0;
 	} else if (now_switch) {
 		py_activate(s, st, k);	/* the operator asked, or saturated: at once */
 		st->cand_n = 0;
-	} else {
+	} else if (!up) {
 		/* hysteresis: the same other winner PY_WIN evaluations in a
-		 * row, which carries the rate x PY_BAND as well as the active
-		 * one does, so a rate on a boundary does not flap */
+		 * row over PY_HOLD_S at least (evaluations come as often as
+		 * every PY_GAP_S), which carries the rate x PY_BAND as well as
+		 * the active one does, so a rate on a boundary does not flap */
 		for (a = 0; a < st->n_apps; a++)
 			band[a] = want[a] * PY_BAND;
 		hp_plan_eval_at(&st->c->pl, (unsigned int)st->active, band, &cur);
@@ -729,9 +759,13 @@ py_evaluate(struct hp_sched *s, struct py_state *st, uint64_t now, bool changed,
 		if (nxt.delivered_pps < cur.delivered_pps * 0.999) {
 			st->cand_n = 0;
 		} else {
-			st->cand_n = k == st->cand ? st->cand_n + 1 : 1;
-			st->cand = k;
-			if (st->cand_n >= PY_WIN) {
+			if (k != st->cand || st->cand_n == 0) {
+				st->cand = k;
+				st->cand_n = 0;
+				st->cand_since = now;
+			}
+			st->cand_n++;
+			if (st->cand_n >= PY_WIN && now - st->cand_since >= st->cand_hold) {
 				py_activate(s, st, k);
 				st->cand_n = 0;
 			}
