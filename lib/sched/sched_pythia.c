@@ -1,35 +1,37 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * pythia: a configuration-level policy (Pythia section V, the monitor and
  * policy on the fly). check() (sched_pythia_check.c) builds every
- * configuration of the run's
- * apps (one, or each app of --apps with its own device set) on a modeled
- * platform (lib/plan) and reads the goal; the run starts in the
- * configuration the goal picks at an idle port, and the monitor re-picks
- * with the measured offered rate every period (tick), when the goal
- * changes, and when the rate itself moves: by more than PY_MOVE since the
- * last evaluation, or past what the active configuration carries with
- * headroom (rate-triggered evaluation). The pick reads the offered rate
- * times a headroom (headroom=F, 1.2). A switch comes at once when the
- * goal changed, at the first evaluation with traffic, or when the active
- * configuration cannot carry the rate with headroom and the pick carries
- * more; any other winner must win twice in a row (hysteresis) and carry
- * the rate PY_BAND above the pick's as well as the active one does (a
- * band, so a rate on a boundary does not flap). Under target-rate a token
- * bucket per app at its share of the target (admission) refuses the
- * packets above it: the scheduler drops them with reason admission. A
- * configuration is the set of devices each app may use: pick() places a
- * packet on the least queued of its app's set, keeping a flow on the
- * device that holds its packets in flight (flow affinity), so a switch
- * neither loses nor reorders a packet; a flow whose device left the
- * configuration is held until its packets came back. Devices outside the
- * configuration count as switched off for power (hp_sched.off_mask).
+ * configuration of the run's apps (one, or each app of --apps with its
+ * own device set) on a modeled platform (lib/plan) and reads the goal;
+ * the run starts in the configuration the goal picks at an idle port, and
+ * the monitor re-picks with the measured offered rate every period
+ * (tick), when the goal changes, and when the rate itself moves: by more
+ * than PY_MOVE since the last evaluation, or past what the active
+ * configuration carries with headroom (rate-triggered evaluation). The
+ * pick reads the offered rate times a headroom (headroom=F, 1.2). A
+ * switch comes at once when the goal changed, at the first evaluation
+ * with traffic, or when the active configuration has not carried the rate
+ * with headroom for PY_UP_S and the pick carries more; any other winner
+ * must win twice in a row over PY_HOLD_S (hysteresis) and carry the rate
+ * PY_BAND above the pick's as well as the active one does (a band, so a
+ * rate on a boundary does not flap). Under target-rate a token bucket per
+ * app at its share of the target (admission) refuses the packets above
+ * it: the scheduler drops them with reason admission. A configuration is
+ * the set of devices each app may use: pick() places a packet on the
+ * least queued of its app's set (inner=fixed) or lets the adaptive policy
+ * place it among them per deadline (inner=adaptive), keeping a flow on
+ * the device that holds its packets in flight (flow affinity), so a
+ * switch neither loses nor reorders a packet; a flow whose device left
+ * the configuration is held until its packets came back. Devices outside
+ * the configuration count as switched off for power (hp_sched.off_mask).
  * Options: devices=A+B (configurations within those devices only),
  * scale=F (the modeled devices' time dilation: the measured rates x F are
  * the platform's), batch=N (the plan's batch; the devices' own batch
  * limits are fixed when the run starts), headroom=F (1..4, the offered
- * rate's factor in the pick). The goal changes while running through the
- * telemetry command /heteroplane/goal (hplane ctl goal) and a timed
- * schedule (at=T:NAME, --goal-at). docs/scheduling.md.
+ * rate's factor in the pick), inner=fixed|adaptive (--goal-inner). The
+ * goal changes while running through the telemetry command
+ * /heteroplane/goal (hplane ctl goal) and a timed schedule (at=T:NAME,
+ * --goal-at). docs/scheduling.md.
  */
 #include <errno.h>
 #include <math.h>
