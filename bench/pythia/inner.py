@@ -15,11 +15,10 @@ side by side (interleaved): deadline met %, p99, J/Gbit, delivered, drops, reord
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from goals import SCALE, write_trace  # noqa: E402  (the same set-up)
+from goals import SCALE, hplane_run, write_trace  # noqa: E402  (the same set-up)
 
 GOALS = ["min-latency", "min-energy", "all-devices"]   # all-devices: igpu+dgpu fixed
 INNER = ["fixed", "adaptive"]
@@ -36,9 +35,7 @@ def run_one(a, name, trace, dur, goal, inner):
            "--duration", str(dur), "--goal", goal, "--goal-inner", inner, "--out", out]
     if goal == "all-devices":
         cmd += ["--goal-lib", a.goal_lib]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{name}: hplane exit {p.returncode}: {p.stderr.strip()[-400:]}")
+    note = hplane_run(a, name, cmd, dur)
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
     gbit = s["bytes_delivered"] * 8 / 1e9 * SCALE
@@ -52,7 +49,7 @@ def run_one(a, name, trace, dur, goal, inner):
         "met_pct": s["deadline"]["success_pct"], "p99_us": s["latency_us"]["p99"],
         "p50_us": s["latency_us"]["p50"], "j_per_gbit": joules / gbit if gbit else float("inf"),
         "switches": s["goal"]["switches"], "igpu_pct": share.get("igpu", 0),
-        "dgpu_pct": share.get("dgpu", 0),
+        "dgpu_pct": share.get("dgpu", 0), "rt": note,
     }
 
 
@@ -75,6 +72,9 @@ def main():
     ap.add_argument("--deadline-us", type=float, default=2000,
                     help="every packet's deadline, real (dilated) microseconds")
     ap.add_argument("--fluct-s", type=float, default=15)
+    ap.add_argument("--no-rt", action="store_true",
+                    help="leave hplane's lcore threads in normal scheduling")
+    ap.add_argument("--rt-prio", type=int, default=1, help="their SCHED_FIFO priority")
     ap.add_argument("--const-s", type=float, default=10)
     a = ap.parse_args()
     a.goal_lib = os.path.abspath(a.goal_lib)
