@@ -402,9 +402,9 @@ static const struct option longopts[] = {
 	{ "tx-results", no_argument, NULL, O_TXRES },
 	{ "goal", required_argument, NULL, O_GOAL },
 	{ "goal-period", required_argument, NULL, O_GOALPER },
-	{ "goal-inner", required_argument, NULL, O_GOALINNER },
 	{ "goal-at", required_argument, NULL, O_GOALAT },
 	{ "goal-lib", required_argument, NULL, O_GOALLIB },
+	{ "goal-inner", required_argument, NULL, O_GOALINNER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
