@@ -12,13 +12,16 @@
 #ifndef __CUDA_ARCH__
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hpks_thread.cuh"
 
+/* The decode kernel's block: its threads' decoding into their slots, then
+ * each warp's lanes storing the records, as k_decode_kernel orders them. */
 void
-hpks_emu_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, uint32_t *stage)
+hpks_emu_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, uint8_t *smem)
 {
-	uint32_t ntiles = (a->np + nb - 1) / nb;
+	uint32_t ntiles = (a->np + nb - 1) / nb, *stage = k_stage_of(smem, nb);
 
 	for (uint32_t blk = 0; blk < grid; blk++) {
 		for (uint32_t tile = blk; tile < ntiles; tile += grid) {
@@ -29,7 +32,16 @@ hpks_emu_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, uint32_t
 			for (uint32_t tid = 0; staged && tid < nb; tid++)
 				k_stage_thread(a, stage, w0, nw, tid, nb);
 			for (uint32_t tid = 0; tid < nb && i0 + tid < i1; tid++)
-				k_decode_thread(a, stage, staged, w0, i0 + tid);
+				k_decode_thread(a, stage, staged, w0, i0 + tid,
+						(struct smpp_pdu *)(smem + (tid / 32) * HPKS_REC_WARP +
+								    (tid % 32) * HPKS_REC_SLOT));
+			for (uint32_t wi0 = i0; wi0 < i1; wi0 += 32) {
+				uint32_t n = i1 - wi0 < 32 ? i1 - wi0 : 32;
+
+				for (uint32_t lane = 0; lane < 32; lane++)
+					k_rec_store_lane(smem + (wi0 - i0) / 32 * HPKS_REC_WARP,
+							 a->rec + wi0, n, lane);
+			}
 		}
 	}
 }

@@ -80,16 +80,20 @@ hpks_tab_ready(void)
 
 /* ---- kernels -------------------------------------------------------------- */
 
-/* __launch_bounds__(1024): any block size the tuner may ask for launches
- * (at most 64 registers a thread, spilled if need be). */
-__global__ void __launch_bounds__(1024)
+/* A block decodes tiles of nb PDUs: the tile's input staged into shared
+ * memory (when it fits), each thread's record built in its slot, then
+ * written out by its warp (k_rec_store_lane). */
+__global__ void __launch_bounds__(HPKS_DECODE_MAX_BLOCK)
 k_decode_kernel(struct hpks_dargs a)
 {
-	extern __shared__ uint32_t stage[];
+	extern __shared__ uint4 smem[];
 	uint32_t nb = blockDim.x, ntiles = (a.np + nb - 1) / nb;
+	uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+	uint8_t *slots = (uint8_t *)smem + warp * HPKS_REC_WARP;
+	uint32_t *stage = k_stage_of((uint8_t *)smem, nb);
 
 	for (uint32_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-		uint32_t i0, i1, nw;
+		uint32_t i0, i1, nw, wi0;
 		uint64_t w0;
 		int staged = k_tile(&a, tile, nb, &i0, &i1, &w0, &nw);
 
@@ -97,7 +101,12 @@ k_decode_kernel(struct hpks_dargs a)
 			k_stage_thread(&a, stage, w0, nw, threadIdx.x, nb);
 		__syncthreads();
 		if (i0 + threadIdx.x < i1)
-			k_decode_thread(&a, stage, staged, w0, i0 + threadIdx.x);
+			k_decode_thread(&a, stage, staged, w0, i0 + threadIdx.x,
+					(struct smpp_pdu *)(slots + lane * HPKS_REC_SLOT));
+		__syncwarp();
+		wi0 = i0 + warp * 32;
+		if (wi0 < i1)
+			k_rec_store_lane(slots, a.rec + wi0, i1 - wi0 < 32 ? i1 - wi0 : 32, lane);
 		__syncthreads();
 	}
 }
@@ -162,8 +171,7 @@ k_emit_kernel(struct hpks_fcfg c, const uint8_t *in, uint32_t nchunks, uint64_t 
 size_t
 hpks_decode_smem(const struct hpks_dargs *a, uint32_t nb)
 {
-	(void)nb;
-	return a->stage_cap;
+	return (size_t)(nb / 32) * HPKS_REC_WARP + a->stage_cap;
 }
 
 cudaError_t
@@ -225,7 +233,8 @@ hpks_gpu_setup(char *err, size_t errlen)
 	free(img);
 	if (e == cudaSuccess)
 		e = cudaFuncSetAttribute(k_decode_kernel,
-					 cudaFuncAttributeMaxDynamicSharedMemorySize, STAGE_MAX);
+					 cudaFuncAttributeMaxDynamicSharedMemorySize,
+					 HPKS_DECODE_SMEM_MAX);
 	if (e == cudaSuccess)
 		return 0;
 fail:

@@ -61,6 +61,21 @@ struct hpks_frame {
 #define STAGE_PER_THREAD 160u        /* staged input octets per thread */
 #define STAGE_MAX (96u * 1024u)      /* input staging cap (dynamic shared) */
 
+/* The decode kernel builds each record in a shared-memory slot and its
+ * warp writes the 32 records out with 16-byte stores (k_rec_store_lane).
+ * Slots are 232 octets apart: 8-byte aligned for the record's 64-bit
+ * fields, and 58 words, so the 32 lanes' stores of one field hit every
+ * bank at most twice (224, 56 words, would be 8-way conflicts). */
+#define HPKS_REC_WORDS (sizeof(struct smpp_pdu) / 16)
+#define HPKS_REC_SLOT 232u
+#define HPKS_REC_WARP (32u * HPKS_REC_SLOT)
+/* Decode blocks are at most 512 threads: 512 slots and 512 x 160 octets
+ * of input staging are 196 KiB of the 227 KiB an sm_90 block may have. */
+#define HPKS_DECODE_MAX_BLOCK 512u
+#define HPKS_DECODE_SMEM_MAX (HPKS_DECODE_MAX_BLOCK * (HPKS_REC_SLOT + STAGE_PER_THREAD))
+static_assert(sizeof(struct smpp_pdu) % 16 == 0 && sizeof(struct smpp_pdu) <= HPKS_REC_SLOT,
+	      "records go out as 16-byte words from their slots");
+
 struct hpks_dargs {
 	const uint8_t *in;               /* the input, at its own offsets */
 	const struct hpks_frame *fr;
@@ -77,7 +92,8 @@ int hpks_tab_ready(void);
 /* The tables into the current GPU's constant memory, the decode kernel's
  * shared-memory limit raised. 0 or -EIO with err set. */
 int hpks_gpu_setup(char *err, size_t errlen);
-/* Dynamic shared memory of a decode block of nb threads. */
+/* Dynamic shared memory of a decode block of nb threads: its record slots,
+ * then its input staging. */
 size_t hpks_decode_smem(const struct hpks_dargs *a, uint32_t nb);
 cudaError_t hpks_k_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, cudaStream_t s);
 cudaError_t hpks_k_mark_resolve(const struct hpks_fcfg *c, const uint8_t *in, uint32_t grid,
@@ -89,8 +105,8 @@ cudaError_t hpks_k_emit(const struct hpks_fcfg *c, const uint8_t *in, uint32_t g
 
 /* ---- hpks_emul.cu: the same, run on the calling CPU ----------------------- */
 
-/* stage: STAGE_MAX octets plus hpks_decode_smem's record slots. */
-void hpks_emu_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, uint32_t *stage);
+/* smem: HPKS_DECODE_SMEM_MAX octets, the block's shared memory. */
+void hpks_emu_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, uint8_t *smem);
 int hpks_emu_mark_resolve(const struct hpks_fcfg *c, const uint8_t *in, uint32_t grid,
 			  uint32_t nb, uint32_t nchunks, uint64_t csz, uint64_t *chunk,
 			  uint64_t *total);

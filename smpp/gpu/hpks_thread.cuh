@@ -59,7 +59,7 @@ k_chunk_end(const struct hpks_fcfg *c, uint32_t t, uint64_t csz)
 
 /* Counts the elements of the walk from pos while it stays before end;
  * returns where it leaves. */
-HD static uint64_t
+HD static inline uint64_t
 k_walk_count(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, uint64_t end,
 	     uint32_t *n)
 {
@@ -77,7 +77,7 @@ k_walk_count(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, uint64_
 /* Marking kernel, thread t: speculative walk of chunk t from its first
  * plausible element start (chunk 0: from 0). sig: that start or SMPP_NOPOS,
  * ex: where the walk leaves the chunk, cnt: elements on the way. */
-HD static void
+HD static inline void
 k_mark_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t nchunks,
 	      uint64_t csz, uint64_t *sig, uint64_t *ex, uint32_t *cnt)
 {
@@ -152,7 +152,7 @@ k_res_check(const struct hpks_fcfg *c, uint32_t t, uint32_t nchunks, uint64_t cs
 
 /* The chain followed chunk by chunk; a chunk whose speculative start is not
  * where the chain enters it is walked again from there. Returns the count. */
-HD static uint64_t
+HD static inline uint64_t
 k_resolve_seq(const struct hpks_fcfg *c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
 	      const uint64_t *sig, const uint64_t *ex, const uint32_t *cnt, uint64_t *start,
 	      uint64_t *base)
@@ -182,7 +182,7 @@ k_resolve_seq(const struct hpks_fcfg *c, const uint8_t *in, uint32_t nchunks, ui
 
 /* Emit kernel, thread t: writes chunk t's elements from its resolved start
  * as frames, numbered from base[t]. */
-HD static void
+HD static inline void
 k_emit_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t nchunks,
 	      uint64_t csz, const uint64_t *start, const uint64_t *base, struct hpks_frame *fr)
 {
@@ -244,12 +244,21 @@ k_stage_thread(const struct hpks_dargs *a, uint32_t *stage, uint64_t w0, uint32_
 		stage[w] = src[w];
 }
 
+/* A decode block's shared memory: nb / 32 warps' record slots, then the
+ * input staging (16-byte aligned: nb is a multiple of 32). */
+HD static inline uint32_t *
+k_stage_of(uint8_t *smem, uint32_t nb)
+{
+	return (uint32_t *)(smem + (size_t)(nb / 32) * HPKS_REC_WARP);
+}
+
+/* Decodes PDU i into o, the thread's record slot in shared memory (the
+ * emulation's stand-in for it), the pointer fields as integers. */
 HD static inline void
 k_decode_thread(const struct hpks_dargs *a, const uint32_t *stage, int staged, uint64_t w0,
-		uint32_t i)
+		uint32_t i, struct smpp_pdu *o)
 {
 	struct hpks_frame f = a->fr[i];
-	struct smpp_pdu *o = &a->rec[i];
 	const uint8_t *b = staged ? (const uint8_t *)stage + (f.pdu_at - 4 * w0) : a->in + f.pdu_at;
 	struct smpp_dec_tab t = k_tab();
 
@@ -267,5 +276,39 @@ k_decode_thread(const struct hpks_dargs *a, const uint32_t *stage, int staged, u
 	}
 }
 
+/* 16 octets from an 8-byte-aligned slot to a 16-byte-aligned record: one
+ * 16-byte store on the GPU; memcpy in the emulation, where the records are
+ * read back as structs (no type punning for the host compiler). */
+HD static inline void
+k_cp16(uint8_t *dst, const uint8_t *src)
+{
+#ifdef __CUDA_ARCH__
+	const uint2 *s = (const uint2 *)src;
+	uint2 lo = s[0], hi = s[1];
+
+	*(uint4 *)dst = make_uint4(lo.x, lo.y, hi.x, hi.y);
+#else
+	memcpy(dst, src, 16);
+#endif
+}
+
+/* Lane `lane`'s share of writing a warp's nrec records (slots, built by
+ * k_decode_thread) to dst: the records of consecutive PDUs are one
+ * contiguous run of nrec x 14 16-byte words, lane l writes words l, l + 32,
+ * ..., so each warp store fills 512 contiguous octets (4 full lines) where
+ * the field-by-field stores of the decoder touched 32 records' lines each.
+ * Cost: 14 rounds of two 8-byte shared loads and one 16-byte global
+ * store per lane for 32 records. */
+HD static inline void
+k_rec_store_lane(const uint8_t *slots, struct smpp_pdu *dst, uint32_t nrec, uint32_t lane)
+{
+	uint32_t nq = nrec * HPKS_REC_WORDS;
+
+	for (uint32_t q = lane; q < nq; q += 32) {
+		uint32_t j = q / HPKS_REC_WORDS, c = q - j * HPKS_REC_WORDS;
+
+		k_cp16((uint8_t *)dst + (size_t)q * 16, slots + j * HPKS_REC_SLOT + c * 16);
+	}
+}
 
 #endif /* HPKS_THREAD_CUH */
