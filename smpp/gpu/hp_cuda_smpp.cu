@@ -40,6 +40,7 @@ struct hpks {
 	/* pinned host staging */
 	struct gbuf h_in, h_fr, h_rec, h_total;
 	uint8_t *emu_smem;              /* the emulation's shared memory */
+	uint32_t dec_max;               /* largest decode block the GPU fits */
 	int pin;                        /* this batch's input is caller-pinned */
 	struct smpp_gpu_stats stats;    /* this batch's */
 	char err[256];
@@ -149,12 +150,12 @@ ev_wait(struct hpks *g, unsigned waiter, unsigned s)
 	return 0;
 }
 
-/* The decode kernel's block: the launch's, at most HPKS_DECODE_MAX_BLOCK
- * (the record slots must fit in shared memory). */
+/* The decode kernel's block: the launch's, at most dec_max (the record
+ * slots and the staging must fit in the GPU's shared memory). */
 static uint32_t
 decode_block(const struct hpks *g)
 {
-	return g->lc.block < HPKS_DECODE_MAX_BLOCK ? g->lc.block : HPKS_DECODE_MAX_BLOCK;
+	return g->lc.block < g->dec_max ? g->lc.block : g->dec_max;
 }
 
 static int
@@ -177,14 +178,13 @@ static struct hpks_dargs
 dargs(struct hpks *g, const struct smpp_config *cfg, uint32_t p0, uint32_t np)
 {
 	struct hpks_dargs a;
-	uint32_t cap = decode_block(g) * STAGE_PER_THREAD;
 
 	a.in = (const uint8_t *)g->d_in.p;
 	a.fr = (const struct hpks_frame *)g->d_fr.p;
 	a.rec = (struct smpp_pdu *)g->d_rec.p;
 	a.p0 = p0;
 	a.np = np;
-	a.stage_cap = cap < STAGE_MAX ? cap : STAGE_MAX;
+	a.stage_cap = hpks_stage_cap(decode_block(g));
 	a.flags = cfg->flags;
 	return a;
 }
@@ -555,7 +555,7 @@ static int
 open_gpu(struct hpks *g, char *info, size_t infolen)
 {
 	struct cudaDeviceProp pr;
-	int ndev = 0, drv = 0, rt = 0, rc;
+	int ndev = 0, drv = 0, rt = 0, optin = 0, rc;
 
 	CK(g, cudaGetDeviceCount(&ndev));
 	if (ndev <= g->dev) {
@@ -574,6 +574,13 @@ open_gpu(struct hpks *g, char *info, size_t infolen)
 		 (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
 	if ((rc = hpks_gpu_setup(g->err, sizeof(g->err))) < 0)
 		return rc;
+	/* the largest decode block whose slots and staging fit (512 on
+	 * sm_90, fewer where a block may have less shared memory) */
+	CK(g, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->dev));
+	for (g->dec_max = HPKS_DECODE_MAX_BLOCK;
+	     g->dec_max > 32 && hpks_decode_smem(g->dec_max) > (size_t)optin; g->dec_max -= 32)
+		;
+	CK(g, hpks_k_decode_smem_limit(hpks_decode_smem(g->dec_max)));
 	for (unsigned i = 0; i < SMPP_GPU_MAX_STREAMS; i++) {
 		CK(g, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking));
 		CK(g, cudaEventCreateWithFlags(&g->ev[i], cudaEventDisableTiming));
@@ -590,6 +597,7 @@ hpks_open(struct hpks **out, int emul, char *info, size_t infolen, char *err, si
 	if (g == NULL)
 		return -ENOMEM;
 	g->emul = emul;
+	g->dec_max = HPKS_DECODE_MAX_BLOCK;
 	rc = hpks_tab_ready();
 	if (rc < 0) {
 		snprintf(err, errlen, "the SMPP tables do not fit the kernels' layout");

@@ -168,16 +168,10 @@ k_emit_kernel(struct hpks_fcfg c, const uint8_t *in, uint32_t nchunks, uint64_t 
 
 /* ---- launches ------------------------------------------------------------- */
 
-size_t
-hpks_decode_smem(const struct hpks_dargs *a, uint32_t nb)
-{
-	return (size_t)(nb / 32) * HPKS_REC_WARP + a->stage_cap;
-}
-
 cudaError_t
 hpks_k_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, cudaStream_t s)
 {
-	k_decode_kernel<<<grid, nb, hpks_decode_smem(a, nb), s>>>(*a);
+	k_decode_kernel<<<grid, nb, hpks_decode_smem(nb), s>>>(*a);
 	return cudaGetLastError();
 }
 
@@ -208,6 +202,13 @@ hpks_k_emit(const struct hpks_fcfg *c, const uint8_t *in, uint32_t grid, uint32_
 	return cudaGetLastError();
 }
 
+cudaError_t
+hpks_k_decode_smem_limit(size_t bytes)
+{
+	return cudaFuncSetAttribute(k_decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				    (int)bytes);
+}
+
 /* The tables into constant memory, the field lists into d_fld. */
 int
 hpks_gpu_setup(char *err, size_t errlen)
@@ -231,10 +232,6 @@ hpks_gpu_setup(char *err, size_t errlen)
 	if (e == cudaSuccess)
 		e = cudaMemcpyToSymbol(d_fld, fld, HPKS_NFLD * sizeof(*fld));
 	free(img);
-	if (e == cudaSuccess)
-		e = cudaFuncSetAttribute(k_decode_kernel,
-					 cudaFuncAttributeMaxDynamicSharedMemorySize,
-					 HPKS_DECODE_SMEM_MAX);
 	if (e == cudaSuccess)
 		return 0;
 fail:

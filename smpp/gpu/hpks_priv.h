@@ -70,9 +70,25 @@ struct hpks_frame {
 #define HPKS_REC_SLOT 232u
 #define HPKS_REC_WARP (32u * HPKS_REC_SLOT)
 /* Decode blocks are at most 512 threads: 512 slots and 512 x 160 octets
- * of input staging are 196 KiB of the 227 KiB an sm_90 block may have. */
+ * of input staging are 196 KiB of the 227 KiB an sm_90 block may have
+ * (on GPUs with less, fewer: hp_cuda_smpp.cu's decode_block). */
 #define HPKS_DECODE_MAX_BLOCK 512u
 #define HPKS_DECODE_SMEM_MAX (HPKS_DECODE_MAX_BLOCK * (HPKS_REC_SLOT + STAGE_PER_THREAD))
+/* Input staging of a decode block of nb threads (octets). */
+static inline uint32_t
+hpks_stage_cap(uint32_t nb)
+{
+	return nb * STAGE_PER_THREAD < STAGE_MAX ? nb * STAGE_PER_THREAD : STAGE_MAX;
+}
+
+/* Dynamic shared memory of a decode block of nb threads: its record
+ * slots, then its input staging. */
+static inline size_t
+hpks_decode_smem(uint32_t nb)
+{
+	return (size_t)nb * HPKS_REC_SLOT + hpks_stage_cap(nb);
+}
+
 static_assert(sizeof(struct smpp_pdu) % 16 == 0 && sizeof(struct smpp_pdu) <= HPKS_REC_SLOT,
 	      "records go out as 16-byte words from their slots");
 
@@ -89,12 +105,11 @@ struct hpks_dargs {
 
 /* Builds the host copy of the tables once (thread-safe); 0 or -E2BIG. */
 int hpks_tab_ready(void);
-/* The tables into the current GPU's constant memory, the decode kernel's
- * shared-memory limit raised. 0 or -EIO with err set. */
+/* The tables into the current GPU's constant memory. 0 or -EIO with err
+ * set. */
 int hpks_gpu_setup(char *err, size_t errlen);
-/* Dynamic shared memory of a decode block of nb threads: its record slots,
- * then its input staging. */
-size_t hpks_decode_smem(const struct hpks_dargs *a, uint32_t nb);
+/* The decode kernel's dynamic shared-memory limit raised to bytes. */
+cudaError_t hpks_k_decode_smem_limit(size_t bytes);
 cudaError_t hpks_k_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, cudaStream_t s);
 cudaError_t hpks_k_mark_resolve(const struct hpks_fcfg *c, const uint8_t *in, uint32_t grid,
 				uint32_t nb, uint32_t nchunks, uint64_t csz, uint64_t *chunk,
