@@ -57,7 +57,8 @@ static struct smpp_gpu_stats g_stats;
 static struct pinned {
 	uint8_t *p;
 	size_t len;
-	int alloc;                      /* 1: ours (cudaHostAlloc), 0: registered */
+	int alloc;                      /* 1: ours, 0: the caller's, registered */
+	int cuda;                       /* pinned by CUDA (0 in the emulation) */
 } g_pin[MAX_PINNED];
 
 #define CK(g, call) do { \
@@ -774,7 +775,8 @@ smpp_gpu_last_stats(struct smpp_gpu_stats *st)
 	pthread_mutex_unlock(&g_lock);
 }
 
-/* Records a pinned range; alloc says whose memory it is. */
+/* Records a pinned range; alloc says whose memory it is (under g_lock,
+ * with the backend open). */
 static int
 pin_add(void *p, size_t len, int alloc)
 {
@@ -785,6 +787,7 @@ pin_add(void *p, size_t len, int alloc)
 	g_pin[i].p = (uint8_t *)p;
 	g_pin[i].len = len;
 	g_pin[i].alloc = alloc;
+	g_pin[i].cuda = !g_gpu->emul;
 	return 0;
 }
 
@@ -819,9 +822,10 @@ pin_drop(void *p, int alloc)
 	for (unsigned i = 0; i < MAX_PINNED; i++) {
 		if (g_pin[i].p != p || g_pin[i].alloc != alloc)
 			continue;
-		if (g_gpu != NULL && !g_gpu->emul && alloc)
+		/* by how it was pinned: a range may outlive smpp_gpu_fini */
+		if (g_pin[i].cuda && alloc)
 			cudaFreeHost(p);
-		else if (g_gpu != NULL && !g_gpu->emul)
+		else if (g_pin[i].cuda)
 			cudaHostUnregister(p);
 		else if (alloc)
 			free(p);

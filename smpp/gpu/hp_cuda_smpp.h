@@ -84,9 +84,9 @@ void smpp_gpu_last_stats(struct smpp_gpu_stats *st);
  * Caller-pinned input: a batch whose input lies in memory from
  * smpp_gpu_host_alloc() or smpp_gpu_host_register() goes to the GPU
  * straight from there, without the copy into the backend's pinned staging
- * (its octets must not change during the call). At most 16 ranges, after
- * smpp_gpu_init() and released before smpp_gpu_fini(). In the emulation
- * the memory is plain host memory with the same bookkeeping.
+ * (its octets must not change during the call). At most 16 ranges, made
+ * after smpp_gpu_init(). In the emulation the memory is plain host memory
+ * with the same bookkeeping.
  */
 void *smpp_gpu_host_alloc(size_t len);           /* NULL on failure */
 void smpp_gpu_host_free(void *p);
