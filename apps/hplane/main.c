@@ -106,6 +106,9 @@ usage(FILE *o)
 "  --pcap-loop N         pcap: play the file N times, 0: until --duration or\n"
 "                        --packets [1]\n"
 "  --workers N           CPU worker lcores [1]\n"
+"  --sched-lcores N      scheduler lcores, each with its own rx/tx queue and the\n"
+"                        flows symmetric RSS gives it (generator, pcap, af_packet:\n"
+"                        N queue pairs, the kernel's fanout hash) [1]\n"
 "  --gpu DEV             add an accelerator device beside the CPU workers (repeat\n"
 "                        for several, each its own device and batcher, at most 4):\n"
 "                        model:PROFILE (timings from profiles/PROFILE.json, results\n"
@@ -122,6 +125,8 @@ usage(FILE *o)
 "                        min-latency, min-energy, min-power, target-rate:GBPS,\n"
 "                        or a --goal-lib one\n"
 "  --goal-period MS      how often the monitor re-checks [500]\n"
+"  --goal-inner fixed|adaptive  inside the configuration: least queued of its\n"
+"                        devices, or adaptive's per-deadline placement [fixed]\n"
 "  --goal-at WHEN:GOAL   set GOAL at WHEN seconds into the run (repeatable)\n"
 "  --goal-lib FILE.so    load a goal (its hp_goal_ops_v1; docs/scheduling.md)\n"
 "  --duration S          seconds to run (pcap: until the file is consumed) [8]\n"
@@ -333,6 +338,7 @@ enum {
 	O_PSPEED, O_PLOOP, O_NOREPORT, O_PLATFORM, O_CONFIGS, O_TRAINT,
 	O_APPS, O_TXRES,
 	O_GOAL, O_GOALPER, O_GOALAT, O_GOALLIB,
+	O_SCHEDLC, O_GOALINNER,
 	O_END
 };
 
@@ -402,6 +408,8 @@ static const struct option longopts[] = {
 	{ "goal-period", required_argument, NULL, O_GOALPER },
 	{ "goal-at", required_argument, NULL, O_GOALAT },
 	{ "goal-lib", required_argument, NULL, O_GOALLIB },
+	{ "sched-lcores", required_argument, NULL, O_SCHEDLC },
+	{ "goal-inner", required_argument, NULL, O_GOALINNER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -426,7 +434,7 @@ struct cli {
 	char plat_spec[HP_PLATFORM_SPECS][160]; /* --platform's device specs */
 	bool plat_done;
 	/* --goal and its flags, as sched pythia's options (goal_params) */
-	const char *goal, *goal_period, *goal_lib;
+	const char *goal, *goal_period, *goal_lib, *goal_inner;
 	const char *goal_at[HP_SCHED_MAX_PARAMS];
 	unsigned int n_goal_at;
 	char goal_kv[HP_SCHED_MAX_PARAMS][200];
@@ -528,6 +536,9 @@ parse_opts(struct cli *c, int argc, char **argv)
 			break;
 		case O_TX: cfg->tx_arg = a; break;
 		case O_WORKERS: bad = parse_uint(a, &cfg->workers, 1, HP_MAX_WORKERS); break;
+		case O_SCHEDLC:
+			bad = parse_uint(a, &cfg->sched_lcores, 1, HP_MAX_SCHED_LCORES);
+			break;
 		case O_DUR: bad = parse_double(a, &cfg->duration_s, 0, 3600) ||
 				  cfg->duration_s <= 0; break;
 		case O_PKTS: bad = parse_u64(a, &cfg->max_packets, 1, MAX_PACKETS); break;
@@ -571,6 +582,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_PLATFORM: c->prof.platform = a; break;
 		case O_GOAL: c->goal = a; break;
 		case O_GOALPER: c->goal_period = a; break;
+		case O_GOALINNER: c->goal_inner = a; break;
 		case O_GOALLIB: c->goal_lib = a; break;
 		case O_GOALAT:
 			bad = c->n_goal_at == HP_SCHED_MAX_PARAMS;
@@ -784,15 +796,15 @@ static int
 goal_params(struct cli *c)
 {
 	struct hp_run_cfg *cfg = &c->cfg;
-	const char *kv[4 + HP_SCHED_MAX_PARAMS][2];
+	const char *kv[5 + HP_SCHED_MAX_PARAMS][2];
 	unsigned int n = 0, i;
 	char q[64];
 
 	if (c->goal_done)
 		return 0;
 	c->goal_done = true;
-	if (c->goal == NULL && (c->goal_period || c->goal_lib || c->n_goal_at))
-		return fail(EXIT_USAGE, "--goal-period, --goal-at and --goal-lib need --goal NAME");
+	if (c->goal == NULL && (c->goal_period || c->goal_lib || c->goal_inner || c->n_goal_at))
+		return fail(EXIT_USAGE, "--goal-period, --goal-at, --goal-inner and --goal-lib need --goal NAME");
 	if (c->goal == NULL && strcmp(cfg->sched, "pythia") != 0)
 		return 0;
 	if (c->goal != NULL && c->sched_set && strcmp(cfg->sched, "pythia") != 0)
@@ -810,6 +822,10 @@ goal_params(struct cli *c)
 	if (c->goal_period != NULL) {
 		kv[n][0] = "period";
 		kv[n++][1] = c->goal_period;
+	}
+	if (c->goal_inner != NULL) {
+		kv[n][0] = "inner";
+		kv[n++][1] = c->goal_inner;
 	}
 	if (c->goal_lib != NULL) {
 		kv[n][0] = "lib";
@@ -859,6 +875,8 @@ validate(struct cli *c)
 		return EXIT_USAGE;
 	if (cfg->gen_recycle && (cfg->verify_every != 0 || cfg->src != HP_SRC_GEN))
 		return fail(EXIT_USAGE, "--gen-recycle needs the generator (--source gen) and --verify-every 0");
+	if (hp_run_multi_check(cfg, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
 	if (hp_imix_parse(&cfg->imix, c->sizes, c->shares, err, sizeof(err)) < 0)
 		return fail(EXIT_USAGE, "%s", err);
 	if (c->types_file) {
@@ -1055,6 +1073,11 @@ check_lcores(const struct hp_run_cfg *cfg)
 			return fail(EXIT_USAGE, "--service-cores: lcore %u is not an EAL worker lcore (the main lcore is %u; map more with --lcores)",
 				    lc, main_lc);
 	}
+	if (rte_lcore_count() < need && cfg->sched_lcores > 1)
+		return fail(EXIT_USAGE, "%u scheduler lcores and %u workers%s need %u lcores (main, schedulers%s, workers%s) but EAL has %u: map more with --lcores",
+			    cfg->sched_lcores, cfg->workers, cfg->n_gpu ? " and accelerators" : "", need,
+			    cfg->src == HP_SRC_GEN ? ", traffic" : "", cfg->n_gpu ? ", accelerators" : "",
+			    rte_lcore_count());
 	if (rte_lcore_count() < need)
 		return fail(EXIT_USAGE, "%u workers%s need %u lcores (main, scheduler%s, workers%s) but EAL has %u: map more with --lcores",
 			    cfg->workers, cfg->n_gpu ? " and accelerators" : "", need,
@@ -1069,7 +1092,7 @@ static int
 default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 {
 	unsigned int ndev = c->cfg.workers + c->cfg.n_gpu;
-	unsigned int need = 2 + ndev + (c->cfg.src == HP_SRC_GEN ? 1 : 0);
+	unsigned int need = hp_run_lcores(&c->cfg);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static char prefix[64];
 	size_t o = 0;
