@@ -15,7 +15,8 @@
  *   bare-evp      an OpenSSL EVP loop (IV re-init + update a packet)
  * Cost per packet from the thread's CPU time x the TSC rate, so the time
  * other tenants of a loaded machine take does not count.
- * Usage: ctr-task-bench [--seconds S] [--rounds R]
+ * Usage: ctr-task-bench [--seconds S] [--rounds R] [--only VARIANT]
+ * (--only: that variant alone, for perf record; no ratio then.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -146,18 +147,24 @@ main(int argc, char **argv)
 	uint8_t key[16] = { 0 }, iv[16] = { 0 };
 	unsigned int rounds = 5, i, r;
 	char err[128];
-	int k;
+	int k, only = -1;
 
 	for (k = 1; k + 1 < argc; k += 2) {
 		if (strcmp(argv[k], "--seconds") == 0)
 			secs = atof(argv[k + 1]);
 		else if (strcmp(argv[k], "--rounds") == 0)
 			rounds = (unsigned int)atoi(argv[k + 1]);
-		else
+		else if (strcmp(argv[k], "--only") == 0) {
+			for (only = 0; only < NVAR && strcmp(argv[k + 1], vname[only]) != 0; only++)
+				;
+			if (only == NVAR)
+				break;
+		} else
 			break;
 	}
 	if (k != argc || !(secs > 0 && secs <= 60) || rounds < 1 || rounds > MAXR) {
-		fprintf(stderr, "ctr-task-bench: usage: [--seconds (0,60]] [--rounds 1..%d]\n", MAXR);
+		fprintf(stderr, "ctr-task-bench: usage: [--seconds (0,60]] [--rounds 1..%d] "
+			"[--only bare-mb|task-mb-offl|task-mb|task-evp|bare-evp]\n", MAXR);
 		return 2;
 	}
 	if (rte_eal_init(9, eal) < 0 || ops == NULL) {
@@ -210,12 +217,12 @@ main(int argc, char **argv)
 	    ops->ctx_init(&b.tevp) != 0)
 		return 1;
 	for (k = 0; k < NVAR; k++) /* warm: flow keys, caches */
-		if (measure(&b, k, 0.05) < 0)
+		if ((only < 0 || k == only) && measure(&b, k, 0.05) < 0)
 			return 1;
 	for (r = 0; r < rounds; r++)
 		for (i = 0; i < NVAR; i++) {
 			k = r % 2 ? NVAR - 1 - (int)i : (int)i;
-			res[k][r] = measure(&b, k, secs);
+			res[k][r] = only < 0 || k == only ? measure(&b, k, secs) : 0;
 		}
 	printf("| variant | CPU cycles/packet, min / median / max over %u rounds | "
 	       "bare-mb / variant (median) |\n|---|---|---|\n", rounds);
@@ -225,8 +232,13 @@ main(int argc, char **argv)
 		memcpy(s, res[k], sizeof(double) * rounds);
 		qsort(s, rounds, sizeof(double), cmp);
 		med[k] = s[rounds / 2];
-		printf("| %s | %.0f / %.0f / %.0f | %.3f |\n", vname[k], s[0], med[k],
-		       s[rounds - 1], med[0] / med[k]);
+		if (only >= 0 && k != only)
+			continue;
+		printf("| %s | %.0f / %.0f / %.0f | ", vname[k], s[0], med[k], s[rounds - 1]);
+		if (only < 0)
+			printf("%.3f |\n", med[0] / med[k]);
+		else
+			printf("- |\n");
 	}
 	printf("\nIMIX 243/486/1458 B 2:1:2, %d packets, %u flows, ipsec-mb arch %s, "
 	       "%.2f s of CPU time a variant a round, rounds ABBA.\n", NPKT, g.n_flows,
