@@ -80,6 +80,7 @@ struct ctr_priv {
 	struct hp_nf_cbc_job jobs[HP_BURST];
 	struct rte_mbuf *jm[HP_BURST];
 	struct hp_pkt_hdrs hd[HP_BURST]; /* the jobs' header offsets */
+	uint8_t late[HP_BURST];           /* the fixup waits for the ciphertext */
 	uint8_t ivs[HP_BURST][16];
 #endif
 };
@@ -357,21 +358,18 @@ ctr_process_evp(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
  * 8 IMIX packets (~6 KB) are still in L1 when the sum reads them, 32
  * (~25 KB) are partly gone; the burst API runs its jobs one after
  * another, so smaller calls cost only the call. With the port's L4
- * checksum offloads nothing reads the ciphertext again, and the whole
- * burst is one call. */
+ * checksum offloads nothing reads the ciphertext again (the headers are
+ * done before it is written), and the whole burst is one call. */
 #define CTR_SUB 8
-/* Packets ahead whose mbuf and metadata lines the gather loop asks for. */
-#define CTR_PF 4
 
 #ifdef HP_CTR_IPSEC_MB
-/* impl=mb: one pass over the burst reads each packet's metadata once (the
- * checks, the flow, the counter block and the header offsets the fixup
- * needs, kept in p->hd), and gathers the jobs, asking for the lines of
- * the packets CTR_PF ahead (the mbuf's, the metadata's, and with offloads
- * the mbuf's second line the fixup writes l2_len/l3_len to). A slot
- * another flow of the same burst needs ends the burst early, which is
- * rare. Then ipsec-mb's burst call (the whole burst, or CTR_SUB packets a
- * call when the task sums), each followed by those packets' headers.
+/* impl=mb: one pass over the burst reads each packet's metadata once: the
+ * checks, the flow, the counter block, and the header offsets, with which
+ * a port's checksum offload is set up at once (hp_pkt_l4_fixup_early, it
+ * reads only headers) or which are kept for the sum after encryption. A
+ * slot another flow of the same burst needs ends the burst early, which
+ * is rare. Then ipsec-mb's burst call (the whole burst, or CTR_SUB
+ * packets a call when the task sums), each followed by the sums.
  * Cost note: see the table in bench/results/ctr-task-2026-11-29.md. */
 static void
 ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
@@ -384,10 +382,9 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	struct ctr_priv *p = ctx->priv;
 	uint16_t i = 0;
 
-	for (i = 0; i < n && i < CTR_PF; i++) {
-		rte_prefetch0(pkts[i]);
-		hp_prefetch_meta_dev(pkts[i]);
-	}
+	if (sub == HP_BURST) /* the offload fields, in the mbuf's second line */
+		for (i = 0; i < n; i++)
+			rte_prefetch0(&pkts[i]->tx_offload);
 	i = 0;
 	while (i < n) {
 		unsigned int k = 0, j;
@@ -396,23 +393,14 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		for (; i < n && k < HP_BURST; i++) {
 			struct rte_mbuf *m = pkts[i];
 			struct hp_meta *md = hp_meta(m);
-			unsigned int slot;
+			const uint64_t fid = md->flow_id;
+			const unsigned int slot = fid & (CTR_CACHE - 1);
+			struct hp_pkt_hdrs h;
 			struct ctr_flow *f;
-			uint64_t fid;
 			int err;
 
-			if (i + CTR_PF < n) {
-				struct rte_mbuf *a = pkts[i + CTR_PF];
-
-				rte_prefetch0(a);
-				hp_prefetch_meta_dev(a);
-				if (sub == HP_BURST)
-					__builtin_prefetch(&a->tx_offload, 1, 3);
-			}
 			if (md->status != HP_ST_OK || md->data_len == 0)
 				continue;
-			fid = md->flow_id;
-			slot = fid & (CTR_CACHE - 1);
 			if (p->pin[slot] == p->gen && p->flows[slot].flow_id != fid)
 				break;
 			if (ctr_admit(md, m) != 0)
@@ -427,7 +415,10 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			p->jobs[k] = (struct hp_nf_cbc_job){
 				.buf = rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off),
 				.len = md->data_len, .key = &p->rk[slot], .iv = p->ivs[k] };
-			hp_meta_hdrs(md, &p->hd[k]);
+			hp_meta_hdrs(md, &h);
+			p->late[k] = !hp_pkt_l4_fixup_early(m, &h, offl);
+			if (p->late[k])
+				p->hd[k] = h;
 			p->jm[k++] = m;
 		}
 		for (j = 0; j < k; j += sub) {
@@ -439,7 +430,8 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 				continue;
 			}
 			for (q = j; q < e; q++)
-				hp_pkt_l4_fixup(p->jm[q], &p->hd[q], 0, offl);
+				if (p->late[q])
+					hp_pkt_l4_fixup(p->jm[q], &p->hd[q], 0, offl);
 		}
 	}
 }
