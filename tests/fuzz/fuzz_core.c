@@ -183,11 +183,13 @@ imix(const uint8_t *data, size_t size)
 /* A frame that classifies, as a task leaves it (hp_pkt_l4_fixup, in
  * software or for a NIC's offload): the headers stay inside the frame, and
  * in software the UDP/TCP checksum comes out right (the IPv4 header's too,
- * when it was right before). */
+ * when it was right before). For the offload, hp_pkt_l4_fixup_early (then
+ * hp_pkt_l4_fixup where it declines) leaves the same frame and mbuf. */
 static void
 fixup(uint8_t *frame, uint32_t len, uint8_t sel)
 {
-	struct rte_mbuf m;
+	static uint8_t copy[65536];
+	struct rte_mbuf m, m2;
 	struct hp_flow_key key;
 	struct hp_pkt_hdrs h;
 	bool sw = (sel & 0x80) == 0, ip_ok;
@@ -202,7 +204,17 @@ fixup(uint8_t *frame, uint32_t len, uint8_t sel)
 	m.data_len = (uint16_t)len;
 	m.pkt_len = len;
 	m.nb_segs = 1;
+	m2 = m;
+	m2.buf_addr = copy;
+	if (len <= sizeof(copy)) {
+		memcpy(copy, frame, len);
+		if (!hp_pkt_l4_fixup_early(&m2, &h, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS))
+			hp_pkt_l4_fixup(&m2, &h, 0, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
+	}
 	hp_pkt_l4_fixup(&m, &h, 0, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
+	if (len <= sizeof(copy) && (memcmp(copy, frame, len) != 0 || m.ol_flags != m2.ol_flags ||
+				    m.tx_offload != m2.tx_offload))
+		abort();
 	if (sw && ip_ok && !hp_pkt_cksum_ok(frame, len))
 		abort();
 }
