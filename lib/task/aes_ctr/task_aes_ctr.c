@@ -379,6 +379,8 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 					  RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) ==
 				 (RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM) ?
 				 HP_BURST : CTR_SUB;
+	const bool early = (offl & (RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+				    RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) != 0;
 	struct ctr_priv *p = ctx->priv;
 	uint16_t i = 0;
 
@@ -416,7 +418,7 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 				.buf = rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off),
 				.len = md->data_len, .key = &p->rk[slot], .iv = p->ivs[k] };
 			hp_meta_hdrs(md, &h);
-			p->late[k] = !hp_pkt_l4_fixup_early(m, &h, offl);
+			p->late[k] = !early || !hp_pkt_l4_fixup_early(m, &h, offl);
 			if (p->late[k])
 				p->hd[k] = h;
 			p->jm[k++] = m;
