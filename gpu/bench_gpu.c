@@ -54,6 +54,7 @@ main(int argc, char **argv)
 				payload += lens[i];
 			}
 			hpk_layout(b, lens, n, MAXP, CAP_BYTES);
+			hpk_set_items(k, kn, b, NULL, 0);
 			memset(b->data, 0x5a, b->data_bytes);
 			b->n_keys = 1;
 			hpk_key_expand(kn, key, b->rk);

@@ -140,6 +140,7 @@ main(int argc, char **argv)
 		double t, tk, cpu;
 
 		imix_batch(b, batches[i], lens, 0);
+		hpk_set_items(k, k_dpi, b, NULL, 0); /* a thread per chunk */
 		for (uint32_t j = 0; j < batches[i]; j++) {
 			hp_nf_traffic_fill(ps, &seed, b->data + b->off[j], lens[j], 0.3);
 			dp[j] = b->data + b->off[j];

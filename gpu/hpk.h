@@ -192,6 +192,12 @@ void hpk_host_free(struct hpk_batch *b);
  * sets data_bytes; returns -ENOSPC when it does not fit the capacities. */
 int hpk_layout(struct hpk_batch *b, const uint32_t *lens, uint32_t n,
 	       uint32_t cap_pkts, uint32_t cap_bytes);
+/* Sets b->blk from b->len (n packets) for kernel k: each packet's work
+ * items as hpk_span counts them in ctx, or with ctx NULL as a context
+ * holding blob as k's table would (the 16-byte blocks of hpk_layout are
+ * only the default; aes_ctr and dpi count otherwise). 0 or -errno. */
+int hpk_set_items(const struct hpk_ctx *ctx, const struct hpk_kernel *k, struct hpk_batch *b,
+		  const void *blob, size_t len);
 /* Runs kernel k's per-thread code on the CPU over a host batch, with its
  * table blob when it needs one. 0 or -errno. */
 int hpk_emulate(const struct hpk_kernel *k, struct hpk_batch *b, const void *blob,

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hpk_move.cuh"
 #include "hpk_priv.h"
@@ -186,35 +187,82 @@ hpk_emul_launch(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k, 
 	return k->emulate(&r);
 }
 
-extern "C" int
-hpk_emulate(const struct hpk_kernel *k, struct hpk_batch *b, const void *blob, size_t len)
+/* A slot of kernel k outside any context, holding blob as its table
+ * (hpk_emulate, hpk_set_items). 0 or -errno; close it with tmp_close. */
+static int
+tmp_slot(struct hpk_kslot *ks, const struct hpk_kernel *k, const void *blob, size_t len)
 {
-	struct hpk_kslot ks = {};
-	struct hpk_run r = {};
 	char err[128];
 	int ret = 0;
 
-	if (b->n == 0)
-		return 0;
-	ks.k = k;
-	ks.emul = 1;
-	ks.tab = blob;
-	ks.tab_len = len;
+	*ks = {};
+	ks->k = k;
+	ks->emul = 1;
+	ks->tab = blob;
+	ks->tab_len = len;
 	if (k->open != NULL)
-		ret = k->open(&ks, err, sizeof(err));
+		ret = k->open(ks, err, sizeof(err));
 	if (ret == 0 && blob != NULL && k->table != NULL)
-		ret = k->table(&ks, err, sizeof(err));
+		ret = k->table(ks, err, sizeof(err));
 	if (ret == 0 && (k->flags & HPK_TABLE) && blob == NULL)
 		ret = -EINVAL;
+	return ret;
+}
+
+static void
+tmp_close(struct hpk_kslot *ks)
+{
+	if (ks->k->close != NULL)
+		ks->k->close(ks);
+}
+
+extern "C" int
+hpk_emulate(const struct hpk_kernel *k, struct hpk_batch *b, const void *blob, size_t len)
+{
+	struct hpk_kslot ks;
+	struct hpk_run r = {};
+	int ret;
+
+	if (b->n == 0)
+		return 0;
+	ret = tmp_slot(&ks, k, blob, len);
+	/* as hpk_launch's upload does */
+	if (k->flags & HPK_ZERO_MATCH)
+		memset(b->match, 0, 8ull * b->n);
 	if (ret == 0) {
 		r.ks = &ks;
 		r.h = b;
 		r.a = hpk_args(b, 0, b->n);
 		ret = k->emulate(&r);
 	}
-	if (k->close != NULL)
-		k->close(&ks);
+	tmp_close(&ks);
 	return ret;
+}
+
+extern "C" int
+hpk_set_items(const struct hpk_ctx *ctx, const struct hpk_kernel *k, struct hpk_batch *b,
+	      const void *blob, size_t len)
+{
+	struct hpk_kslot ks;
+	const struct hpk_kslot *slot = ctx != NULL ? hpk_slot(ctx, k) : &ks;
+	uint32_t count = 0;
+	int ret = 0;
+
+	if (ctx == NULL && (ret = tmp_slot(&ks, k, blob, len)) < 0) {
+		tmp_close(&ks);
+		return ret;
+	}
+	/* a kernel whose items depend on its table cannot count without it */
+	if (slot == NULL || ((k->flags & HPK_TABLE) && slot->tab == NULL))
+		return -EINVAL;
+	for (uint32_t i = 0; i < b->n; i++) {
+		b->blk[i] = count;
+		count += k->items != NULL ? k->items(slot, b->len[i]) : (b->len[i] + 15) / 16;
+	}
+	b->blk[b->n] = count;
+	if (ctx == NULL)
+		tmp_close(&ks);
+	return 0;
 }
 
 extern "C" int

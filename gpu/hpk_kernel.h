@@ -17,6 +17,17 @@
 
 #define HD __host__ __device__
 
+/* Unrolling for the device pass only (the host compiler has no such
+ * pragma and the emulation does not need it); HPK_NO_UNROLL keeps a
+ * loop whose body is large rolled (instruction cache). */
+#ifdef __CUDA_ARCH__
+#define HPK_UNROLL _Pragma("unroll")
+#define HPK_NO_UNROLL _Pragma("unroll 1")
+#else
+#define HPK_UNROLL
+#define HPK_NO_UNROLL
+#endif
+
 /* The batch as a kernel sees it: the arrays of struct hpk_batch (device
  * copies on a GPU, the host ones in emulation) and the packets
  * [p0, p0 + np) of this launch. */

@@ -590,11 +590,19 @@ hpk_time_kernel(struct hpk_ctx *c, unsigned int si, const struct hpk_kernel *k,
 
 	if (cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess)
 		return -1;
+	if ((k->flags & HPK_ZERO_MATCH) &&
+	    cudaMemsetAsync(s->d.match, 0, 8ull * s->h.n, s->st) != cudaSuccess)
+		return -1;
 	if (kernel(c, s, k, 0, s->h.n, s->st) != cudaSuccess) /* warm-up */
 		return -1;
 	cudaEventRecord(a, s->st);
-	for (unsigned int i = 0; i < iters; i++)
+	for (unsigned int i = 0; i < iters; i++) {
+		/* the match words count (LDPC's good units, the DFA's chunk
+		 * tickets): zeroed before every run, as the upload does */
+		if (k->flags & HPK_ZERO_MATCH)
+			cudaMemsetAsync(s->d.match, 0, 8ull * s->h.n, s->st);
 		kernel(c, s, k, 0, s->h.n, s->st);
+	}
 	cudaEventRecord(b, s->st);
 	if (cudaEventSynchronize(b) != cudaSuccess || cudaGetLastError() != cudaSuccess)
 		return -1;

@@ -76,6 +76,7 @@ hpk_test_vector64(struct hpk_batch *b, const struct hpk_kernel *k, const char *k
 	hpk_hex(iv_hex, iv, 16);
 	hpk_hex(ct_hex, ct, 64);
 	hpk_layout(b, &len, 1, cap_pkts, cap_bytes);
+	hpk_set_items(NULL, k, b, NULL, 0);
 	hpk_key_expand(k, key, b->rk);
 	b->n_keys = 1;
 	b->key_idx[0] = 0;

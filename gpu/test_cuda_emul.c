@@ -49,6 +49,7 @@ test_fips197_c1(void)
 	hpk_hex(FIPS197_C1_PT, pt, 16);
 	hpk_hex(FIPS197_C1_CT, ct, 16);
 	hpk_layout(&b, &len, 1, NPKT, CAP_BYTES);
+	hpk_set_items(NULL, k_ctr, &b, NULL, 0);
 	hpk_key_expand(k_ctr, key, b.rk);
 	b.n_keys = 1;
 	b.key_idx[0] = 0;
@@ -68,6 +69,8 @@ test_sp800_38a_f51(void)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
+static void lay_out(const uint32_t *lens, uint32_t n);
+
 static uint32_t
 rnd(void)
 {
@@ -83,7 +86,16 @@ random_batch(uint32_t *lens, uint32_t n)
 
 	for (uint32_t i = 0; i < n; i++)
 		lens[i] = i % 3 == 0 ? imix[i % 6] : (i % 50 == 1 ? 0 : rnd() % 1500);
-	if (hpk_layout(&b, lens, n, NPKT, CAP_BYTES) != 0) {
+	lay_out(lens, n);
+}
+
+/* b laid out for lens, blk counted as aes_ctr counts (64-byte items),
+ * random bytes. */
+static void
+lay_out(const uint32_t *lens, uint32_t n)
+{
+	if (hpk_layout(&b, lens, n, NPKT, CAP_BYTES) != 0 ||
+	    hpk_set_items(NULL, k_ctr, &b, NULL, 0) != 0) {
 		fprintf(stderr, "layout failed\n");
 		exit(1);
 	}
@@ -91,16 +103,16 @@ random_batch(uint32_t *lens, uint32_t n)
 		b.data[i] = (uint8_t)rnd();
 }
 
-static void
-test_ctr_random(void)
+/* Keys, IVs and OpenSSL's AES-128-CTR over b's n packets of lens (laid
+ * out), then the kernel; the packets that differ. */
+static uint32_t
+ctr_vs_openssl(const uint32_t *lens, uint32_t n)
 {
-	static uint32_t lens[NPKT];
 	static uint8_t keys[32][16], ivs[NPKT][16], expect[CAP_BYTES];
 	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
-	uint32_t n = NPKT, mism = 0;
+	uint32_t mism = 0;
 	int outl;
 
-	random_batch(lens, n);
 	b.n_keys = 32;
 	for (int k = 0; k < 32; k++) {
 		for (int j = 0; j < 16; j++)
@@ -118,11 +130,52 @@ test_ctr_random(void)
 		EVP_EncryptUpdate(c, expect + b.off[i], &outl, expect + b.off[i], (int)lens[i]);
 	}
 	hpk_emulate(k_ctr, &b, NULL, 0);
+	/* whole 16-byte slots: a thread's blocks past its packet's last
+	 * (it computes 4) must not touch the next packet */
 	for (uint32_t i = 0; i < n; i++)
 		if (memcmp(b.data + b.off[i], expect + b.off[i], lens[i]) != 0)
 			mism++;
-	CHECK(mism == 0, "AES-CTR: %u of %u random packets differ from OpenSSL", mism, n);
 	EVP_CIPHER_CTX_free(c);
+	return mism;
+}
+
+static void
+test_ctr_random(void)
+{
+	static uint32_t lens[NPKT];
+	uint32_t mism;
+
+	random_batch(lens, NPKT);
+	mism = ctr_vs_openssl(lens, NPKT);
+	CHECK(mism == 0, "AES-CTR: %u of %u random packets differ from OpenSSL", mism, NPKT);
+}
+
+/* The multi-block indexing: aes_ctr's work item is 4 blocks of one packet
+ * and each 256-thread block maps its items to packets once
+ * (hpk_map.cuh). Small packets (0 to 2 items, runs of empty ones that
+ * own no item) put hundreds of packets into one thread block, packet
+ * starts at every item of it and empty packets at its edges; long ones
+ * span thread blocks. The blk array must count 64-byte items, and every
+ * byte must equal OpenSSL's. */
+static void
+test_ctr_items(void)
+{
+	static uint32_t lens[NPKT];
+	uint32_t mism, items = 0, expect = 0;
+
+	for (uint32_t i = 0; i < NPKT; i++)
+		lens[i] = (i / 5) % 4 == 0 ? 0 : i % 97 == 3 ? 1458 + i % 64 : rnd() % 130;
+	lay_out(lens, NPKT);
+	for (uint32_t i = 0; i < NPKT; i++) {
+		expect += (lens[i] + 63) / 64;
+		items += b.blk[i + 1] - b.blk[i] == (lens[i] + 63) / 64;
+	}
+	CHECK(items == NPKT && b.blk[NPKT] == expect && expect > 2 * 256,
+	      "AES-CTR items: %u of %u packets counted as 64-byte items, %u of %u in all",
+	      items, NPKT, b.blk[NPKT], expect);
+	mism = ctr_vs_openssl(lens, NPKT);
+	CHECK(mism == 0, "AES-CTR items: %u of %u small/empty/long packets differ from OpenSSL",
+	      mism, NPKT);
 }
 
 static void
@@ -285,7 +338,9 @@ test_gather(void)
 	off = blk = 0;
 	for (uint32_t i = 0; i < NPKT; i++)
 		gather_put(cb, i, lens[i], pool + at[i], orig[i], &off, &blk);
+	hpk_set_items(c, k_ctr, cb, NULL, 0);
 	hpk_layout(&b, lens, NPKT, NPKT, CAP_BYTES);
+	hpk_set_items(NULL, k_ctr, &b, NULL, 0);
 	ctr_keys(cb, NPKT);
 	for (uint32_t i = 0; i < NPKT; i++)
 		memcpy(b.data + b.off[i], orig[i], lens[i]);
@@ -385,7 +440,9 @@ test_scatter(void)
 		cb->n_dst = NPKT;
 		cb->mark_val = 3 + (uint32_t)kind;
 		if (kind == 0) {
+			hpk_set_items(c, k_ctr, cb, NULL, 0);
 			hpk_layout(&b, lens, NPKT, NPKT, CAP_BYTES);
+			hpk_set_items(NULL, k_ctr, &b, NULL, 0);
 			ctr_keys(cb, NPKT);
 			for (uint32_t i = 0; i < NPKT; i++)
 				memcpy(b.data + b.off[i], orig[i], lens[i]);
@@ -456,6 +513,7 @@ main(void)
 	test_fips197_c1();
 	test_sp800_38a_f51();
 	test_ctr_random();
+	test_ctr_items();
 	test_md5_rfc1321();
 	test_md5_random();
 	test_gather();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * On a GPU: the kernels' results byte-identical to the CPU (the host
  * emulation, itself checked against OpenSSL by test_cuda_emul) for random
- * packets of every IMIX size and of random sizes, batches of 1 to 4096,
+ * packets of every IMIX size, of random sizes and of 0-130 bytes with runs
+ * of empty ones (aes_ctr's item map), batches of 1 to 4096,
  * through the same staging/launch/poll path the cuda device uses.
  * Exits 77 (skipped) where no GPU or driver is present.
  */
@@ -39,7 +40,9 @@ twin(const struct hpk_batch *b)
 int
 main(void)
 {
-	static const uint32_t sizes[] = { 185, 428, 1400, 0 /* random */ };
+	/* 0: random sizes; 1: aes_ctr's item map under stress (0-130 bytes
+	 * with runs of empty packets: hundreds of packets a thread block) */
+	static const uint32_t sizes[] = { 185, 428, 1400, 0, 1 };
 	static const uint32_t batches[] = { 1, 31, 1024, 4096 };
 	static const char *const kernels[] = { "aes_ctr", "md5" };
 	static uint32_t lens[CAP_PKTS];
@@ -56,7 +59,7 @@ main(void)
 		const struct hpk_kernel *kn = hpk_test_kernel(kernels[ki]);
 		int ctr = ki == 0;
 
-		for (unsigned int si = 0; si < 4; si++) {
+		for (unsigned int si = 0; si < 5; si++) {
 			for (unsigned int bi = 0; bi < 4; bi++) {
 				struct hpk_batch *b = hpk_host(k, 0), *t;
 				uint32_t n = batches[bi], bad = 0;
@@ -64,8 +67,11 @@ main(void)
 				int r;
 
 				for (uint32_t i = 0; i < n; i++)
-					lens[i] = sizes[si] ? sizes[si] : rnd() % 1500;
-				if (hpk_layout(b, lens, n, CAP_PKTS, CAP_BYTES) != 0)
+					lens[i] = sizes[si] > 1 ? sizes[si] :
+						  sizes[si] == 0 ? rnd() % 1500 :
+						  (i / 5) % 4 == 0 ? 0 : rnd() % 130;
+				if (hpk_layout(b, lens, n, CAP_PKTS, CAP_BYTES) != 0 ||
+				    hpk_set_items(k, kn, b, NULL, 0) != 0)
 					return 1;
 				for (uint32_t i = 0; i < b->data_bytes; i++)
 					b->data[i] = (uint8_t)rnd();
@@ -102,7 +108,8 @@ main(void)
 				}
 				printf("%s size %s batch %u: %u of %u differ\n",
 				       kernels[ki],
-				       sizes[si] ? "imix" : "random", n, bad, n);
+				       sizes[si] > 1 ? "imix" : sizes[si] ? "small" : "random", n, bad,
+				       n);
 				fails += bad != 0;
 				free(t->data);
 				free(t->digest);

@@ -6,12 +6,16 @@
  *                OpenSSL on random packets
  *   DFA (AC)     lib/nf's own DFA walk on the same compact DFA, for 10k
  *                generated Snort-like patterns planted in random traffic
- *                (lib/nf's tests check that walk against pyahocorasick)
+ *                (lib/nf's tests check that walk against pyahocorasick),
+ *                and the kernel's chunking (gpu/hpk_chunk.h): its
+ *                arithmetic, and patterns planted across every chunk
+ *                boundary, self-overlapping ones among them
  *   LDPC         lib/ldpc's scalar decoder, bit for bit (hard decisions,
  *                ok flag, iteration count) on noisy codewords of 802.11n
  *                and 5G NR codes, OMS and NMS, early stop on and off
  * Exit 0 on success, 1 on a mismatch.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,7 @@
 #include "dpi_blob.h"
 #include "hp_ldpc.h"
 #include "hp_nf.h"
+#include "hpk_chunk.h"
 #include "hpk_test_util.h"
 #include "ldpc_blob.h"
 
@@ -123,6 +128,7 @@ test_dfa(void)
 	for (uint32_t i = 0; i < NPKT; i++)
 		lens[i] = i % 3 == 0 ? 185 : i % 3 == 1 ? 1400 : rnd() % 1500;
 	hpk_layout(&b, lens, NPKT, NPKT, CAP_BYTES);
+	CHECK(hpk_set_items(NULL, k_dpi, &b, blob, blen) == 0, "DFA: no items layout");
 	for (uint32_t i = 0; i < NPKT; i++)
 		hp_nf_traffic_fill(ps, &seed, b.data + b.off[i], lens[i], 0.5);
 	CHECK(hpk_emulate(k_dpi, &b, blob, blen) == 0, "DFA: emulation refused the blob");
@@ -141,6 +147,177 @@ test_dfa(void)
 	free(blob);
 	hp_nf_ac_free(ac);
 	hp_nf_patset_free(ps);
+}
+
+/* The chunk split alone: for packet lengths 0..700 and several overlaps,
+ * every byte position is owned by exactly one chunk, each chunk starts
+ * its walk min(from, ovl) bytes before what it owns (several chunks
+ * back when the overlap is longer than a chunk) and owns at most a
+ * chunk's size, and chunks start on 16-byte boundaries. */
+static void
+test_chunk_split(void)
+{
+	static const uint32_t ovls[] = { 0, 1, 15, 31, 47, 48, 99, 254 };
+	uint32_t bad = 0;
+
+	for (uint32_t o = 0; o < sizeof(ovls) / sizeof(ovls[0]); o++) {
+		const uint32_t ovl = ovls[o], cs = hpk_chunk_size(ovl);
+
+		bad += cs % 16 != 0 || cs < HPK_CHUNK_MIN || 3 * cs < ovl + 1;
+		for (uint32_t len = 0; len <= 700; len++) {
+			const uint32_t nc = hpk_chunks(len, cs);
+			uint32_t next = 0;
+
+			bad += nc == 0;
+			for (uint32_t c = 0; c < nc; c++) {
+				const struct hpk_chunk k = hpk_chunk_at(len, cs, ovl, c);
+				const uint32_t back = k.from < ovl ? k.from : ovl;
+
+				bad += k.from != next || k.from % 16 != 0 || k.end - k.from > cs ||
+				       k.walk != k.from - back || (len > 0 && k.end <= k.from);
+				next = k.end;
+			}
+			bad += next != len;
+		}
+	}
+	CHECK(bad == 0, "chunk split: %u inconsistencies", bad);
+}
+
+/* One pattern set through the kernel's chunking: each chosen pattern
+ * planted so that it ends at every position from just before to just
+ * after the first and second chunk boundaries (so it straddles them, and
+ * with patterns longer than a chunk, several),
+ * plus a periodic text that matches a self-overlapping pattern at every
+ * period across the boundaries; each packet's (count, first) must equal
+ * hp_nf_ac_scan's, and each packet must have hpk_chunks(len, C) work
+ * items with C from the set's longest pattern (the kernel finds it from
+ * the DFA alone). Returns the packets checked. */
+static uint32_t
+dfa_chunks_set(const char *name, struct hp_nf_patset *ps, const uint32_t *pats, uint32_t npats,
+	       const uint8_t *period, uint32_t plen)
+{
+	static uint32_t lens[NPKT], which[NPKT], endpos[NPKT];
+	struct hp_nf_ac *ac = NULL;
+	void *blob = NULL;
+	size_t blen;
+	uint32_t maxlen = 0, ovl, cs, n = 0, total = 0, mism = 0, items_bad = 0, matched = 0;
+	uint64_t seed = 11;
+
+	if (hp_nf_ac_build(ps, &ac) != 0 || hp_dpi_blob_build(hp_nf_ac_dfa(ac), &blob, &blen) != 0) {
+		CHECK(0, "DFA chunks %s: cannot build the DFA", name);
+		return 0;
+	}
+	for (uint32_t i = 0; i < ps->n; i++)
+		maxlen = ps->len[i] > maxlen ? ps->len[i] : maxlen;
+	ovl = maxlen - 1;
+	cs = hpk_chunk_size(ovl);
+	for (uint32_t pi = 0; pi <= npats; pi++) {
+		const uint32_t pl = pi < npats ? ps->len[pats[pi]] : 0;
+
+		for (uint32_t bnd = 1; bnd <= 2; bnd++) {
+			const uint32_t e0 = bnd * cs - 2 > pl - 1 || pi == npats ? bnd * cs - 2 : pl - 1;
+
+			for (uint32_t e = e0; e <= bnd * cs + pl + 1 || pi == npats; e++) {
+				const int flush = pi == npats && bnd == 2;
+
+				if (!flush && pi < npats) {
+					lens[n] = 3 * cs + pl + 7;
+					which[n] = pats[pi];
+					endpos[n] = e;
+					n++;
+				} else if (pi == npats && bnd == 1) {
+					lens[n] = 5 * cs + 3; /* the periodic text */
+					which[n] = UINT32_MAX;
+					n++;
+					break;
+				}
+				if (n < NPKT && !flush)
+					continue;
+				hpk_layout(&b, lens, n, NPKT, CAP_BYTES);
+				CHECK(hpk_set_items(NULL, k_dpi, &b, blob, blen) == 0,
+				      "DFA chunks %s: no items layout", name);
+				for (uint32_t i = 0; i < n; i++) {
+					uint8_t *d = b.data + b.off[i];
+
+					hp_nf_traffic_fill(ps, &seed, d, lens[i], 0.0);
+					if (which[i] == UINT32_MAX) {
+						for (uint32_t j = 0; j < lens[i]; j++)
+							d[j] = period[j % plen];
+					} else {
+						const uint32_t l = ps->len[which[i]];
+
+						memcpy(d + endpos[i] + 1 - l, ps->pat[which[i]], l);
+					}
+					items_bad += b.blk[i + 1] - b.blk[i] != hpk_chunks(lens[i], cs);
+				}
+				CHECK(hpk_emulate(k_dpi, &b, blob, blen) == 0,
+				      "DFA chunks %s: emulation refused the blob", name);
+				for (uint32_t i = 0; i < n; i++) {
+					struct hp_nf_dpi_res r;
+
+					hp_nf_ac_scan(ac, b.data + b.off[i], lens[i], &r);
+					mism += r.count != b.match[2 * i] || r.first != b.match[2 * i + 1];
+					matched += r.count > 0;
+				}
+				total += n;
+				n = 0;
+				if (flush)
+					break;
+			}
+			if (pi == npats && bnd == 2)
+				break;
+		}
+	}
+	CHECK(mism == 0, "DFA chunks %s: %u of %u packets differ from hp_nf_ac_scan", name, mism,
+	      total);
+	CHECK(items_bad == 0, "DFA chunks %s: %u packets without ceil(len / %u) chunks (longest "
+	      "pattern %u)", name, items_bad, cs, maxlen);
+	CHECK(matched == total, "DFA chunks %s: only %u of %u packets matched (planting broken?)",
+	      name, matched, total);
+	printf("dfa chunks %s: longest pattern %u, chunk %u bytes, %u packets across boundaries, "
+	       "all equal to lib/nf\n", name, maxlen, cs, total);
+	free(blob);
+	hp_nf_ac_free(ac);
+	return total;
+}
+
+static void
+test_dfa_chunks(void)
+{
+	struct hp_nf_patset *ps = NULL, *own = hp_nf_patset_new();
+	uint32_t pats[6], longest = 0;
+	uint8_t p[200];
+
+	/* the generated set: its longest pattern and five others */
+	if (hp_nf_patset_generate(42, 10000, &ps) != 0 || own == NULL) {
+		CHECK(0, "DFA chunks: cannot build the pattern sets");
+		return;
+	}
+	for (uint32_t i = 0; i < ps->n; i++)
+		longest = ps->len[i] > ps->len[longest] ? i : longest;
+	pats[0] = longest;
+	for (uint32_t i = 1; i < 6; i++)
+		pats[i] = (uint32_t)(rnd() % ps->n);
+	dfa_chunks_set("10k", ps, pats, 6, ps->pat[longest], ps->len[longest]);
+	/* long and self-overlapping patterns: "ab" x 60, "abab", 150 bytes
+	 * (three chunks' worth), and one "ab...ab" with a tail */
+	for (uint32_t i = 0; i < 120; i++)
+		p[i] = "ab"[i % 2];
+	hp_nf_patset_add(own, p, 120);
+	hp_nf_patset_add(own, p, 4);
+	for (uint32_t i = 0; i < 150; i++)
+		p[i] = (uint8_t)(i * 7 + 3);
+	hp_nf_patset_add(own, p, 150);
+	for (uint32_t i = 0; i < 40; i++)
+		p[i] = "ab"[i % 2];
+	p[40] = 'c';
+	hp_nf_patset_add(own, p, 41);
+	pats[0] = 0;
+	pats[1] = 2;
+	pats[2] = 3;
+	dfa_chunks_set("long", own, pats, 3, (const uint8_t *)"ab", 2);
+	hp_nf_patset_free(ps);
+	hp_nf_patset_free(own);
 }
 
 /* BPSK over AWGN at Eb/N0 db, LLRs quantised at 4 steps per unit (the
@@ -296,6 +473,50 @@ test_ldpc_units(const char *spec)
 	hp_ldpc_code_free(c);
 }
 
+/* The kernel's setup check: a code that names one column twice in a base
+ * row (which the parallel layer update, and the two-pass row update that
+ * rereads L, would get wrong) is refused with a clear error by the
+ * units kernel's table and by the codeword entry point, and the same
+ * code unchanged is taken. */
+static void
+test_ldpc_cols_once(void)
+{
+	struct hp_ldpc_code *c;
+	struct hp_ldpc_dec_cfg cfg;
+	struct hp_ldpc_blob h;
+	struct hpk_ctx *ctx = NULL;
+	unsigned int ulen, maxflip;
+	char info[256], err[256] = "";
+	uint32_t *row_start, *col;
+	uint8_t out[8];
+	int8_t llr[1944] = { 0 };
+	void *blob;
+	size_t blen;
+	int ret;
+
+	hp_ldpc_dec_cfg_default(&cfg);
+	if (hp_ldpc_code_create("wifi:648:1/2", &c) != 0 || hp_ldpc_unit_geom(c, &ulen, &maxflip) ||
+	    hp_ldpc_blob_build(c, &cfg, ulen, maxflip, HP_LDPC_UNIT_LLR, &blob, &blen) != 0 ||
+	    hpk_open_emul(&ctx, 1, NPKT, CAP_BYTES, info, sizeof(info)) < 0) {
+		CHECK(0, "LDPC columns: setup failed");
+		return;
+	}
+	CHECK(hpk_ldpc_emulate(blob, blen, llr, 1, out, 8, NULL, NULL) >= 0,
+	      "LDPC columns: the unchanged code was refused");
+	memcpy(&h, blob, sizeof(h));
+	row_start = (uint32_t *)((uint8_t *)blob + h.off_row_start);
+	col = (uint32_t *)((uint8_t *)blob + h.off_col);
+	col[row_start[2] + 1] = col[row_start[2]]; /* row 2 names a column twice */
+	ret = hpk_table(ctx, k_ldpc, blob, blen, err, sizeof(err));
+	CHECK(ret == -EINVAL && strstr(err, "base row 2 names column") != NULL,
+	      "LDPC columns: the units table took a repeated column (%d: %s)", ret, err);
+	CHECK(hpk_ldpc_emulate(blob, blen, llr, 1, out, 8, NULL, NULL) == -EINVAL,
+	      "LDPC columns: the codeword entry point took a repeated column");
+	hpk_close(ctx);
+	free(blob);
+	hp_ldpc_code_free(c);
+}
+
 int
 main(void)
 {
@@ -303,6 +524,8 @@ main(void)
 	test_cbc_f21();
 	test_cbc_random();
 	test_dfa();
+	test_chunk_split();
+	test_dfa_chunks();
 	/* SNRs around each code's waterfall, so some words fail. */
 	test_ldpc_code("wifi:1944:1/2", 24, 1.0, 1, 1);
 	test_ldpc_code("wifi:1944:1/2", 8, 1.0, 0, 0);
@@ -311,6 +534,7 @@ main(void)
 	test_ldpc_code("nr:1:384", 3, 1.0, 1, 1);
 	test_ldpc_units("wifi:1944:1/2");
 	test_ldpc_units("wifi:1296:2/3");
+	test_ldpc_cols_once();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

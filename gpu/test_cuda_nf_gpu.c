@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * On a GPU: the AES-CBC, DFA and LDPC kernels' output identical to the CPU
  * references (OpenSSL CBC, lib/nf's DFA walk, lib/ldpc's decoder) on
- * random inputs of every IMIX size, batches 1..4096 / codewords 1..256.
+ * random inputs of every IMIX size, batches 1..4096 / codewords 1..256;
+ * the DFA's chunks (a thread per 48 bytes, merged by the packet's last
+ * chunk) also with patterns planted across every chunk boundary, and
+ * LDPC says where its messages lived (shared memory where the GPU's
+ * opt-in limit holds them: NR BG1 Z=384 on an H100/H200).
  * Exits 77 (skipped) where no GPU or driver is present.
  */
 #include <math.h>
@@ -14,6 +18,7 @@
 #include "dpi_blob.h"
 #include "hp_ldpc.h"
 #include "hp_nf.h"
+#include "hpk_chunk.h"
 #include "hpk_test_util.h"
 #include "ldpc_blob.h"
 
@@ -98,6 +103,64 @@ cbc(struct hpk_ctx *k)
 	EVP_CIPHER_CTX_free(c);
 }
 
+/* The DFA's chunk boundaries on the GPU: the set's longest pattern and
+ * 15 others, each planted to end at every position from 2 before the
+ * first chunk boundary to 2 past the pattern's length after the second
+ * (packets of 3 chunks + the pattern + 7 bytes, so the pattern spans
+ * several chunks and the packets' chunks spread over thread blocks);
+ * (count, first) against lib/nf and the chunk counts against
+ * hpk_chunks(). */
+static void
+dfa_boundaries(struct hpk_ctx *k, struct hp_nf_patset *ps, struct hp_nf_ac *ac)
+{
+	static uint32_t lens[CAP_PKTS], which[CAP_PKTS], endpos[CAP_PKTS];
+	struct hpk_batch *b = hpk_host(k, 0);
+	uint32_t maxlen = 0, longest = 0, cs, n = 0, bad = 0, items_bad = 0;
+	uint64_t seed = 5;
+
+	for (uint32_t i = 0; i < ps->n; i++)
+		if (ps->len[i] > maxlen) {
+			maxlen = ps->len[i];
+			longest = i;
+		}
+	cs = hpk_chunk_size(maxlen - 1);
+	for (uint32_t pi = 0; pi < 16; pi++) {
+		const uint32_t w = pi == 0 ? longest : rnd() % ps->n, pl = ps->len[w];
+
+		for (uint32_t e = cs - 2 > pl - 1 ? cs - 2 : pl - 1; e <= 2 * cs + pl + 1; e++) {
+			if (n == CAP_PKTS)
+				break;
+			lens[n] = 3 * cs + pl + 7;
+			which[n] = w;
+			endpos[n++] = e;
+		}
+	}
+	hpk_layout(b, lens, n, CAP_PKTS, CAP_BYTES);
+	hpk_set_items(k, hpk_test_kernel("dpi"), b, NULL, 0);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *d = b->data + b->off[i];
+		const uint32_t l = ps->len[which[i]];
+
+		hp_nf_traffic_fill(ps, &seed, d, lens[i], 0.0);
+		memcpy(d + endpos[i] + 1 - l, ps->pat[which[i]], l);
+		items_bad += b->blk[i + 1] - b->blk[i] != hpk_chunks(lens[i], cs);
+	}
+	if (run_batch(k, "dpi") < 0) {
+		fails++;
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct hp_nf_dpi_res r;
+
+		hp_nf_ac_scan(ac, b->data + b->off[i], lens[i], &r);
+		bad += r.count != b->match[2 * i] || r.first != b->match[2 * i + 1];
+	}
+	printf("dfa chunk boundaries (chunk %u bytes, longest pattern %u), %u packets, %u "
+	       "threads: %u differ from lib/nf, %u with the wrong chunk count\n",
+	       cs, maxlen, n, b->blk[n], bad, items_bad);
+	fails += bad != 0 || items_bad != 0;
+}
+
 static void
 dfa(struct hpk_ctx *k)
 {
@@ -124,6 +187,7 @@ dfa(struct hpk_ctx *k)
 	for (uint32_t i = 0; i < CAP_PKTS; i++)
 		lens[i] = i % 5 == 0 || i % 5 == 3 ? 185 : i % 5 == 1 ? 428 : 1400;
 	hpk_layout(b, lens, CAP_PKTS, CAP_PKTS, CAP_BYTES);
+	hpk_set_items(k, hpk_test_kernel("dpi"), b, NULL, 0); /* a thread per chunk */
 	for (uint32_t i = 0; i < CAP_PKTS; i++)
 		hp_nf_traffic_fill(ps, &seed, b->data + b->off[i], lens[i], 0.3);
 	if (run_batch(k, "dpi") < 0) {
@@ -138,6 +202,7 @@ dfa(struct hpk_ctx *k)
 	}
 	printf("dfa 10k patterns, %u packets: %u differ from lib/nf\n", CAP_PKTS, bad);
 	fails += bad != 0;
+	dfa_boundaries(k, ps, ac);
 	hp_nf_ac_free(ac);
 	hp_nf_patset_free(ps);
 }
@@ -194,7 +259,8 @@ ldpc(struct hpk_ctx *k, const char *spec, uint32_t n_cw)
 		for (uint32_t w = 0; w < n_cw; w++)
 			bad += memcmp(o1 + (size_t)w * nf, o2 + (size_t)w * nf, nf) != 0 ||
 			       res[w].ok != ok[w] || res[w].iters != it[w];
-		printf("ldpc %s, %u codewords: %u differ from lib/ldpc\n", spec, n_cw, bad);
+		printf("ldpc %s, %u codewords (messages in %s memory): %u differ from lib/ldpc\n",
+		       spec, n_cw, hpk_ldpc_msgs_shared(blob, blen) == 1 ? "shared" : "global", bad);
 		fails += bad != 0;
 	}
 	hp_ldpc_dec_free(dec);

@@ -7,11 +7,18 @@
 # others still run. At the end everything is packed into one tarball.
 #
 #   scripts/gpu-validate.sh checks    GPU vs CPU byte-identity tests (AES,
-#       MD5, LDPC, Aho-Corasick, AES-CBC, SMPP), bench/gpu and
+#       MD5, LDPC with its messages in shared and in global memory,
+#       Aho-Corasick, AES-CBC, SMPP), bench/gpu and
 #       bench/smpp_gpu with --record, hplane runs with --gpu cuda (vpn, ran,
 #       crypto with a fault injected mid-run): issues 8 and 9 (~5 min)
 #   scripts/gpu-validate.sh quick     byte identity of every kernel (the
-#       three tests of checks) and one bench point per app: an hplane run
+#       three tests of checks: with issue 22 part 4's kernels they also
+#       cover aes_ctr's 4-block items and per-block packet map on small
+#       and empty packets, the DFA's chunks with patterns planted across
+#       every chunk boundary, and LDPC's messages in shared memory at NR
+#       BG1 Z=384, which test_cuda_nf_gpu's log names), the sm_90
+#       resource figures of the kit's kernels where cuobjdump is
+#       installed, and one bench point per app: an hplane run
 #       of vpn, ran, crypto, ids and dedup on the GPU at the stress rate,
 #       and crypto's staged path beside its in-place one (issue 22); fits
 #       4 minutes (GV_DEADLINE defaults to 235 s from the start)
@@ -109,6 +116,11 @@ if [ "$stage" = checks ] || [ "$stage" = quick ]; then
 	step test_cuda_nf_gpu 120 "$K/build/gpu/test_cuda_nf_gpu"
 	step test_smpp_gpu 120 "$K/build/smpp/gpu/test_smpp_gpu" smpp/fuzz/corpus
 fi
+if [ "$stage" = quick ] && command -v cuobjdump > /dev/null; then
+	# registers, stack and shared memory of the kernels as built into the
+	# kit, beside bench/results/gpu-kernels-sm90-*.md (compiled here)
+	step kernel_resources 20 cuobjdump --dump-resource-usage "$K/build/gpu/libhp_cuda.so"
+fi
 if [ "$stage" = quick ]; then
 	# one point per app: every packet the scheduler can give the GPU
 	# at twice the CPU worker's capacity; crypto staged beside it
@@ -119,6 +131,9 @@ if [ "$stage" = quick ]; then
 	step point_crypto_staged 45 "$H" run --app crypto --gpu "$gpu:staged" --workers 1 \
 		--scenario stress --duration 3 --calib 0.5 --no-report --out "$W/point_crypto_staged"
 elif [ "$stage" = checks ]; then
+	# LDPC's other path: the messages in global memory (the fallback for
+	# GPUs whose shared memory does not hold them), byte-identical too
+	step test_cuda_nf_gpu_global 120 env HPK_LDPC_MSGS=global "$K/build/gpu/test_cuda_nf_gpu"
 	for app in vpn ran crypto ids dedup; do
 		step "run_$app" 60 "$H" run --app "$app" --gpu "$gpu" --workers 2 --scenario standard \
 			--duration 6 --out "$W/run_$app"

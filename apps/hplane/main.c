@@ -106,6 +106,9 @@ usage(FILE *o)
 "  --pcap-loop N         pcap: play the file N times, 0: until --duration or\n"
 "                        --packets [1]\n"
 "  --workers N           CPU worker lcores [1]\n"
+"  --sched-lcores N      scheduler lcores, each with its own rx/tx queue and the\n"
+"                        flows symmetric RSS gives it (generator, pcap, af_packet:\n"
+"                        N queue pairs, the kernel's fanout hash) [1]\n"
 "  --gpu DEV             add an accelerator device beside the CPU workers (repeat\n"
 "                        for several, each its own device and batcher, at most 4):\n"
 "                        model:PROFILE (timings from profiles/PROFILE.json, results\n"
@@ -333,6 +336,7 @@ enum {
 	O_PSPEED, O_PLOOP, O_NOREPORT, O_PLATFORM, O_CONFIGS, O_TRAINT,
 	O_APPS, O_TXRES,
 	O_GOAL, O_GOALPER, O_GOALAT, O_GOALLIB,
+	O_SCHEDLC,
 	O_END
 };
 
@@ -402,6 +406,7 @@ static const struct option longopts[] = {
 	{ "goal-period", required_argument, NULL, O_GOALPER },
 	{ "goal-at", required_argument, NULL, O_GOALAT },
 	{ "goal-lib", required_argument, NULL, O_GOALLIB },
+	{ "sched-lcores", required_argument, NULL, O_SCHEDLC },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -528,6 +533,9 @@ parse_opts(struct cli *c, int argc, char **argv)
 			break;
 		case O_TX: cfg->tx_arg = a; break;
 		case O_WORKERS: bad = parse_uint(a, &cfg->workers, 1, HP_MAX_WORKERS); break;
+		case O_SCHEDLC:
+			bad = parse_uint(a, &cfg->sched_lcores, 1, HP_MAX_SCHED_LCORES);
+			break;
 		case O_DUR: bad = parse_double(a, &cfg->duration_s, 0, 3600) ||
 				  cfg->duration_s <= 0; break;
 		case O_PKTS: bad = parse_u64(a, &cfg->max_packets, 1, MAX_PACKETS); break;
@@ -859,6 +867,8 @@ validate(struct cli *c)
 		return EXIT_USAGE;
 	if (cfg->gen_recycle && (cfg->verify_every != 0 || cfg->src != HP_SRC_GEN))
 		return fail(EXIT_USAGE, "--gen-recycle needs the generator (--source gen) and --verify-every 0");
+	if (hp_run_multi_check(cfg, err, sizeof(err)) < 0)
+		return fail(EXIT_USAGE, "%s", err);
 	if (hp_imix_parse(&cfg->imix, c->sizes, c->shares, err, sizeof(err)) < 0)
 		return fail(EXIT_USAGE, "%s", err);
 	if (c->types_file) {
@@ -1055,6 +1065,11 @@ check_lcores(const struct hp_run_cfg *cfg)
 			return fail(EXIT_USAGE, "--service-cores: lcore %u is not an EAL worker lcore (the main lcore is %u; map more with --lcores)",
 				    lc, main_lc);
 	}
+	if (rte_lcore_count() < need && cfg->sched_lcores > 1)
+		return fail(EXIT_USAGE, "%u scheduler lcores and %u workers%s need %u lcores (main, schedulers%s, workers%s) but EAL has %u: map more with --lcores",
+			    cfg->sched_lcores, cfg->workers, cfg->n_gpu ? " and accelerators" : "", need,
+			    cfg->src == HP_SRC_GEN ? ", traffic" : "", cfg->n_gpu ? ", accelerators" : "",
+			    rte_lcore_count());
 	if (rte_lcore_count() < need)
 		return fail(EXIT_USAGE, "%u workers%s need %u lcores (main, scheduler%s, workers%s) but EAL has %u: map more with --lcores",
 			    cfg->workers, cfg->n_gpu ? " and accelerators" : "", need,
@@ -1069,7 +1084,7 @@ static int
 default_eal(struct cli *c, char **eargv, char *store, size_t storelen)
 {
 	unsigned int ndev = c->cfg.workers + c->cfg.n_gpu;
-	unsigned int need = 2 + ndev + (c->cfg.src == HP_SRC_GEN ? 1 : 0);
+	unsigned int need = hp_run_lcores(&c->cfg);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static char prefix[64];
 	size_t o = 0;

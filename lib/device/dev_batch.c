@@ -302,7 +302,7 @@ drain_done(struct hp_device *dev, struct batch_priv *p)
 		p->free_jobs[p->n_free++] = job;
 	}
 	if (dev->ost.len)
-		hp_staging_flush_ring(&dev->ost, dev->out);
+		hp_device_flush_out(dev);
 	return moved;
 }
 
@@ -397,7 +397,7 @@ fallback_step(struct hp_device *dev)
 	}
 	dev->st.fallback_pkts += n;
 	dev->st.pkts += n;
-	hp_staging_flush_ring(&dev->ost, dev->out);
+	hp_device_flush_out(dev);
 	return n;
 }
 

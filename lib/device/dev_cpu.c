@@ -54,7 +54,7 @@ cpu_pass(struct hp_device *dev)
 
 	hp_device_epoch(dev);
 	if (dev->ost.len)
-		hp_staging_flush_ring(&dev->ost, dev->out);
+		hp_device_flush_out(dev);
 	if (hp_staging_room(&dev->ost) >= burst)
 		n = rte_ring_dequeue_burst(dev->in, (void **)pkts, burst, NULL);
 	if (n == 0) {
@@ -71,7 +71,7 @@ cpu_pass(struct hp_device *dev)
 		dev->st.bytes += hp_meta(pkts[i])->data_len;
 		hp_staging_put(&dev->ost, pkts[i]);
 	}
-	hp_staging_flush_ring(&dev->ost, dev->out);
+	hp_device_flush_out(dev);
 	dev->st.pkts += n;
 	t1 = rte_rdtsc();
 	dev->st.busy_cycles += t1 - t0;

@@ -326,6 +326,48 @@ fail:
 	return ret;
 }
 
+/* A stable counting sort of the staged packets by owner, one burst
+ * enqueue per owner, and what did not fit back at the front in owner
+ * order (each owner's packets keep theirs, which is all reorder needs).
+ * A few adds and one store a packet over the meta line the device wrote. */
+uint32_t
+hp_device_flush_routed(struct hp_device *dev)
+{
+	struct hp_staging *s = &dev->ost;
+	struct rte_mbuf *grp[HP_STAGING_MAX];
+	uint32_t off[HP_DEV_MAX_OUT + 1] = { 0 }, at[HP_DEV_MAX_OUT];
+	uint32_t i, k, n, keep = 0, sent = 0;
+	unsigned int o;
+
+	if (s->len == 0)
+		return 0;
+	for (i = 0; i < s->len; i++) {
+		o = hp_meta(s->buf[i])->owner;
+		off[(o < dev->n_out ? o : 0) + 1]++;
+	}
+	for (o = 0; o < dev->n_out; o++) {
+		off[o + 1] += off[o];
+		at[o] = off[o];
+	}
+	for (i = 0; i < s->len; i++) {
+		o = hp_meta(s->buf[i])->owner;
+		grp[at[o < dev->n_out ? o : 0]++] = s->buf[i];
+	}
+	for (o = 0; o < dev->n_out; o++) {
+		n = off[o + 1] - off[o];
+		if (n == 0)
+			continue;
+		k = rte_ring_enqueue_burst(dev->outs[o], (void **)(grp + off[o]), n, NULL);
+		sent += k;
+		for (i = k; i < n; i++)
+			s->buf[keep++] = grp[off[o] + i];
+	}
+	if (keep)
+		s->retries++;
+	s->len = keep;
+	return sent;
+}
+
 void
 hp_device_destroy(struct hp_device *dev)
 {

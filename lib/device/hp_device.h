@@ -27,6 +27,8 @@
 #include "hp_task.h"
 
 #define HP_DEV_NAMELEN 48
+/* completion rings a device can route to: one per scheduler lcore */
+#define HP_DEV_MAX_OUT 8
 #define HP_DEV_POLL_DONE (-1)	/* poll: quit, and everything is out */
 
 /* What the pipeline shares with every device. */
@@ -164,7 +166,11 @@ struct hp_device {
 	char name[HP_DEV_NAMELEN];
 	unsigned int idx;
 	struct rte_ring *in;       /* scheduler -> device */
-	struct rte_ring *out;      /* device -> scheduler */
+	struct rte_ring *out;      /* device -> scheduler (outs[0]) */
+	/* --sched-lcores N > 1: a completion ring per scheduler lcore; a
+	 * packet goes back to its meta's owner (n_out 0 or 1: out only) */
+	struct rte_ring *outs[HP_DEV_MAX_OUT];
+	unsigned int n_out;
 	struct hp_dev_caps caps;
 	/* CPU task contexts: the cpu kind runs on them; batch devices use
 	 * them for modeled results and as the fallback path. */
@@ -269,6 +275,19 @@ hp_dev_runs(const struct hp_device *dev, const struct hp_meta *md, unsigned int 
  * that one task with granularity task; md->step advances. n <= HP_BURST. */
 void hp_device_run_chain(struct hp_device *dev, struct rte_mbuf **pkts,
 			 uint16_t n, uint64_t t0);
+
+/* Output staging into the completion rings, each packet to its owner's
+ * (hp_meta owner) when there are several; the rest stays staged. Returns
+ * how many went. With one ring it is the staging's flush as before. */
+uint32_t hp_device_flush_routed(struct hp_device *dev);
+
+static inline uint32_t
+hp_device_flush_out(struct hp_device *dev)
+{
+	if (likely(dev->n_out <= 1))
+		return hp_staging_flush_ring(&dev->ost, dev->out);
+	return hp_device_flush_routed(dev);
+}
 
 /* Resets the stats when the pipeline's epoch moved; returns true then. */
 bool hp_device_epoch(struct hp_device *dev);

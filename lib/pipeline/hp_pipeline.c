@@ -162,7 +162,8 @@ run_check(struct pl_run *r, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	r->n_dev = cfg->workers + cfg->n_gpu;
-	return 0;
+	r->n_sc = cfg->sched_lcores > 1 ? cfg->sched_lcores : 1;
+	return hp_run_multi_check(cfg, err, errlen);
 }
 
 /* Devices: cfg->workers cpu workers, then the accelerators in --gpu order, each
@@ -216,13 +217,23 @@ devices_build(struct pl_run *r, char *err, size_t errlen)
 				 d->name);
 			return -ENOTSUP;
 		}
+		/* several scheduler lcores: one input ring they all fill
+		 * (multi-producer: an enqueue is a CAS on the head, see
+		 * docs/scale-out.md for the measured cost) and a completion
+		 * ring per scheduler, each packet back to its owner */
 		snprintf(name, sizeof(name), "hp_d%u_in", i);
 		d->in = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
-					RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "hp_d%u_out", i);
-		d->out = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (d->in == NULL || d->out == NULL) {
+					r->n_sc > 1 ? RING_F_SC_DEQ : RING_F_SP_ENQ | RING_F_SC_DEQ);
+		d->n_out = r->n_sc > 1 ? r->n_sc : 0;
+		for (unsigned int o = 0; o < RTE_MAX(d->n_out, 1u); o++) {
+			snprintf(name, sizeof(name), o ? "hp_d%u_out%u" : "hp_d%u_out", i, o);
+			d->outs[o] = rte_ring_create(name, cfg->ring_size, rte_socket_id(),
+						     RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (d->outs[o] == NULL)
+				break;
+		}
+		d->out = d->outs[0];
+		if (d->in == NULL || d->outs[RTE_MAX(d->n_out, 1u) - 1] == NULL) {
 			snprintf(err, errlen, "cannot create device rings: %s",
 				 rte_strerror(rte_errno));
 			return -ENOMEM;
@@ -273,11 +284,17 @@ stages_build(struct pl_run *r)
 		r->stage[i] = (struct hp_stage){ .ops = &device_stage, .arg = &r->dev[i] };
 		snprintf(r->stage[i].name, sizeof(r->stage[i].name), "hp_%.28s", r->dev[i].name);
 	}
-	*PL_STAGE_SCHED(r) = (struct hp_stage){ .ops = &pl_sched_stage, .arg = r,
-						.name = "hp_sched" };
+	for (i = 0; i < r->n_sc; i++) {
+		*PL_STAGE_SCHED(r, i) = (struct hp_stage){ .ops = &pl_sched_stage,
+							   .arg = &r->sc[i] };
+		if (r->n_sc > 1)
+			snprintf(PL_STAGE_SCHED(r, i)->name, HP_STAGE_NAMELEN, "hp_sched%u", i);
+		else
+			snprintf(PL_STAGE_SCHED(r, i)->name, HP_STAGE_NAMELEN, "hp_sched");
+	}
 	*PL_STAGE_TRAFFIC(r) = (struct hp_stage){ .ops = &pl_traffic_stage, .arg = r,
 						  .name = "hp_traffic" };
-	r->n_stages = r->n_dev + 1 + (r->cfg->src == HP_SRC_GEN ? 1 : 0);
+	r->n_stages = r->n_dev + r->n_sc + (pl_has_traffic(r) ? 1 : 0);
 }
 
 static int
@@ -289,7 +306,7 @@ run_build(struct pl_run *r, const struct hp_sched_ops *sops, struct hp_run_resul
 
 	r->rows = calloc(HP_TRACE_MAX, sizeof(*r->rows));
 	r->dev = rte_zmalloc("hp_devices", sizeof(*r->dev) * r->n_dev, RTE_CACHE_LINE_SIZE);
-	r->sc = rte_zmalloc("hp_sched", sizeof(*r->sc), RTE_CACHE_LINE_SIZE);
+	r->sc = rte_zmalloc("hp_sched", sizeof(*r->sc) * r->n_sc, RTE_CACHE_LINE_SIZE);
 	r->tr = rte_zmalloc("hp_traffic", sizeof(*r->tr), RTE_CACHE_LINE_SIZE);
 	if (r->rows == NULL || r->dev == NULL || r->sc == NULL || r->tr == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -394,7 +411,8 @@ measure(struct pl_run *r, struct hp_run_result *res, char *err, size_t errlen)
 	STORE(r->epoch, 1);
 	for (i = 0; i < r->n_stages; i++) {
 		const int *seen = i < r->n_dev ? &r->dev[i].epoch_seen :
-			i == r->n_dev ? &r->sc->epoch_seen : &r->tr->epoch_seen;
+			i < r->n_dev + r->n_sc ? &r->sc[i - r->n_dev].epoch_seen :
+			&r->tr->epoch_seen;
 
 		while (LOAD(*seen) != 1)
 			usleep(200);
@@ -421,8 +439,8 @@ measure(struct pl_run *r, struct hp_run_result *res, char *err, size_t errlen)
 			power_sample(r, &pw, now);
 		if (now >= stop_at || stop_signal(r) ||
 		    (cfg->src == HP_SRC_PCAP &&
-		     LOAD(r->sc->rx) + pl_port_drops(r) >= r->pcap_count) ||
-		    (cfg->max_packets && LOAD(r->sc->rx) >= cfg->max_packets))
+		     PL_SUM(r, rx) + pl_port_drops(r) >= r->pcap_count) ||
+		    (cfg->max_packets && PL_SUM(r, rx) >= cfg->max_packets))
 			break;
 		usleep(2000);
 	}
@@ -444,13 +462,15 @@ stages_stop(struct pl_run *r)
 
 	pl_gen_set(r, false);
 	pl_ports_stop_rx(r);
-	hp_stage_stop(PL_STAGE_SCHED(r));
-	hp_launch_join(&r->launch, PL_STAGE_SCHED(r));
+	for (i = 0; i < r->n_sc; i++)
+		hp_stage_stop(PL_STAGE_SCHED(r, i));
+	for (i = 0; i < r->n_sc; i++)
+		hp_launch_join(&r->launch, PL_STAGE_SCHED(r, i));
 	for (i = 0; i < r->n_dev; i++) {
 		hp_stage_stop(&r->stage[i]);
 		hp_launch_join(&r->launch, &r->stage[i]);
 	}
-	if (r->n_stages > r->n_dev + 1) {
+	if (r->n_stages > r->n_dev + r->n_sc) {
 		hp_stage_stop(PL_STAGE_TRAFFIC(r));
 		hp_launch_join(&r->launch, PL_STAGE_TRAFFIC(r));
 	}
@@ -468,7 +488,8 @@ run_teardown(struct pl_run *r, struct hp_run_result *res)
 		for (i = 0; i < r->n_dev; i++) {
 			hp_device_destroy(&r->dev[i]);
 			rte_ring_free(r->dev[i].in);
-			rte_ring_free(r->dev[i].out);
+			for (unsigned int o = 0; o < HP_DEV_MAX_OUT; o++)
+				rte_ring_free(r->dev[i].outs[o]);
 		}
 	}
 	pl_traffic_free(r);
@@ -515,7 +536,9 @@ hp_run_lcores(const struct hp_run_cfg *cfg)
 	if (cfg->stages_as_services)
 		return 0;   /* every stage runs on the service lcores */
 	return 2 + cfg->workers + cfg->n_gpu +
-	       (cfg->src == HP_SRC_GEN ? 1 : 0);
+	       (cfg->sched_lcores > 1 ? cfg->sched_lcores - 1 : 0) +
+	       (cfg->src == HP_SRC_GEN || (cfg->src == HP_SRC_PCAP && cfg->sched_lcores > 1) ?
+		1 : 0);
 }
 
 int

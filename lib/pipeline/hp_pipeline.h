@@ -24,8 +24,10 @@
 #define HP_MAX_ACCEL 4    /* accelerators beside the CPU workers (--gpu, repeatable) */
 #define HP_MAX_DEVICES (HP_MAX_WORKERS + HP_MAX_ACCEL) /* cpu workers, then accelerators */
 #define HP_TRACE_MAX 36000
-/* Polling loops with load counters: devices, then scheduler, traffic. */
-#define HP_LOAD_LOOPS (HP_MAX_DEVICES + 2)
+/* Scheduler lcores (--sched-lcores): each its own rx/tx queue pair */
+#define HP_MAX_SCHED_LCORES 8
+/* Polling loops with load counters: devices, then schedulers, traffic. */
+#define HP_LOAD_LOOPS (HP_MAX_DEVICES + HP_MAX_SCHED_LCORES + 1)
 
 enum hp_source_kind { HP_SRC_GEN, HP_SRC_PCAP, HP_SRC_AF_PACKET };
 
@@ -50,6 +52,9 @@ struct hp_run_cfg {
 	unsigned int pcap_loops;
 	const char *out_dir;
 	unsigned int workers;
+	/* --sched-lcores: scheduler stages, each with its own rx and tx
+	 * queue and the flows RSS gives it (0 or 1: one, today's path) */
+	unsigned int sched_lcores;
 	const char *gpus[HP_MAX_ACCEL]; /* accelerator device specs, each its own
 	                                 * device with its own batcher */
 	unsigned int n_gpu;
@@ -228,6 +233,19 @@ struct hp_port_report {
 	struct hp_eth_view ethdev;
 };
 
+/* One scheduler lcore's part of the run (--sched-lcores): its queue's
+ * counts and its loop's cost; the run's totals are their sums. */
+struct hp_sched_lcore {
+	unsigned int queue;        /* its rx/tx queue on the ports */
+	uint64_t rx, tx, bytes_rx, bytes_tx;
+	uint64_t dropped;          /* invalid, task errors, admission */
+	uint64_t q_offered, q_dropped; /* its rx queue: offered, full (generator) */
+	uint64_t busy_cycles, total_cycles;
+	double cycles_per_pkt, in_cycles_per_pkt; /* as the run's, per lcore */
+	uint64_t flows_created, reorder_pkts, order_out, order_out_in_order;
+	uint64_t lat_count;        /* packets in its latency histogram */
+};
+
 struct hp_run_result {
 	double duration_s;
 	double capacity_pps;
@@ -280,6 +298,8 @@ struct hp_run_result {
 	unsigned int n_apps;       /* --apps: apps below; 0 with one app */
 	struct hp_app_report apps[HP_MAX_APPS];
 	struct hp_sched_goalstat goal; /* goal "" when the policy has none */
+	unsigned int n_sched;      /* scheduler lcores, each below */
+	struct hp_sched_lcore sched_lcores[HP_MAX_SCHED_LCORES];
 };
 
 int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,
@@ -287,6 +307,9 @@ int hp_run(const struct hp_run_cfg *cfg, struct hp_run_result *res,
 /* EAL lcores a run needs: main, scheduler, one per device, traffic (for
  * generated traffic); 0 when its stages run as services. */
 unsigned int hp_run_lcores(const struct hp_run_cfg *cfg);
+/* Without EAL: what --sched-lcores allows (its range, the combinations
+ * that run with several scheduler lcores). 0 or -errno with one line. */
+int hp_run_multi_check(const struct hp_run_cfg *cfg, char *err, size_t errlen);
 /* Before hp_run and without EAL: the source and output cfg names can be
  * used as they are (a pcap of Ethernet frames with at least one whole
  * record, an output that is not the source file, interfaces that exist).

@@ -295,6 +295,14 @@ hp_print_summary(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	printf("  %-26s %.0f cycles/packet (way in %.0f, way back %.0f)\n", "scheduler lcore busy",
 	       r->sched_cycles_per_pkt, r->sched_in_cycles_per_pkt,
 	       r->sched_cycles_per_pkt - r->sched_in_cycles_per_pkt);
+	for (unsigned int i = 0; r->n_sched > 1 && i < r->n_sched; i++) {
+		const struct hp_sched_lcore *l = &r->sched_lcores[i];
+
+		printf("  %-26s queue %u: rx %" PRIu64 "  tx %" PRIu64 "  dropped %" PRIu64 "  busy %.1f%%  %.0f cycles/packet (way in %.0f)\n",
+		       i ? "" : "scheduler lcores", l->queue, l->rx, l->tx, l->dropped,
+		       l->total_cycles ? 100.0 * (double)l->busy_cycles / (double)l->total_cycles : 0,
+		       l->cycles_per_pkt, l->in_cycles_per_pkt);
+	}
 	fflush(stdout);
 }
 
@@ -342,6 +350,49 @@ jstr(const char *s)
 /* json_object_set_new that gives up on the first failure (out of memory):
  * the caller checks once whether everything went in. */
 #define SET(o, k, v) (ok &= json_object_set_new((o), (k), (v)) == 0)
+
+/* Each scheduler lcore (--sched-lcores): its queue's counts and cost;
+ * the run's totals are their sums. */
+static json_t *
+lcores_json(const struct hp_run_result *r)
+{
+	json_t *a = json_array();
+	unsigned int i;
+	bool ok = a != NULL;
+
+	for (i = 0; ok && i < r->n_sched; i++) {
+		const struct hp_sched_lcore *l = &r->sched_lcores[i];
+		json_t *o = json_object();
+
+		ok = o != NULL;
+		if (!ok)
+			break;
+		SET(o, "queue", ju64(l->queue));
+		SET(o, "received", ju64(l->rx));
+		SET(o, "delivered", ju64(l->tx));
+		SET(o, "bytes_received", ju64(l->bytes_rx));
+		SET(o, "bytes_delivered", ju64(l->bytes_tx));
+		SET(o, "dropped", ju64(l->dropped));
+		SET(o, "queue_offered", ju64(l->q_offered));
+		SET(o, "queue_dropped", ju64(l->q_dropped));
+		SET(o, "busy_cycles", ju64(l->busy_cycles));
+		SET(o, "total_cycles", ju64(l->total_cycles));
+		SET(o, "busy_pct", jnum(l->total_cycles ? 100.0 * (double)l->busy_cycles /
+						   (double)l->total_cycles : NAN));
+		SET(o, "cycles_per_packet", jnum(l->cycles_per_pkt));
+		SET(o, "in_cycles_per_packet", jnum(l->in_cycles_per_pkt));
+		SET(o, "flows_created", ju64(l->flows_created));
+		SET(o, "order_packets", ju64(l->order_out));
+		SET(o, "order_in_order", ju64(l->order_out_in_order));
+		SET(o, "latency_count", ju64(l->lat_count));
+		ok &= json_array_append_new(a, o) == 0;
+	}
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
 
 static json_t *
 latency_json(const struct hp_run_result *r)
@@ -720,6 +771,7 @@ summary_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r)
 	ok &= types_json(o, cfg, r) == 0;
 	SET(o, "sched_cycles_per_packet", jnum(r->sched_cycles_per_pkt));
 	SET(o, "sched_in_cycles_per_packet", jnum(r->sched_in_cycles_per_pkt));
+	SET(o, "sched_lcores", lcores_json(r));
 	SET(o, "stage_retries", ju64(r->stage_retries));
 	if (!ok) {
 		json_decref(o);

@@ -15,7 +15,7 @@
 unsigned int
 pl_n_loops(const struct pl_run *r)
 {
-	return r->n_dev + 1 + (r->cfg->src == HP_SRC_GEN ? 1 : 0);
+	return r->n_dev + r->n_sc + (pl_has_traffic(r) ? 1 : 0);
 }
 
 struct hp_load *
@@ -23,7 +23,7 @@ pl_loop_load(const struct pl_run *r, unsigned int i)
 {
 	if (i < r->n_dev)
 		return &r->dev[i].load;
-	return i == r->n_dev ? &r->sc->load : &r->tr->load;
+	return i < r->n_dev + r->n_sc ? &r->sc[i - r->n_dev].load : &r->tr->load;
 }
 
 int
@@ -33,6 +33,7 @@ pl_loads_init(struct pl_run *r, char *err, size_t errlen)
 	int ret = 0;
 
 	for (i = 0; i < pl_n_loops(r) && ret == 0; i++) {
+		bool sched = i >= r->n_dev && i < r->n_dev + r->n_sc;
 		struct hp_load_conf c = {
 			.interval_s = r->cfg->load_interval_s,
 			.hz = r->hz,
@@ -44,8 +45,12 @@ pl_loads_init(struct pl_run *r, char *err, size_t errlen)
 				RTE_MAX(burst, r->dev[i].caps.max_batch_pkts) : 3 * burst,
 		};
 
-		snprintf(c.name, sizeof(c.name), "%s", i < r->n_dev ? r->dev[i].name :
-			 i == r->n_dev ? "sched" : "traffic");
+		/* "sched" with one scheduler lcore, "sched0".. with several */
+		if (sched && r->n_sc > 1)
+			snprintf(c.name, sizeof(c.name), "sched%u", i - r->n_dev);
+		else
+			snprintf(c.name, sizeof(c.name), "%s", i < r->n_dev ? r->dev[i].name :
+				 sched ? "sched" : "traffic");
 		ret = hp_load_init(pl_loop_load(r, i), &c);
 		if (ret == 0)
 			ret = hp_load_register(pl_loop_load(r, i));
@@ -131,15 +136,23 @@ pct_of(uint64_t a, uint64_t b, double none)
 }
 
 /* One trace row per second, computed by the lcore that owns the data (the
- * scheduler's pass calls it). */
+ * scheduler's pass calls it). With several scheduler lcores the first
+ * writes it: counts and rates are the sums of all (read relaxed), the
+ * latency quantiles its own flows' (a share RSS chose; the run's
+ * histogram at the end merges all). */
 void
 pl_sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 {
 	struct pl_sched_row *p = &sc->row;
 	struct hp_trace_row *row;
+	struct pl_row_src v;
 	uint64_t off = pl_offered_now(r), pd = pl_port_drops(r);
-	uint64_t ro = sc->ro.st.packets, roin = sc->ro.st.in_order, all = 0;
+	uint64_t ro, roin, all = 0;
 	unsigned int i;
+
+	pl_row_src(r, sc, &v);
+	ro = v.ro_packets;
+	roin = v.ro_in_order;
 
 	if (r->n_rows >= HP_TRACE_MAX)
 		return;
@@ -147,20 +160,20 @@ pl_sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	pl_lat_fold(r, sc);
 	row->t = (double)(now - r->t0) / (double)r->hz;
 	row->offered_pps = (double)(off - p->off) / dt;
-	row->delivered_pps = (double)(sc->tx - p->tx) / dt;
-	row->gbps = (double)(sc->bytes_tx - p->bytes) * 8 / dt / 1e9;
-	row->l1_gbps = row->gbps + (double)((sc->tx - p->tx) * HP_L1_OVERHEAD +
-					    sc->l1_pad - p->l1pad) * 8 / dt / 1e9;
+	row->delivered_pps = (double)(v.tx - p->tx) / dt;
+	row->gbps = (double)(v.bytes_tx - p->bytes) * 8 / dt / 1e9;
+	row->l1_gbps = row->gbps + (double)((v.tx - p->tx) * HP_L1_OVERHEAD +
+					    v.l1_pad - p->l1pad) * 8 / dt / 1e9;
 	row->p50_us = (double)hp_hist_quantile(&sc->ilat, 0.5) / 1e3;
 	row->p99_us = (double)hp_hist_quantile(&sc->ilat, 0.99) / 1e3;
-	row->deadline_pct = pct_of(sc->dl_met - p->dlmet, sc->dl_pkts - p->dl, NAN);
+	row->deadline_pct = pct_of(v.dl_met - p->dlmet, v.dl_pkts - p->dl, NAN);
 	/* order-needing packets sent this second, in order at tx */
-	row->reorder_pct = pct_of(sc->order_out_in_order - p->outin, sc->order_out - p->outp,
+	row->reorder_pct = pct_of(v.order_out_in_order - p->outin, v.order_out - p->outp,
 				  NAN);
-	row->arrived_pct = 100.0 - pct_of(sc->ro.st.arrived_ooo - p->roooo, ro - p->ro, NAN);
+	row->arrived_pct = 100.0 - pct_of(v.ro_ooo - p->roooo, ro - p->ro, NAN);
 	row->dropped_port = pd - p->portdrop;
-	row->sched_busy_pct = pct_of(sc->busy_cycles - p->busy, sc->total_cycles - p->total, 0);
-	row->sched_in_pct = pct_of(sc->in_cycles - p->in, sc->busy_cycles - p->busy, 0);
+	row->sched_busy_pct = pct_of(v.busy - p->busy, v.total - p->total, 0);
+	row->sched_in_pct = pct_of(v.in - p->in, v.busy - p->busy, 0);
 	for (i = 0; i < r->n_dev; i++) {
 		uint64_t b = LOAD(r->dev[i].st.busy_cycles), t = LOAD(r->dev[i].st.total_cycles);
 
@@ -171,10 +184,10 @@ pl_sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	}
 	row->mean_us = hp_hist_mean(&sc->ilat) / 1e3;
 	for (i = 0; i < r->n_dev; i++)
-		all += sc->back_w[i] - p->back[i];
+		all += v.back[i] - p->back[i];
 	for (i = 0; i < r->n_dev; i++) {
-		row->dev_share_pct[i] = pct_of(sc->back_w[i] - p->back[i], all, NAN);
-		p->back[i] = sc->back_w[i];
+		row->dev_share_pct[i] = pct_of(v.back[i] - p->back[i], all, NAN);
+		p->back[i] = v.back[i];
 	}
 	for (i = 0; i < HP_POWER_MAX; i++)
 		__atomic_load(&r->power_w[i], &row->power_w[i], __ATOMIC_RELAXED);
@@ -183,22 +196,22 @@ pl_sched_row(struct pl_run *r, struct pl_sched *sc, uint64_t now, double dt)
 	row->switches = sc->s.gs.switches;
 	if (sc->apps != NULL)
 		pl_apps_row(sc->apps, row, dt);
-	p->tx = sc->tx;
-	p->bytes = sc->bytes_tx;
-	p->l1pad = sc->l1_pad;
-	p->dl = sc->dl_pkts;
-	p->dlmet = sc->dl_met;
+	p->tx = v.tx;
+	p->bytes = v.bytes_tx;
+	p->l1pad = v.l1_pad;
+	p->dl = v.dl_pkts;
+	p->dlmet = v.dl_met;
 	p->ro = ro;
 	p->roin = roin;
-	p->held = sc->ro.held;
-	p->roooo = sc->ro.st.arrived_ooo;
-	p->outp = sc->order_out;
-	p->outin = sc->order_out_in_order;
+	p->held = v.ro_held;
+	p->roooo = v.ro_ooo;
+	p->outp = v.order_out;
+	p->outin = v.order_out_in_order;
 	p->off = off;
 	p->portdrop = pd;
-	p->busy = sc->busy_cycles;
-	p->total = sc->total_cycles;
-	p->in = sc->in_cycles;
+	p->busy = v.busy;
+	p->total = v.total;
+	p->in = v.in;
 	hp_hist_merge(&sc->lat, &sc->ilat);
 	pl_tel_lat_publish(r, sc, now, dt);
 	hp_hist_reset(&sc->ilat);
@@ -214,6 +227,9 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	struct pl_sched *sc = r->sc;
 	uint64_t cyc = 0, n = 0, oh2 = 0, wp = 0;
 	unsigned int i;
+
+	/* each scheduler lcore's part, then their sums into sc */
+	pl_multi_collect(r, res);
 
 	res->received = sc->rx;
 	res->bytes_received = sc->bytes_rx;

@@ -40,7 +40,10 @@ struct pl_afp {
 	unsigned int ifindex, mtu, framesz, blocksz, framecnt;
 	bool promisc_was;          /* IFF_PROMISC before the run */
 	bool promisc_set;          /* the run turned it on */
-	int fd;                    /* the PMD's socket (rx port), else -1 */
+	/* the PMD's sockets (rx port), one per queue pair, else -1; the
+	 * run's drops are the kernel's drop counts of them all */
+	int fd[HP_MAX_SCHED_LCORES];
+	unsigned int n_fd;
 };
 
 struct pl_ports {
@@ -49,7 +52,10 @@ struct pl_ports {
 	uint64_t reasm0[3];        /* namespace's ReasmReqds/OKs/Fails at set-up */
 	bool reasm_ok;
 	struct pl_pcap_info pcap;
-	struct rte_ring *rxr, *txr; /* pcap: the ring port's rings */
+	/* pcap: the ring port's rings, a pair per scheduler lcore; with
+	 * several the schedulers send into txr and the traffic stage
+	 * passes what they sent on to net_pcap (pl_traffic.c) */
+	struct rte_ring *rxr[HP_MAX_SCHED_LCORES], *txr[HP_MAX_SCHED_LCORES];
 	struct pl_replay *replay;
 	unsigned int frame_max;    /* the pool's longest frame in one mbuf */
 };
@@ -138,29 +144,38 @@ ports_pool(struct pl_run *r, unsigned int frame, char *err, size_t errlen)
 	return 0;
 }
 
+/* The port with nq rx and nq tx queues (one pair per scheduler lcore);
+ * a port that has fewer is refused with one line. */
 static int
-port_setup(struct pl_run *r, uint16_t port, bool promisc, bool *promisc_set, char *err,
-	   size_t errlen)
+port_setup(struct pl_run *r, uint16_t port, uint16_t nq, bool promisc, bool *promisc_set,
+	   char *err, size_t errlen)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
-	uint16_t nrx = (uint16_t)r->cfg->ring_size, ntx = (uint16_t)r->cfg->ring_size;
+	uint16_t nrx = (uint16_t)r->cfg->ring_size, ntx = (uint16_t)r->cfg->ring_size, q;
 	int ret;
 
 	ret = rte_eth_dev_info_get(port, &info);
+	if (ret == 0 && (info.max_rx_queues < nq || info.max_tx_queues < nq)) {
+		snprintf(err, errlen, "--sched-lcores %u: port %u (%s) has %u rx and %u tx queues",
+			 nq, port, info.driver_name ? info.driver_name : "?", info.max_rx_queues,
+			 info.max_tx_queues);
+		return -EINVAL;
+	}
 	/* the checksums the port can put right itself (hp_pkt_l4_fixup) */
 	conf.txmode.offloads = ret == 0 ? info.tx_offload_capa & HP_PKT_TX_CKSUM_OFFLOADS : 0;
 	if (port == r->tx_port)
 		r->tx_offload = conf.txmode.offloads;
 	if (ret == 0)
-		ret = rte_eth_dev_configure(port, 1, 1, &conf);
+		ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret == 0)
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
-	if (ret == 0)
-		ret = rte_eth_rx_queue_setup(port, 0, nrx, rte_eth_dev_socket_id(port),
+	for (q = 0; q < nq && ret == 0; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, nrx, rte_eth_dev_socket_id(port),
 					     NULL, r->pool);
-	if (ret == 0)
-		ret = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
+		if (ret == 0)
+			ret = rte_eth_tx_queue_setup(port, q, ntx, rte_eth_dev_socket_id(port), NULL);
+	}
 	if (ret == 0)
 		ret = rte_eth_dev_start(port);
 	if (ret < 0) {
@@ -195,24 +210,33 @@ static int
 gen_setup(struct pl_run *r, char *err, size_t errlen)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
-	struct rte_ring *rxr[1], *txr[1];
+	struct pl_traffic *tr = r->tr;
+	char nm[RTE_RING_NAMESIZE];
+	unsigned int i;
 	int ret;
 
 	ret = ports_pool(r, 0, err, errlen);
 	if (ret < 0)
 		return ret;
-	rxr[0] = rte_ring_create("hp_port_rx", cfg->ring_size, rte_socket_id(),
-				 RING_F_SP_ENQ | RING_F_SC_DEQ);
-	txr[0] = rte_ring_create("hp_port_tx", cfg->ring_size, rte_socket_id(),
-				 RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (rxr[0] == NULL || txr[0] == NULL) {
-		snprintf(err, errlen, "cannot create port rings: %s",
-			 rte_strerror(rte_errno));
-		return -ENOMEM;
+	/* a queue pair per scheduler lcore, the generator spreading its
+	 * frames over the rx rings as a NIC's RSS would */
+	tr->n_q = r->n_sc;
+	hp_rss_init(&tr->rss, tr->n_q);
+	for (i = 0; i < tr->n_q; i++) {
+		snprintf(nm, sizeof(nm), i ? "hp_port_rx%u" : "hp_port_rx", i);
+		tr->rx_ring[i] = rte_ring_create(nm, cfg->ring_size, rte_socket_id(),
+						 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(nm, sizeof(nm), i ? "hp_port_tx%u" : "hp_port_tx", i);
+		tr->tx_ring[i] = rte_ring_create(nm, cfg->ring_size, rte_socket_id(),
+						 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (tr->rx_ring[i] == NULL || tr->tx_ring[i] == NULL) {
+			snprintf(err, errlen, "cannot create port rings: %s",
+				 rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
 	}
-	r->tr->rx_ring = rxr[0];
-	r->tr->tx_ring = txr[0];
-	ret = rte_eth_from_rings("hp_gen", rxr, 1, txr, 1, rte_socket_id());
+	ret = rte_eth_from_rings("hp_gen", tr->rx_ring, tr->n_q, tr->tx_ring, tr->n_q,
+				 rte_socket_id());
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create ring port: %s",
 			 rte_strerror(rte_errno));
@@ -250,15 +274,22 @@ pcap_setup(struct pl_run *r, char *err, size_t errlen)
 	ret = ports_pool(r, pp->pcap.caplen_max, err, errlen);
 	if (ret < 0)
 		return ret;
-	pp->rxr = rte_ring_create("hp_pcap_rx", cfg->ring_size, rte_socket_id(),
-				  RING_F_SP_ENQ | RING_F_SC_DEQ);
-	pp->txr = rte_ring_create("hp_pcap_tx", 64, rte_socket_id(),
-				  RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (pp->rxr == NULL || pp->txr == NULL) {
-		snprintf(err, errlen, "cannot create port rings: %s", rte_strerror(rte_errno));
-		return -ENOMEM;
+	for (unsigned int q = 0; q < r->n_sc; q++) {
+		char nm[RTE_RING_NAMESIZE];
+
+		snprintf(nm, sizeof(nm), q ? "hp_pcap_rx%u" : "hp_pcap_rx", q);
+		pp->rxr[q] = rte_ring_create(nm, cfg->ring_size, rte_socket_id(),
+					     RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(nm, sizeof(nm), q ? "hp_pcap_tx%u" : "hp_pcap_tx", q);
+		pp->txr[q] = rte_ring_create(nm, r->n_sc > 1 ? cfg->ring_size : 64,
+					     rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (pp->rxr[q] == NULL || pp->txr[q] == NULL) {
+			snprintf(err, errlen, "cannot create port rings: %s",
+				 rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
 	}
-	ret = rte_eth_from_rings("hp_pcap", &pp->rxr, 1, &pp->txr, 1, rte_socket_id());
+	ret = rte_eth_from_rings("hp_pcap", pp->rxr, r->n_sc, pp->txr, r->n_sc, rte_socket_id());
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create ring port: %s", rte_strerror(rte_errno));
 		return -EIO;
@@ -292,7 +323,9 @@ afp_geometry(struct pl_afp *a, const char *ifname, unsigned int ring, char *err,
 
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	a->fd = -1;
+	for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++)
+		a->fd[q] = -1;
+	a->n_fd = 0;
 	a->ifindex = if_nametoindex(ifname);
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0 || ioctl(s, SIOCGIFMTU, &ifr) < 0) {
@@ -355,28 +388,32 @@ afp_sockets(unsigned int ifindex, int *fds, int max)
 	return n;
 }
 
+/* A net_af_packet port with nq queue pairs: with several, the PMD joins
+ * its sockets in a PACKET_FANOUT group of mode hash, which the kernel
+ * computes symmetric (__skb_get_hash_symmetric): both directions of a
+ * flow on one queue, the RSS of an interface without one. */
 static int
-afp_vdev(struct pl_afp *a, const char *name, const char *ifname, bool rx, uint16_t *port,
-	 char *err, size_t errlen)
+afp_vdev(struct pl_afp *a, const char *name, const char *ifname, bool rx, unsigned int nq,
+	 uint16_t *port, char *err, size_t errlen)
 {
 	int before[AFP_MAX_FDS], after[AFP_MAX_FDS], nb = 0, na, i, k, ret;
 	char args[256];
 
-	snprintf(args, sizeof(args), "iface=%s,qpairs=1,framesz=%u,blocksz=%u,framecnt=%u",
-		 ifname, a->framesz, a->blocksz, a->framecnt);
+	snprintf(args, sizeof(args), "iface=%s,qpairs=%u,framesz=%u,blocksz=%u,framecnt=%u",
+		 ifname, nq, a->framesz, a->blocksz, a->framecnt);
 	if (rx)
 		nb = afp_sockets(a->ifindex, before, AFP_MAX_FDS);
 	ret = vdev_port(name, args, port, err, errlen);
 	if (ret < 0 || !rx)
 		return ret;
 	na = afp_sockets(a->ifindex, after, AFP_MAX_FDS);
-	for (i = 0; i < na && a->fd < 0; i++) {
+	for (i = 0; i < na && a->n_fd < nq; i++) {
 		for (k = 0; k < nb && before[k] != after[i]; k++)
 			;
 		if (k == nb)
-			a->fd = after[i];
+			a->fd[a->n_fd++] = after[i];
 	}
-	if (nb < 0 || a->fd < 0) {
+	if (nb < 0 || a->n_fd < nq) {
 		snprintf(err, errlen, "cannot find net_af_packet's socket on %s, whose kernel drops would go uncounted",
 			 ifname);
 		return -EIO;
@@ -433,11 +470,11 @@ afp_setup(struct pl_run *r, char *err, size_t errlen)
 	if (ret < 0)
 		return ret;
 	pp->reasm_ok = ip_reasm(pp->reasm0) == 0;
-	ret = afp_vdev(&pp->afp[0], "net_af_packet_hp", cfg->src_arg, true, &r->rx_port, err,
-		       errlen);
+	ret = afp_vdev(&pp->afp[0], "net_af_packet_hp", cfg->src_arg, true, r->n_sc,
+		       &r->rx_port, err, errlen);
 	r->tx_port = r->rx_port;
 	if (ret == 0 && two)
-		ret = afp_vdev(&pp->afp[1], "net_af_packet_hptx", cfg->tx_arg, false,
+		ret = afp_vdev(&pp->afp[1], "net_af_packet_hptx", cfg->tx_arg, false, r->n_sc,
 			       &r->tx_port, err, errlen);
 	return ret;
 }
@@ -447,12 +484,15 @@ afp_kernel_drops(struct pl_ports *pp)
 {
 	struct tpacket_stats st;
 	socklen_t len = sizeof(st);
-	int fd = LOAD(pp->afp[0].fd);
-
 	/* the counter restarts at every read; readers add what they took */
-	if (fd >= 0 && getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0 &&
-	    st.tp_drops != 0)
-		__atomic_fetch_add(&pp->kdrops, st.tp_drops, __ATOMIC_RELAXED);
+	for (unsigned int q = 0; q < pp->afp[0].n_fd; q++) {
+		int fd = LOAD(pp->afp[0].fd[q]);
+
+		len = sizeof(st);
+		if (fd >= 0 && getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0 &&
+		    st.tp_drops != 0)
+			__atomic_fetch_add(&pp->kdrops, st.tp_drops, __ATOMIC_RELAXED);
+	}
 }
 
 /* ---- the run's side ---- */
@@ -472,25 +512,30 @@ pl_ports_setup(struct pl_run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	pp->afp[0].fd = pp->afp[1].fd = -1;
+	for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++)
+		pp->afp[0].fd[q] = pp->afp[1].fd[q] = -1;
 	r->ports = pp;
 	ret = cfg->src == HP_SRC_GEN ? gen_setup(r, err, errlen) :
 	      cfg->src == HP_SRC_PCAP ? pcap_setup(r, err, errlen) : afp_setup(r, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = port_setup(r, r->rx_port, true,
+	ret = port_setup(r, r->rx_port, (uint16_t)r->n_sc, true,
 			 cfg->src == HP_SRC_AF_PACKET ? &pp->afp[0].promisc_set : NULL, err, errlen);
 	if (ret < 0)
 		return ret;
 	r->rx_port_ok = 1;
 	if (r->tx_port != r->rx_port) {
-		ret = port_setup(r, r->tx_port, false, NULL, err, errlen);
+		/* several schedulers and a pcap output: they send into the
+		 * ring port, one queue each; net_pcap gets one writer */
+		ret = port_setup(r, r->tx_port, cfg->src == HP_SRC_PCAP && r->n_sc > 1 ? 1 :
+				 (uint16_t)r->n_sc, false, NULL, err, errlen);
 		if (ret < 0)
 			return ret;
 		r->tx_port_ok = 1;
 	}
+	r->sched_tx_port = cfg->src == HP_SRC_PCAP && r->n_sc > 1 ? r->rx_port : r->tx_port;
 	if (cfg->src == HP_SRC_PCAP)
-		ret = pl_replay_start(r, pp->rxr, &pp->pcap, &pp->replay, err, errlen);
+		ret = pl_replay_start(r, pp->rxr, r->n_sc, &pp->pcap, &pp->replay, err, errlen);
 	return ret;
 }
 
@@ -511,7 +556,8 @@ pl_ports_close(struct pl_run *r)
 		pl_replay_stop(pp->replay);
 		/* stop closes the socket: its last drops first */
 		afp_kernel_drops(pp);
-		STORE(pp->afp[0].fd, -1);
+		for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++)
+			STORE(pp->afp[0].fd[q], -1);
 		/* the interface as it was found (the PMD leaves it on) */
 		if (pp->afp[0].promisc_set && !pp->afp[0].promisc_was)
 			rte_eth_promiscuous_disable(r->rx_port);
@@ -528,13 +574,23 @@ pl_ports_close(struct pl_run *r)
 	if (pp == NULL)
 		return;
 	/* frames the replay queued that no one read (a failed start) */
-	while (pp->rxr != NULL && rte_ring_dequeue(pp->rxr, (void **)&m) == 0)
-		rte_pktmbuf_free(m);
-	rte_ring_free(pp->rxr);
-	rte_ring_free(pp->txr);
+	for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++) {
+		while (pp->rxr[q] != NULL && rte_ring_dequeue(pp->rxr[q], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		while (pp->txr[q] != NULL && rte_ring_dequeue(pp->txr[q], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(pp->rxr[q]);
+		rte_ring_free(pp->txr[q]);
+	}
 	pl_replay_free(pp->replay);
 	free(pp);
 	r->ports = NULL;
+}
+
+struct rte_ring *
+pl_ports_txr(struct pl_run *r, unsigned int q)
+{
+	return r->ports != NULL && q < HP_MAX_SCHED_LCORES ? r->ports->txr[q] : NULL;
 }
 
 uint64_t
@@ -567,7 +623,7 @@ pl_offered_now(struct pl_run *r)
 {
 	if (r->cfg->src == HP_SRC_GEN)
 		return LOAD(r->tr->offered);
-	return r->sc->rx + pl_port_drops(r);
+	return PL_SUM(r, rx) + pl_port_drops(r);
 }
 
 void

@@ -13,6 +13,7 @@
 #define PL_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mempool.h>
@@ -22,6 +23,7 @@
 #include "hp_flowtab.h"
 #include "hp_pipeline.h"
 #include "hp_reorder.h"
+#include "hp_rss.h"
 #include "hp_sched.h"
 #include "hp_stage.h"
 #include "hp_staging.h"
@@ -61,9 +63,16 @@ struct pl_apps {
 	struct pl_app_cnt c[HP_MAX_APPS];
 };
 
-/* The scheduler stage: rx, classify, schedule, reorder, tx. */
+/* The scheduler stage: rx, classify, schedule, reorder, tx. With
+ * --sched-lcores N there are N of them, each with its own rx and tx queue,
+ * flows, windows, counters and policy instance (pl_multi.c). */
 struct pl_sched {
 	struct hp_sched s;
+	struct pl_run *r;         /* the run (the stage's arg is the scheduler) */
+	unsigned int idx;         /* among the schedulers: hp_meta's owner */
+	uint16_t q;               /* its rx and tx queue on the ports */
+	/* each device's completion ring for this scheduler */
+	struct rte_ring *dout[HP_MAX_DEVICES];
 	uint32_t room[HP_MAX_DEVICES];
 	struct hp_staging *wst[HP_MAX_DEVICES];
 	struct hp_staging txs;
@@ -158,8 +167,16 @@ struct pl_verify {
 struct pl_traffic {
 	struct hp_gen gen;
 	struct hp_profile prof;
-	struct rte_ring *rx_ring; /* port rx queue (gen -> scheduler) */
-	struct rte_ring *tx_ring; /* port tx queue (scheduler -> sink) */
+	/* the port's queues, one pair per scheduler lcore: rx (gen ->
+	 * scheduler) and tx (scheduler -> sink); with several, the generator
+	 * spreads its frames over the rx rings by symmetric RSS (hp_rss.h) */
+	unsigned int n_q;
+	struct rte_ring *rx_ring[HP_MAX_SCHED_LCORES];
+	struct rte_ring *tx_ring[HP_MAX_SCHED_LCORES];
+	struct hp_rss rss;
+	struct hp_staging *fwd;   /* pcap output with several schedulers (forward()) */
+	uint64_t q_offered[HP_MAX_SCHED_LCORES]; /* frames each rx queue was offered */
+	uint64_t q_dropped[HP_MAX_SCHED_LCORES]; /* ... that found it full */
 	struct pl_verify ver;
 	struct hp_task_ctx gctx[HP_MAX_TASKS]; /* generator bodies (gen_body) */
 	/* --apps: each generator flow's app, and each app's body writer
@@ -215,9 +232,9 @@ struct pl_power_pub {
 	double joules[HP_POWER_MAX];  /* since the measured phase began */
 };
 
-/* Stages, in launch order: devices, scheduler, traffic. */
-#define PL_STAGE_SCHED(r) (&(r)->stage[(r)->n_dev])
-#define PL_STAGE_TRAFFIC(r) (&(r)->stage[(r)->n_dev + 1])
+/* Stages, in launch order: devices, the schedulers, traffic. */
+#define PL_STAGE_SCHED(r, i) (&(r)->stage[(r)->n_dev + (i)])
+#define PL_STAGE_TRAFFIC(r) (&(r)->stage[(r)->n_dev + (r)->n_sc])
 
 struct pl_run {
 	const struct hp_run_cfg *cfg;
@@ -230,6 +247,9 @@ struct pl_run {
 	struct hp_app mix_app;
 	struct rte_mempool *pool;
 	uint16_t rx_port, tx_port;
+	/* where the schedulers send: tx_port, or with several schedulers
+	 * and a pcap output the ring port (the traffic stage passes it on) */
+	uint16_t sched_tx_port;
 	int rx_port_ok, tx_port_ok;
 	uint64_t tx_offload;       /* checksum offloads enabled on tx_port */
 	unsigned int n_dev;        /* cpu devices + accelerator */
@@ -237,7 +257,8 @@ struct pl_run {
 	struct hp_dev_env env;
 	/* the devices' task configuration: the run's, with tx_offload */
 	struct hp_task_cfg task_cfg;
-	struct pl_sched *sc;
+	struct pl_sched *sc;       /* n_sc of them (--sched-lcores) */
+	unsigned int n_sc;
 	struct pl_traffic *tr;
 	/* control: gen_ctl = changes << 1 | generator on (pl_gen_set) */
 	int gen_ctl, calibrating, sched_quit, sink_quit, epoch;
@@ -253,17 +274,52 @@ struct pl_run {
 	char tx_pcap[4200], tx_pcap_tmp[4220];
 	struct hp_eth_view eth0;   /* ethdev's counts when the measured phase began */
 	unsigned int n_stages;
-	struct hp_stage stage[HP_MAX_DEVICES + 2];
+	struct hp_stage stage[HP_MAX_DEVICES + HP_MAX_SCHED_LCORES + 1];
 	struct hp_launch launch;
 };
 
 /* pl_sched.c */
 extern const struct hp_stage_ops pl_sched_stage;
+void pl_lat_fold(struct pl_run *r, struct pl_sched *sc);
+
+/* pl_sched_init.c: the schedulers' state, r->n_sc of them */
 int pl_sched_setup(struct pl_run *r, const struct hp_sched_ops *sops, char *err,
 		   size_t errlen);
 void pl_sched_free(struct pl_run *r);
-void pl_lat_fold(struct pl_run *r, struct pl_sched *sc);
 double pl_reorder_hold_us(const struct hp_run_cfg *cfg);
+
+/* pl_multi.c: several scheduler lcores */
+/* A scheduler counter summed over the schedulers, read relaxed while they
+ * run (each writes only its own). */
+uint64_t pl_sum_u64(const struct pl_run *r, size_t off);
+#define PL_SUM(r, field) pl_sum_u64((r), offsetof(struct pl_sched, field))
+/* What a trace row reads of the schedulers: the one's own counters, or
+ * with several the sums of all (scheduler 0 writes the rows). */
+struct pl_row_src {
+	uint64_t tx, bytes_tx, l1_pad, dl_pkts, dl_met, order_out, order_out_in_order;
+	uint64_t ro_packets, ro_in_order, ro_ooo, ro_held;
+	uint64_t busy, total, in;
+	uint64_t back[HP_MAX_DEVICES];
+};
+void pl_row_src(const struct pl_run *r, const struct pl_sched *sc, struct pl_row_src *v);
+/* The policy's shared view with several schedulers: each device's input
+ * ring as all of them filled it. */
+void pl_multi_books(struct pl_run *r, struct pl_sched *sc);
+/* After the stages stopped: each scheduler's report (res->sched_lcores),
+ * then every scheduler's counters and histograms added into r->sc[0], so
+ * that pl_collect() reads the run's totals there. */
+void pl_multi_collect(struct pl_run *r, struct hp_run_result *res);
+/* Whether every scheduler but the first is done (the first writes the
+ * last trace row after them). */
+bool pl_others_done(const struct pl_run *r);
+
+/* Whether the run has a traffic stage: the generator, or the one
+ * writer of a pcap output that several schedulers send to. */
+static inline bool
+pl_has_traffic(const struct pl_run *r)
+{
+	return r->cfg->src == HP_SRC_GEN || (r->cfg->src == HP_SRC_PCAP && r->n_sc > 1);
+}
 
 /* pl_traffic.c */
 extern const struct hp_stage_ops pl_traffic_stage;
@@ -303,6 +359,8 @@ int pl_ports_setup(struct pl_run *r, char *err, size_t errlen);
 void pl_ports_stop_rx(struct pl_run *r);
 void pl_ports_close(struct pl_run *r);
 uint64_t pl_port_drops(struct pl_run *r);
+/* pcap with several schedulers: the ring port's tx ring of queue q */
+struct rte_ring *pl_ports_txr(struct pl_run *r, unsigned int q);
 uint64_t pl_offered_now(struct pl_run *r);
 void pl_ports_report(struct pl_run *r, struct hp_port_report *rep);
 /* ethdev's counts of the ports: since the measured phase began (mark)
@@ -323,10 +381,12 @@ struct pl_replay;
 int pl_pcap_check(const char *path, char *err, size_t errlen);
 /* Reads the whole file once: an Ethernet capture with a record. */
 int pl_pcap_scan(const char *path, struct pl_pcap_info *info, char *err, size_t errlen);
-/* A thread that, once r->t0 is set, puts the file's frames into ring at
- * their time (cfg->pcap_speed, cfg->pcap_loops), mbufs from r->pool. */
-int pl_replay_start(struct pl_run *r, struct rte_ring *ring, const struct pl_pcap_info *info,
-		    struct pl_replay **rp, char *err, size_t errlen);
+/* A thread that, once r->t0 is set, puts the file's frames into the rx
+ * rings at their time (cfg->pcap_speed, cfg->pcap_loops), mbufs from
+ * r->pool; with several rings, each frame into its RSS queue's. */
+int pl_replay_start(struct pl_run *r, struct rte_ring *const *ring, unsigned int n_ring,
+		    const struct pl_pcap_info *info, struct pl_replay **rp, char *err,
+		    size_t errlen);
 /* Joins the thread (once; what it held is freed): nothing more arrives. */
 void pl_replay_stop(struct pl_replay *rp);
 void pl_replay_free(struct pl_replay *rp);

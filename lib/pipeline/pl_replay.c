@@ -34,7 +34,11 @@
 
 struct pl_replay {
 	struct pl_run *r;
-	struct rte_ring *ring;
+	/* the port's rx rings, one per scheduler lcore: with several, each
+	 * frame goes to the one its symmetric RSS hash picks (hp_rss.h) */
+	unsigned int n_ring;
+	struct rte_ring *ring[HP_MAX_SCHED_LCORES];
+	struct hp_rss rss;
 	struct pl_pcap_info info;
 	pthread_t tid;
 	uint64_t drops;            /* written by the thread, read by others */
@@ -139,29 +143,53 @@ pl_replay_drops(const struct pl_replay *rp)
 	return LOAD(rp->drops);
 }
 
-/* Puts the burst into the ring. Paced, what does not fit is dropped, as
+/* Puts n frames into one ring. Paced, what does not fit is dropped, as
  * a NIC drops on a full queue; at full speed it waits for room. */
 static void
-replay_flush(struct pl_replay *rp)
+ring_put(struct pl_replay *rp, struct rte_ring *ring, struct rte_mbuf **pkts, unsigned int n)
 {
 	unsigned int k = 0;
 
-	while (rp->n > k) {
-		k += rte_ring_sp_enqueue_burst(rp->ring, (void **)rp->burst + k, rp->n - k, NULL);
-		if (k == rp->n)
+	while (n > k) {
+		k += rte_ring_sp_enqueue_burst(ring, (void **)pkts + k, n - k, NULL);
+		if (k == n)
 			break;
 		if (rp->r->cfg->pcap_speed > 0) {
-			rte_pktmbuf_free_bulk(rp->burst + k, rp->n - k);
-			PUB(rp->drops, rp->drops + rp->n - k);
+			rte_pktmbuf_free_bulk(pkts + k, n - k);
+			PUB(rp->drops, rp->drops + n - k);
 			break;
 		}
 		if (LOAD(rp->quit)) {
 			/* the run is over: these were never offered */
-			rte_pktmbuf_free_bulk(rp->burst + k, rp->n - k);
+			rte_pktmbuf_free_bulk(pkts + k, n - k);
 			break;
 		}
 		rte_delay_us_sleep(20);
 	}
+}
+
+/* The burst into the ring, or with several rings each frame into its
+ * RSS queue's (in file order within a queue, so a flow's order stays). */
+static void
+replay_flush(struct pl_replay *rp)
+{
+	struct rte_mbuf *qb[HP_MAX_SCHED_LCORES][HP_BURST];
+	unsigned int qn[HP_MAX_SCHED_LCORES] = { 0 }, i, q;
+
+	if (rp->n_ring <= 1) {
+		ring_put(rp, rp->ring[0], rp->burst, rp->n);
+		rp->n = 0;
+		return;
+	}
+	for (i = 0; i < rp->n; i++) {
+		q = hp_rss_queue(&rp->rss, hp_rss_hash_frame(
+			rte_pktmbuf_mtod(rp->burst[i], const uint8_t *),
+			rte_pktmbuf_data_len(rp->burst[i])));
+		qb[q][qn[q]++] = rp->burst[i];
+	}
+	for (q = 0; q < rp->n_ring; q++)
+		if (qn[q])
+			ring_put(rp, rp->ring[q], qb[q], qn[q]);
 	rp->n = 0;
 }
 
@@ -306,8 +334,8 @@ replay_main(void *arg)
 }
 
 int
-pl_replay_start(struct pl_run *r, struct rte_ring *ring, const struct pl_pcap_info *info,
-		struct pl_replay **out, char *err, size_t errlen)
+pl_replay_start(struct pl_run *r, struct rte_ring *const *ring, unsigned int n_ring,
+		const struct pl_pcap_info *info, struct pl_replay **out, char *err, size_t errlen)
 {
 	struct pl_replay *rp;
 	int ret;
@@ -318,7 +346,9 @@ pl_replay_start(struct pl_run *r, struct rte_ring *ring, const struct pl_pcap_in
 		return -ENOMEM;
 	}
 	rp->r = r;
-	rp->ring = ring;
+	rp->n_ring = n_ring;
+	memcpy(rp->ring, ring, n_ring * sizeof(ring[0]));
+	hp_rss_init(&rp->rss, n_ring);
 	rp->info = *info;
 	ret = rte_ctrl_thread_create(&rp->tid, "hp-pcap", NULL, replay_main, rp);
 	if (ret != 0) {

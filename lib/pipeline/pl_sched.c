@@ -65,6 +65,7 @@ classify(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now
 	memset(md, 0, HP_META_SCHED_CLEAR);
 	memset(&md->flow_id, 0, HP_META_DEV_CLEAR);
 	md->flow_id = hp_flow_hash(&key);
+	md->owner = (uint8_t)sc->idx; /* its completions come back here */
 	reorder = key.proto == IPPROTO_TCP;
 	latency = key.dscp == HP_DSCP_EF;
 	type = hp_type_index_lookup(&sc->tix, rte_pktmbuf_pkt_len(m), reorder, latency);
@@ -246,12 +247,21 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 		hp_hist_reset(&sc->dlat[d]);
 		hp_hist_reset(&sc->idlat[d]);
 	}
-	pl_tel_lat_publish(r, sc, 0, 0); /* telemetry's latency starts over too */
+	if (sc->idx == 0) /* telemetry's latency starts over too */
+		pl_tel_lat_publish(r, sc, 0, 0);
 	sc->txs.retries = 0;
 	/* the rows count from here too */
 	memset(row, 0, offsetof(struct pl_sched_row, load));
 	row->held = sc->ro.held; /* held packets survive the reset */
 	memcpy(row->back, sc->back_w, sizeof(sc->back_w));
+	if (unlikely(r->n_sc > 1) && sc->idx == 0) {
+		/* its rows count every scheduler's completions (drained:
+		 * no scheduler's back_w moves around the epoch) */
+		struct pl_row_src v;
+
+		pl_row_src(r, sc, &v);
+		memcpy(row->back, v.back, sizeof(v.back));
+	}
 	for (unsigned int l = 0; l < pl_n_loops(r); l++)
 		hp_load_read(pl_loop_load(r, l), &row->load[l]);
 	row->next = 0;
@@ -329,7 +339,8 @@ static void
 sched_tick(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 {
 	double dt = (double)(now - sc->tick_t) / (double)r->hz, a;
-	uint64_t off = pl_offered_now(r);
+	/* several scheduler lcores: each is offered its share (RSS) */
+	uint64_t off = pl_offered_now(r) / r->n_sc;
 
 	if (sc->tick_t != 0 && dt > 0 && off >= sc->tick_rx) {
 		a = 1.0 - exp(-dt / 0.1);
@@ -406,7 +417,7 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	 * means nothing more comes. Read after, a preemption between the two
 	 * left frames in the port for good (mbufs leaked). */
 	quit = LOAD(r->sched_quit);
-	n = rte_eth_rx_burst(r->rx_port, 0, buf, (uint16_t)burst);
+	n = rte_eth_rx_burst(r->rx_port, sc->q, buf, (uint16_t)burst);
 	if (n == 0) {
 		if (quit)
 			sc->rx_closed = true;
@@ -594,7 +605,7 @@ sched_collect(struct pl_run *r, struct pl_sched *sc, uint64_t t0)
 	for (w = 0; w < r->n_dev; w++) {
 		if (hp_staging_room(&sc->txs) < burst + sc->ro.win + 1)
 			break;
-		n = rte_ring_dequeue_burst(r->dev[w].out, (void **)buf, burst, NULL);
+		n = rte_ring_dequeue_burst(sc->dout[w], (void **)buf, burst, NULL);
 		if (n == 0)
 			continue;
 		work += n;
@@ -640,7 +651,7 @@ sched_tx(struct pl_run *r, struct pl_sched *sc)
 	 * so that ethdev's opackets counts what left (docs/operations.md):
 	 * one call through the PMD's burst function and one add per burst,
 	 * not per packet, over the ring enqueue it makes anyway */
-	n = hp_staging_flush_eth(&sc->txs, r->tx_port, 0);
+	n = hp_staging_flush_eth(&sc->txs, r->sched_tx_port, sc->q);
 	sc->tx += n;
 	return n;
 }
@@ -663,6 +674,8 @@ sched_books(struct pl_run *r, struct pl_sched *sc)
 	}
 	inflight += sc->pend_n + sc->ro.held + sc->txs.len + sc->redo_n;
 	PUB(sc->in_flight, inflight);
+	if (unlikely(r->n_sc > 1))
+		pl_multi_books(r, sc);
 	return inflight;
 }
 
@@ -672,7 +685,9 @@ sched_books(struct pl_run *r, struct pl_sched *sc)
 static inline void
 sched_rows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 {
-	if (LOAD(r->t0) == 0 || !((LOAD(r->gen_ctl) & 1) || r->cfg->src != HP_SRC_GEN))
+	/* with several schedulers the first writes the rows for all */
+	if (sc->idx != 0 || LOAD(r->t0) == 0 ||
+	    !((LOAD(r->gen_ctl) & 1) || r->cfg->src != HP_SRC_GEN))
 		return;
 	if (sc->row.next == 0) {
 		sc->row.next = r->t0 + r->hz;
@@ -718,8 +733,8 @@ sched_drain_windows(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 static __rte_noinline int
 sched_pass(void *arg)
 {
-	struct pl_run *r = arg;
-	struct pl_sched *sc = r->sc;
+	struct pl_sched *sc = arg;
+	struct pl_run *r = sc->r;
 	uint64_t t0 = rte_rdtsc(), now, inflight;
 	unsigned int work, in;
 
@@ -747,16 +762,23 @@ sched_pass(void *arg)
 		sched_tick(r, sc, now);
 	sched_rows(r, sc, now);
 	if (LOAD(r->sched_quit) && sc->rx_closed && inflight == sc->ro.held &&
-	    sc->txs.len == 0)
-		return sched_drain_windows(r, sc, now);
+	    sc->txs.len == 0) {
+		int d = sched_drain_windows(r, sc, now);
+
+		/* the first scheduler ends last: its last row counts all */
+		if (d == HP_STAGE_DONE && unlikely(r->n_sc > 1) && sc->idx == 0 &&
+		    !pl_others_done(r))
+			return -EAGAIN;
+		return d;
+	}
 	return work ? (int)work : -EAGAIN;
 }
 
 static void
 sched_start(void *arg, bool alone)
 {
-	struct pl_run *r = arg;
-	struct pl_sched *sc = r->sc;
+	struct pl_sched *sc = arg;
+	struct pl_run *r = sc->r;
 
 	sc->alone = alone;
 	sc->ep = LOAD(r->epoch);
@@ -769,7 +791,7 @@ sched_start(void *arg, bool alone)
 static void
 sched_stop(void *arg)
 {
-	struct pl_run *r = arg;
+	struct pl_run *r = ((struct pl_sched *)arg)->r;
 
 	STORE(r->sched_quit, 1);
 }
@@ -779,8 +801,8 @@ sched_stop(void *arg)
 static void
 sched_finish(void *arg)
 {
-	struct pl_run *r = arg;
-	struct pl_sched *sc = r->sc;
+	struct pl_sched *sc = arg;
+	struct pl_run *r = sc->r;
 	uint64_t now = rte_rdtsc();
 
 	if (sc->alone)
@@ -789,7 +811,7 @@ sched_finish(void *arg)
 	 * the drain, so that the rows add up to the run; a tail of a few ms
 	 * with nothing delivered in it would be a row of rates made of noise
 	 * (a late scheduler may deliver thousands in those ms: they count) */
-	if (LOAD(r->t0) != 0 && sc->row.next != 0 &&
+	if (sc->idx == 0 && LOAD(r->t0) != 0 && sc->row.next != 0 &&
 	    (now - sc->row.last >= r->hz / 20 || sc->tx != sc->row.tx))
 		pl_sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
 }
@@ -801,192 +823,3 @@ const struct hp_stage_ops pl_sched_stage = {
 	.stop = sched_stop,
 	.finish = sched_finish,
 };
-
-/* Service-time model a policy reads for device d: the profile's section
- * for the device's role when the device is not modeled itself, else the
- * device's own (a modeled device's profile, a cpu worker's online
- * measurement, the CUDA plugin's model). Cycles, excluding any queue. */
-static uint64_t
-sched_predict(const struct hp_sched *s, unsigned int d, unsigned int task,
-	      uint32_t n, uint32_t bytes)
-{
-	const struct pl_run *r = s->predict_arg;
-	const struct hp_device *dev = &r->dev[d];
-	const struct hp_model *pm = r->sc->pmodel[s->dev[d].role];
-
-	if (!s->dev[d].modeled && pm != NULL) {
-		double us = 0, t;
-		unsigned int k;
-
-		for (k = 0; k < r->app->n_tasks; k++) {
-			if (task != HP_MAX_TASKS && task != k)
-				continue;
-			t = hp_model_predict_us(pm, r->tasks[k]->name, n, bytes);
-			us += t > 0 ? t : 0;
-		}
-		return (uint64_t)(us * (double)r->hz / 1e6);
-	}
-	return hp_device_predict(dev, task, n, bytes);
-}
-
-/* The policy's view: run facts, devices, models, the between-tasks FIFO. */
-static int
-sched_setup(struct pl_run *r, struct pl_sched *sc, char *err, size_t errlen)
-{
-	const struct hp_run_cfg *cfg = r->cfg;
-	unsigned int i;
-
-	/* the facts known before the run, its options and what the policy's
-	 * check read (cfg->sched_conf), then what only the run knows */
-	hp_run_sched_env(cfg, &sc->senv);
-	sc->senv.hz = r->hz;
-	for (i = 0; i < r->n_dev; i++) {
-		struct hp_dev_info info;
-
-		hp_device_info(&r->dev[i], &info);
-		sc->sdev[i] = (struct hp_sched_dev){
-			.role = info.role == HP_DEV_ROLE_CPU ? HP_ROLE_CPU : HP_ROLE_ACCEL,
-			.modeled = info.modeled,
-			.max_batch = info.batch ? info.max_batch : cfg->burst,
-			.min_batch = info.batch ? info.min_batch : 1,
-			.queue_cap = cfg->ring_size + 2 * cfg->burst,
-		};
-		sc->senv.role[i] = sc->sdev[i].role;
-	}
-	for (i = 0; i < 2; i++)
-		sc->pmodel[i] = cfg->profile != NULL ? cfg->profile->role[i] : NULL;
-	sc->s.dev = sc->sdev;
-	sc->s.env = &sc->senv;
-	sc->s.predict = sched_predict;
-	sc->s.predict_arg = r;
-	if (cfg->task_gran) {
-		uint32_t n = rte_align32pow2(cfg->mbufs + 1);
-
-		sc->redo = calloc(n, sizeof(*sc->redo));
-		if (sc->redo == NULL) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		sc->redo_mask = n - 1;
-	}
-	return 0;
-}
-
-/* How long a window waits for a gap (hp_reorder.h), in microseconds:
- * --reorder-hold-us, else the longest deadline of the type table (past
- * it no packet of the run is still on time), else the thesis's 100 ms. */
-double
-pl_reorder_hold_us(const struct hp_run_cfg *cfg)
-{
-	double us = 0;
-	unsigned int i;
-
-	if (cfg->reorder_hold_us > 0)
-		return cfg->reorder_hold_us;
-	for (i = 0; i < cfg->types.n; i++)
-		if (cfg->types.t[i].latency && cfg->types.t[i].deadline_us > us)
-			us = cfg->types.t[i].deadline_us;
-	return us > 0 ? us : 100000.0;
-}
-
-/* The flow table and the reorder windows: a window per flow that holds
- * something, at most one per mbuf (only held packets take one). */
-static int
-sched_flows_setup(struct pl_run *r, struct pl_sched *sc, char *err, size_t errlen)
-{
-	const struct hp_run_cfg *cfg = r->cfg;
-	/* 0: flows are never removed */
-	uint64_t idle = cfg->flow_idle_s > 0 ? (uint64_t)(cfg->flow_idle_s * (double)r->hz) :
-					       (uint64_t)INT64_MAX;
-	int ret;
-
-	/* the sweep runs once a tick (1 ms) */
-	ret = hp_flowtab_init(&sc->ft, cfg->max_flows, idle,
-			      (uint64_t)(cfg->flow_idle_s * 1000.0), (int)rte_socket_id());
-	if (ret < 0) {
-		snprintf(err, errlen, "flow table of %u flows: %s", cfg->max_flows,
-			 ret == -EINVAL ? "bad size" : "out of memory");
-		return ret;
-	}
-	ret = hp_reorder_init_pool(&sc->ro, sc->ft.n_pos, cfg->reorder_win, cfg->mbufs);
-	if (ret < 0) {
-		snprintf(err, errlen, "reorder windows: %s", ret == -EINVAL ?
-			 "window must be a power of two >= 2" : "out of memory");
-		return ret;
-	}
-	sc->ro.hold = (uint64_t)(pl_reorder_hold_us(cfg) * 1e-6 * (double)r->hz);
-	return 0;
-}
-
-/* The scheduler's state: flow table, reorder windows, deadlines, staging
- * per device, and the policy's view and set-up. */
-int
-pl_sched_setup(struct pl_run *r, const struct hp_sched_ops *sops, char *err,
-	       size_t errlen)
-{
-	const struct hp_run_cfg *cfg = r->cfg;
-	struct pl_sched *sc = r->sc;
-	char serr[256] = "";
-	unsigned int i;
-	int ret;
-
-	ret = sched_flows_setup(r, sc, err, errlen);
-	if (ret < 0)
-		return ret;
-	sc->cyc2ns_mult = (uint64_t)((1e9 * 4294967296.0) / (double)r->hz);
-	sc->port_stamps = cfg->src == HP_SRC_GEN;
-	for (i = 0; i < cfg->types.n; i++)
-		sc->dl_cycles[i + 1] = hp_us_to_tsc(cfg->types.t[i].deadline_us);
-	hp_type_index_build(&sc->tix, &cfg->types);
-	hp_staging_init(&sc->txs, HP_STAGING_MAX);
-	sc->s.ops = sops;
-	sc->s.n_dev = r->n_dev;
-	sc->s.room = sc->room;
-	ret = sched_setup(r, sc, err, errlen);
-	if (ret < 0)
-		return ret;
-	if (sops->init && (ret = sops->init(&sc->s, serr, sizeof(serr))) < 0) {
-		snprintf(err, errlen, "scheduler %s: %s", sops->name,
-			 serr[0] ? serr : "set-up failed");
-		return ret;
-	}
-	hp_hist_reset(&sc->lat);
-	hp_hist_reset(&sc->ilat);
-	for (i = 0; i < HP_MAX_DEVICES; i++) {
-		hp_hist_reset(&sc->dlat[i]);
-		hp_hist_reset(&sc->idlat[i]);
-	}
-	if (pl_apps_setup(r, sc) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < r->n_dev; i++) {
-		sc->wst[i] = rte_zmalloc("hp_wstage", sizeof(struct hp_staging), 0);
-		if (sc->wst[i] == NULL) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		hp_staging_init(sc->wst[i], 2 * cfg->burst);
-		sc->room[i] = sc->wst[i]->cap;
-	}
-	return 0;
-}
-
-void
-pl_sched_free(struct pl_run *r)
-{
-	struct pl_sched *sc = r->sc;
-	unsigned int i;
-
-	if (sc == NULL)
-		return;
-	free(sc->redo);
-	free(sc->apps);
-	sc->apps = NULL;
-	for (i = 0; i < HP_MAX_DEVICES; i++)
-		rte_free(sc->wst[i]);
-	if (sc->s.ops && sc->s.ops->fini)
-		sc->s.ops->fini(&sc->s);
-	hp_reorder_free(&sc->ro);
-	hp_flowtab_free(&sc->ft);
-}

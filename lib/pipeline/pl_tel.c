@@ -177,23 +177,23 @@ flat(struct rte_tel_data *d, const char *const *fields, const uint64_t *v, unsig
 static uint64_t
 delivered(struct pl_run *r)
 {
-	return r->cfg->src == HP_SRC_GEN ? RD(r->tr->sink) : RD(r->sc->tx);
+	return r->cfg->src == HP_SRC_GEN ? RD(r->tr->sink) : PL_SUM(r, tx);
 }
 
 static uint64_t
 bytes_delivered(struct pl_run *r)
 {
-	return r->cfg->src == HP_SRC_GEN ? RD(r->tr->sink_bytes) : RD(r->sc->bytes_tx);
+	return r->cfg->src == HP_SRC_GEN ? RD(r->tr->sink_bytes) : PL_SUM(r, bytes_tx);
 }
 
 static uint64_t
-invalid_sum(const struct pl_sched *sc)
+invalid_sum(const struct pl_run *r)
 {
 	uint64_t n = 0;
 	unsigned int i;
 
 	for (i = 1; i < HP_DROP_REASONS; i++)
-		n += RD(sc->invalid[i]);
+		n += PL_SUM(r, invalid[i]);
 	return n;
 }
 
@@ -226,30 +226,30 @@ static const char *const stats_field[S_N] = {
 static void
 stats_values(struct pl_run *r, uint64_t *v)
 {
-	struct pl_sched *sc = r->sc;
 	struct hp_eth_view e;
-	uint64_t tx_pkts = RD(sc->tx);
+	uint64_t tx_pkts = PL_SUM(r, tx);
 
-	v[S_RECEIVED] = RD(sc->rx);
+	/* the sums over the scheduler lcores (one: its own) */
+	v[S_RECEIVED] = PL_SUM(r, rx);
 	v[S_DROP_PORT] = pl_port_drops(r);
 	v[S_OFFERED] = r->cfg->src == HP_SRC_GEN ? RD(r->tr->offered) :
 		       v[S_RECEIVED] + v[S_DROP_PORT];
 	v[S_DELIVERED] = delivered(r);
-	v[S_BYTES_RX] = RD(sc->bytes_rx);
+	v[S_BYTES_RX] = PL_SUM(r, bytes_rx);
 	v[S_BYTES_TX] = bytes_delivered(r);
-	v[S_BYTES_L1] = RD(sc->bytes_tx) + RD(sc->l1_pad) + HP_L1_OVERHEAD * tx_pkts;
-	v[S_DROP_INVALID] = invalid_sum(sc);
-	v[S_TASK_ERR] = RD(sc->task_err);
-	v[S_IN_FLIGHT] = RD(sc->in_flight);
-	v[S_DL_PKTS] = RD(sc->dl_pkts);
-	v[S_DL_MET] = RD(sc->dl_met);
-	v[S_ORDER_PKTS] = RD(sc->order_out);
-	v[S_ORDER_IN] = RD(sc->order_out_in_order);
-	v[S_OOO_ALL] = RD(sc->out_of_order_all);
+	v[S_BYTES_L1] = PL_SUM(r, bytes_tx) + PL_SUM(r, l1_pad) + HP_L1_OVERHEAD * tx_pkts;
+	v[S_DROP_INVALID] = invalid_sum(r);
+	v[S_TASK_ERR] = PL_SUM(r, task_err);
+	v[S_IN_FLIGHT] = PL_SUM(r, in_flight);
+	v[S_DL_PKTS] = PL_SUM(r, dl_pkts);
+	v[S_DL_MET] = PL_SUM(r, dl_met);
+	v[S_ORDER_PKTS] = PL_SUM(r, order_out);
+	v[S_ORDER_IN] = PL_SUM(r, order_out_in_order);
+	v[S_OOO_ALL] = PL_SUM(r, out_of_order_all);
 	v[S_VERIFIED] = RD(r->tr->ver.verified);
 	v[S_VERIFY_FAIL] = RD(r->tr->ver.fail);
-	v[S_SCHED_BUSY] = RD(sc->busy_cycles);
-	v[S_SCHED_TOTAL] = RD(sc->total_cycles);
+	v[S_SCHED_BUSY] = PL_SUM(r, busy_cycles);
+	v[S_SCHED_TOTAL] = PL_SUM(r, total_cycles);
 	pl_port_ethdev(r, &e, false);
 	v[S_ETH_IPKTS] = e.ipackets;
 	v[S_ETH_IBYTES] = e.ibytes;
@@ -283,8 +283,58 @@ cmd_stats(struct pl_run *r, const char *params, struct rte_tel_data *d)
 							     1e9 / (double)r->hz) : 0);
 	rte_tel_data_add_dict_u64(d, "hz", r->hz);
 	rte_tel_data_add_dict_int(d, "devices", (int)r->n_dev);
+	rte_tel_data_add_dict_int(d, "sched_lcores", (int)r->n_sc);
 	flat(d, stats_field, v, S_N);
 	return 0;
+}
+
+/* ---- scheduler lcores (--sched-lcores): each one's queue and cost ---- */
+
+enum {
+	L_QUEUE, L_RX, L_TX, L_BYTES_RX, L_BYTES_TX, L_DROPPED, L_IN_FLIGHT, L_BUSY, L_TOTAL,
+	L_Q_OFFERED, L_Q_DROPPED, L_N
+};
+static const char *const lcore_field[L_N] = {
+	[L_QUEUE] = "queue", [L_RX] = "packets_received", [L_TX] = "packets_delivered",
+	[L_BYTES_RX] = "bytes_received", [L_BYTES_TX] = "bytes_delivered",
+	[L_DROPPED] = "dropped", [L_IN_FLIGHT] = "in_flight",
+	[L_BUSY] = "busy_cycles", [L_TOTAL] = "total_cycles",
+	[L_Q_OFFERED] = "queue_offered", [L_Q_DROPPED] = "queue_dropped",
+};
+
+static int
+cmd_lcores(struct pl_run *r, const char *params, struct rte_tel_data *d)
+{
+	uint64_t v[L_N];
+	struct ktab t;
+	char name[16];
+	unsigned int i, k;
+	int ret;
+
+	RTE_SET_USED(params);
+	ret = ktab_start(&t, d, lcore_field, L_N);
+	for (i = 0; i < r->n_sc && ret == 0; i++) {
+		const struct pl_sched *sc = &r->sc[i];
+
+		v[L_QUEUE] = sc->q;
+		v[L_RX] = RD(sc->rx);
+		v[L_TX] = RD(sc->tx);
+		v[L_BYTES_RX] = RD(sc->bytes_rx);
+		v[L_BYTES_TX] = RD(sc->bytes_tx);
+		v[L_DROPPED] = RD(sc->task_err) + RD(sc->admission);
+		for (k = 0; k < HP_DROP_REASONS; k++)
+			v[L_DROPPED] += RD(sc->invalid[k]);
+		v[L_IN_FLIGHT] = RD(sc->in_flight);
+		v[L_BUSY] = RD(sc->busy_cycles);
+		v[L_TOTAL] = RD(sc->total_cycles);
+		v[L_Q_OFFERED] = r->cfg->src != HP_SRC_GEN ? 0 : r->n_sc > 1 ?
+				 RD(r->tr->q_offered[i]) : RD(r->tr->offered);
+		v[L_Q_DROPPED] = r->cfg->src != HP_SRC_GEN ? 0 : r->n_sc > 1 ?
+				 RD(r->tr->q_dropped[i]) : RD(r->tr->dropped_port);
+		snprintf(name, sizeof(name), "sched%u", i);
+		ktab_row(&t, name, v);
+	}
+	return ret < 0 ? ret : ktab_end(&t);
 }
 
 /* ---- devices, batches ---- */
@@ -307,9 +357,7 @@ static void
 dev_values(struct pl_run *r, const struct pl_lat_snap *ls, unsigned int i, uint64_t *v)
 {
 	const struct hp_device *dv = &r->dev[i];
-	struct pl_sched *sc = r->sc;
-
-	v[D_PACKETS] = RD(sc->back_w[i]) - RD(sc->back_base[i]);
+	v[D_PACKETS] = PL_SUM(r, back_w[i]) - PL_SUM(r, back_base[i]);
 	v[D_LAT_COUNT] = ls->d_count[i];
 	v[D_LAT_SUM] = ls->d_sum[i];
 	v[D_LAT_P99] = ls->d_p99[i];
@@ -431,11 +479,11 @@ static const char *const app_field[A_N] = {
 static void
 app_values(struct pl_run *r, uint64_t *v)
 {
-	v[A_RX] = RD(r->sc->rx);
+	v[A_RX] = PL_SUM(r, rx);
 	v[A_TX] = delivered(r);
 	v[A_BYTES] = bytes_delivered(r);
-	v[A_TASK_ERR] = RD(r->sc->task_err);
-	v[A_TASK_ERR_SEC] = RD(r->sc->task_err_sec);
+	v[A_TASK_ERR] = PL_SUM(r, task_err);
+	v[A_TASK_ERR_SEC] = PL_SUM(r, task_err_sec);
 	v[A_VERIFIED] = RD(r->tr->ver.verified);
 	v[A_VFAIL] = RD(r->tr->ver.fail);
 	v[A_UNVER] = RD(r->tr->ver.unverified);
@@ -505,10 +553,10 @@ cmd_drops(struct pl_run *r, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(params);
 	rte_tel_data_add_dict_u64(d, "port", pl_port_drops(r));
 	for (i = 1; i < HP_DROP_REASONS; i++)
-		rte_tel_data_add_dict_u64(d, hp_drop_reason_names[i], RD(r->sc->invalid[i]));
-	rte_tel_data_add_dict_u64(d, "task_error", RD(r->sc->task_err));
-	rte_tel_data_add_dict_u64(d, "task_error_security", RD(r->sc->task_err_sec));
-	rte_tel_data_add_dict_u64(d, "admission", RD(r->sc->admission));
+		rte_tel_data_add_dict_u64(d, hp_drop_reason_names[i], PL_SUM(r, invalid[i]));
+	rte_tel_data_add_dict_u64(d, "task_error", PL_SUM(r, task_err));
+	rte_tel_data_add_dict_u64(d, "task_error_security", PL_SUM(r, task_err_sec));
+	rte_tel_data_add_dict_u64(d, "admission", PL_SUM(r, admission));
 	return 0;
 }
 
@@ -579,16 +627,23 @@ cmd_power(struct pl_run *r, const char *params, struct rte_tel_data *d)
 static int
 cmd_flows(struct pl_run *r, const char *params, struct rte_tel_data *d)
 {
-	const struct hp_flowtab *ft = &r->sc->ft;
+	uint64_t max = 0, live = 0, peak = 0;
+	unsigned int i;
 
 	RTE_SET_USED(params);
-	rte_tel_data_add_dict_u64(d, "max", RD(ft->max));
-	rte_tel_data_add_dict_u64(d, "live", RD(ft->live));
-	rte_tel_data_add_dict_u64(d, "peak", RD(ft->st.peak));
-	rte_tel_data_add_dict_u64(d, "created", RD(ft->st.created));
-	rte_tel_data_add_dict_u64(d, "expired", RD(ft->st.expired));
-	rte_tel_data_add_dict_u64(d, "refused_packets", RD(ft->st.refused));
-	rte_tel_data_add_dict_u64(d, "out_of_order_packets", RD(r->sc->out_of_order_all));
+	/* one table per scheduler lcore: the sums (peak: of their peaks) */
+	for (i = 0; i < r->n_sc; i++) {
+		max += RD(r->sc[i].ft.max);
+		live += RD(r->sc[i].ft.live);
+		peak += RD(r->sc[i].ft.st.peak);
+	}
+	rte_tel_data_add_dict_u64(d, "max", max);
+	rte_tel_data_add_dict_u64(d, "live", live);
+	rte_tel_data_add_dict_u64(d, "peak", peak);
+	rte_tel_data_add_dict_u64(d, "created", PL_SUM(r, ft.st.created));
+	rte_tel_data_add_dict_u64(d, "expired", PL_SUM(r, ft.st.expired));
+	rte_tel_data_add_dict_u64(d, "refused_packets", PL_SUM(r, ft.st.refused));
+	rte_tel_data_add_dict_u64(d, "out_of_order_packets", PL_SUM(r, out_of_order_all));
 	return 0;
 }
 
@@ -618,6 +673,8 @@ static const struct {
 	  "Batching devices: batches, packets in them, flushes by reason. Cumulative." },
 	{ "/heteroplane/power", cmd_power, true,
 	  "Power per source: last sample (mW), energy since the start (mJ), modeled or not." },
+	{ "/heteroplane/lcores", cmd_lcores, true,
+	  "Per scheduler lcore: its queue, packets, drops, busy cycles. Dict of arrays, 'fields' names columns." },
 	{ "/heteroplane/flows", cmd_flows, false,
 	  "Flow table: size, live, peak, created, expired, packets of refused flows." },
 };

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -37,9 +38,11 @@ sink(struct pl_run *r, struct pl_traffic *tr)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
 	struct rte_mbuf *pkts[2 * HP_BURST];
-	unsigned int n, i, nf;
+	unsigned int n = 0, i, nf, q, want = RTE_MAX(2 * cfg->burst / tr->n_q, 1u);
 
-	n = rte_ring_dequeue_burst(tr->tx_ring, (void **)pkts, 2 * cfg->burst, NULL);
+	/* every scheduler lcore's tx queue, its share of two bursts each */
+	for (q = 0; q < tr->n_q; q++)
+		n += rte_ring_dequeue_burst(tr->tx_ring[q], (void **)pkts + n, want, NULL);
 	if (n == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -63,6 +66,65 @@ sink(struct pl_run *r, struct pl_traffic *tr)
 	PUB(tr->sink, tr->sink + n);
 	PUB(tr->sink_total, tr->sink_total + n);
 	return n;
+}
+
+/* pcap output with several schedulers: what they sent into the ring
+ * port's tx rings goes on to net_pcap, one writer, through staging (a
+ * full queue keeps the frames); counted as the sink counts. */
+static unsigned int
+forward(struct pl_run *r, struct pl_traffic *tr)
+{
+	struct hp_staging *f = tr->fwd;
+	unsigned int n = 0, i, q, want;
+
+	if (f->len)
+		hp_staging_flush_eth(f, r->tx_port, 0);
+	if (f->len)
+		return 0;
+	want = RTE_MAX(2 * r->cfg->burst / tr->n_q, 1u);
+	for (q = 0; q < tr->n_q; q++)
+		n += rte_ring_dequeue_burst(tr->tx_ring[q], (void **)f->buf + n, want, NULL);
+	if (n == 0)
+		return 0;
+	f->len = n;
+	for (i = 0; i < n; i++)
+		tr->sink_bytes += rte_pktmbuf_pkt_len(f->buf[i]);
+	hp_staging_flush_eth(f, r->tx_port, 0);
+	PUB(tr->sink, tr->sink + n);
+	PUB(tr->sink_total, tr->sink_total + n);
+	return n;
+}
+
+/* With several rx queues: the frames spread by symmetric RSS over the
+ * queues' rings (a flow's frames, both ways, on one queue), each queue
+ * a burst enqueue; a frame whose queue is full is a port drop, counted
+ * for the run and for its queue. Returns the frames that went. The
+ * Toeplitz hash of a frame costs a parse and ~200 cycles here, on the
+ * generator's lcore (a NIC's work, not the schedulers'). */
+static unsigned int
+spread(struct pl_traffic *tr, struct rte_mbuf **pkts, unsigned int n)
+{
+	struct rte_mbuf *qb[HP_MAX_SCHED_LCORES][HP_BURST];
+	unsigned int qn[HP_MAX_SCHED_LCORES] = { 0 }, i, q, k, sent = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t h = hp_rss_hash_frame(rte_pktmbuf_mtod(pkts[i], const uint8_t *),
+					       rte_pktmbuf_data_len(pkts[i]));
+
+		q = hp_rss_queue(&tr->rss, h);
+		qb[q][qn[q]++] = pkts[i];
+	}
+	for (q = 0; q < tr->n_q; q++) {
+		if (qn[q] == 0)
+			continue;
+		k = rte_ring_enqueue_burst(tr->rx_ring[q], (void **)qb[q], qn[q], NULL);
+		if (k < qn[q])
+			rte_pktmbuf_free_bulk(qb[q] + k, qn[q] - k);
+		PUB(tr->q_offered[q], tr->q_offered[q] + qn[q]);
+		PUB(tr->q_dropped[q], tr->q_dropped[q] + qn[q] - k);
+		sent += k;
+	}
+	return sent;
 }
 
 /* Offers the frames due at the profile's rate (all it can while
@@ -102,7 +164,9 @@ generate(struct pl_run *r, struct pl_traffic *tr, uint64_t now)
 	 * would burn the CPU it shares with the scheduler on a small machine
 	 * (then capacity measures the OS's time slices, not the pipeline).
 	 * Only this lcore enqueues, so the free count cannot shrink. */
-	room = rte_ring_free_count(tr->rx_ring);
+	/* several queues: the room of each is known only once a frame's
+	 * queue is (spread()) */
+	room = tr->n_q > 1 ? k : rte_ring_free_count(tr->rx_ring[0]);
 	fit = RTE_MIN(k, room);
 	old = RTE_MIN(fit, tr->recyc_n);
 	for (i = 0; i < old; i++)
@@ -122,15 +186,37 @@ generate(struct pl_run *r, struct pl_traffic *tr, uint64_t now)
 		md->gen_len = (uint16_t)rte_pktmbuf_pkt_len(pkts[i]);
 		md->t_rx = now;
 	}
-	sent = fit ? rte_ring_enqueue_burst(tr->rx_ring, (void **)pkts, fit, NULL) : 0;
-	if (sent < fit)
-		rte_pktmbuf_free_bulk(pkts + sent, fit - sent);
+	if (unlikely(tr->n_q > 1)) {
+		sent = spread(tr, pkts, fit);
+	} else {
+		sent = fit ? rte_ring_enqueue_burst(tr->rx_ring[0], (void **)pkts, fit, NULL) : 0;
+		if (sent < fit)
+			rte_pktmbuf_free_bulk(pkts + sent, fit - sent);
+	}
 	if (sent < k)
 		PUB(tr->dropped_port, tr->dropped_port + k - sent);
 	PUB(tr->offered, tr->offered + k);
 	PUB(tr->sent_total, tr->sent_total + sent);
 	tr->credit -= k;
 	return sent;
+}
+
+static bool
+sched_all_done(const struct pl_run *r)
+{
+	for (unsigned int i = 0; i < r->n_sc; i++)
+		if (!hp_stage_done(PL_STAGE_SCHED(r, i)))
+			return false;
+	return true;
+}
+
+static bool
+tx_rings_empty(const struct pl_traffic *tr)
+{
+	for (unsigned int q = 0; q < tr->n_q; q++)
+		if (rte_ring_count(tr->tx_ring[q]) != 0)
+			return false;
+	return true;
 }
 
 /* One pass: sink, then generator. Its state between passes is in *tr
@@ -148,10 +234,12 @@ traffic_pass(void *arg)
 	if (LOAD(r->epoch) != tr->ep) {
 		tr->ep = LOAD(r->epoch);
 		tr->offered = tr->dropped_port = tr->sink = tr->sink_bytes = 0;
+		memset(tr->q_offered, 0, sizeof(tr->q_offered));
+		memset(tr->q_dropped, 0, sizeof(tr->q_dropped));
 		pl_verify_reset(&tr->ver);
 		STORE(tr->epoch_seen, tr->ep);
 	}
-	work = sink(r, tr);
+	work = tr->fwd != NULL ? forward(r, tr) : sink(r, tr);
 	now = rte_rdtsc();
 	ctl = LOAD(r->gen_ctl);
 	if (ctl & 1)
@@ -161,8 +249,8 @@ traffic_pass(void *arg)
 	tr->last = now;
 	/* every frame of the setting read above is in the ring now */
 	STORE(tr->gen_ack, ctl);
-	if (LOAD(r->sink_quit) && hp_stage_done(PL_STAGE_SCHED(r)) &&
-	    tr->sink == r->sc->tx && rte_ring_count(tr->tx_ring) == 0)
+	if (LOAD(r->sink_quit) && sched_all_done(r) && tr->sink == PL_SUM(r, tx) &&
+	    tx_rings_empty(tr) && (tr->fwd == NULL || tr->fwd->len == 0))
 		return HP_STAGE_DONE;
 	/* An empty pass did nothing after `now` but look at the credit:
 	 * its end is `now`. Saving that read matters: on a CPU the
@@ -207,7 +295,7 @@ pl_gen_set(struct pl_run *r, bool on)
 void
 pl_wait_drained(struct pl_run *r)
 {
-	while (LOAD(r->tr->sent_total) != LOAD(r->tr->sink_total) + LOAD(r->sc->freed))
+	while (LOAD(r->tr->sent_total) != LOAD(r->tr->sink_total) + PL_SUM(r, freed))
 		usleep(500);
 }
 
@@ -234,6 +322,16 @@ pl_traffic_setup(struct pl_run *r, char *err, size_t errlen)
 			return -ENOMEM;
 	}
 	ret = pl_verify_init(&tr->ver, r, err, errlen);
+	if (ret == 0 && cfg->src == HP_SRC_PCAP && r->n_sc > 1) {
+		/* the pcap output's one writer (forward()) */
+		tr->n_q = r->n_sc;
+		for (unsigned int q = 0; q < tr->n_q; q++)
+			tr->tx_ring[q] = pl_ports_txr(r, q);
+		tr->fwd = rte_zmalloc("hp_fwd", sizeof(*tr->fwd), 0);
+		if (tr->fwd == NULL)
+			return -ENOMEM;
+		hp_staging_init(tr->fwd, 2 * cfg->burst);
+	}
 	if (ret < 0 || cfg->src != HP_SRC_GEN)
 		return ret;
 	ret = hp_gen_init(&tr->gen, &cfg->imix, &cfg->types, cfg->flows_per_type,
@@ -270,6 +368,15 @@ pl_traffic_free(struct pl_run *r)
 		rte_pktmbuf_free_bulk(tr->recyc, tr->recyc_n);
 	free(tr->recyc);
 	hp_gen_free(&tr->gen);
-	rte_ring_free(tr->rx_ring);
-	rte_ring_free(tr->tx_ring);
+	if (tr->fwd != NULL) {
+		/* the rings are the ports' (pl_ports_close) */
+		if (tr->fwd->len)
+			rte_pktmbuf_free_bulk(tr->fwd->buf, tr->fwd->len);
+		rte_free(tr->fwd);
+		return;
+	}
+	for (unsigned int q = 0; q < HP_MAX_SCHED_LCORES; q++) {
+		rte_ring_free(tr->rx_ring[q]);
+		rte_ring_free(tr->tx_ring[q]);
+	}
 }

@@ -109,13 +109,17 @@ struct hp_meta {
 	uint8_t step;         /* next task in the chain */
 	uint8_t device;       /* device (worker) index that ran the chain */
 	uint8_t status;       /* enum hp_status */
-	/* two flags in one byte, so that the app fits in line 1: written
+	/* flags in one byte, so that the app fits in line 1: written
 	 * one after the other on the packet's way (seq_ok at classify,
 	 * sec_err by a device's task), never at once */
 	uint8_t seq_ok : 1;   /* hdr_seq is unique in the flow (hp_meta_seq_note) */
 	uint8_t sec_err : 1;  /* the task that refused it is a security task
 			       * (hp_task_fail_secure): the run's exit status
 			       * says so */
+	uint8_t owner : 3;    /* the scheduler lcore that owns the packet's
+			       * flow (--sched-lcores, at most 8): written at
+			       * classify, read by the device, which returns
+			       * the packet to that lcore's completion ring */
 	uint8_t app;          /* the packet's app with --apps (an index into the
 			       * run's apps; 0 with one app): devices run its
 			       * chain, so it is in their line */

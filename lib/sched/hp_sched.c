@@ -153,7 +153,10 @@ hp_sched_least_queued(const struct hp_sched *s, enum hp_sched_role role)
 	for (d = 0; d < s->n_dev; d++) {
 		if (s->dev[d].role != role || s->room[d] == 0 || s->dev[d].failed)
 			continue;
-		if (best < 0 || s->dev[d].queued < s->dev[best].queued)
+		/* with several scheduler lcores the others' packets in the
+		 * ring count too (shared is 0 with one) */
+		if (best < 0 || s->dev[d].queued + s->dev[d].shared <
+				s->dev[best].queued + s->dev[best].shared)
 			best = (int)d;
 	}
 	return best;

@@ -64,6 +64,10 @@ struct hp_sched_dev {
 	uint32_t queued;       /* packets handed to it (staging included) and
 				* not back yet */
 	uint32_t queue_cap;    /* what its input ring and staging hold */
+	/* --sched-lcores N > 1: packets in its input ring from every
+	 * scheduler lcore (rte_ring_count once a pass), the cheap shared
+	 * estimate beside this lcore's own queued; 0 with one */
+	uint32_t shared;
 };
 
 #define HP_SCHED_MAX_PARAMS 16  /* KEY=VALUE options of one run */

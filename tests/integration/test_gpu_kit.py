@@ -61,7 +61,8 @@ def test_validate_without_gpu(tmp_path):
     assert p.returncode == 1, p.stdout + p.stderr
     lines = (dest / "summary.txt").read_text().splitlines()
     steps = {l.split()[0]: int(l.split()[2]) for l in lines}
-    for t in ("test_cuda_gpu", "test_cuda_nf_gpu", "test_smpp_gpu", "bench_gpu", "bench_smpp_gpu"):
+    for t in ("test_cuda_gpu", "test_cuda_nf_gpu", "test_cuda_nf_gpu_global", "test_smpp_gpu",
+              "bench_gpu", "bench_smpp_gpu"):
         assert steps[t] == 77, lines
     # hplane --gpu cuda refuses with a usage error (2), it does not crash
     for r in ("run_vpn", "run_ran", "run_crypto", "run_dedup", "run_fault"):

@@ -6,7 +6,9 @@ client against hp-smppd, hp-smppsim against a Cloudhopper server, the
 example server's framing, and the JNI decoder as Cloudhopper's
 PduTranscoder (CloudhopperTranscoderTest: Cloudhopper's DefaultSmppServer
 and DefaultSmppClient with it, and a differential test against
-Cloudhopper's own decoder, which gets smpplib-made PDUs from here).
+Cloudhopper's own decoder, which gets smpplib-made PDUs from here), and
+LazyPduDecoder's lazy Cloudhopper objects accessor by accessor against
+Cloudhopper's decoder (LazyPduDecoderTest, the same smpplib corpus too).
 Maven's dependencies come from the project's .m2/repository, filled once by
 scripts/setup.d/50-java.sh; Maven's output goes under BUILD_DIR."""
 import os

@@ -15,7 +15,8 @@ import pytest
 
 from conftest import HPLANE_RUNS, dpdk_runtime_dir, summary
 
-CMDS = ["stats", "devices", "apps", "drops", "latency", "batches", "power", "flows"]
+CMDS = ["stats", "devices", "apps", "drops", "latency", "batches", "power", "flows",
+        "lcores"]
 
 
 def dpdk_telemetry_py():

@@ -20,6 +20,7 @@
 
 #include "hp_model.h"
 #include "hp_plan.h"
+#include "hp_test.h"
 
 static const char *const apps[] = { "ids", "vpn" };
 static const char *const tasks[] = { "dpi", "aes_cbc" };
@@ -250,16 +251,6 @@ test_user_goal(void **state)
 }
 
 static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void
 test_bad_platforms(void **state)
 {
 	struct hp_platform pf;
@@ -274,13 +265,13 @@ test_bad_platforms(void **state)
 	/* a profile of one device is not a platform */
 	assert_int_equal(hp_platform_load(&pf, "jetson-thesis", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "\"platform\""));
-	write_file("/tmp/hp_plan_bad.json", "{\"platform\": {\"devices\": [\"a\", \"a\"]}, \"devices\": {}}");
+	hp_test_write_file("/tmp/hp_plan_bad.json", "{\"platform\": {\"devices\": [\"a\", \"a\"]}, \"devices\": {}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "named twice"));
-	write_file("/tmp/hp_plan_bad.json", "{\"platform\": {\"devices\": [\"a\"]}, \"devices\": {}}");
+	hp_test_write_file("/tmp/hp_plan_bad.json", "{\"platform\": {\"devices\": [\"a\"]}, \"devices\": {}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no device"));
-	write_file("/tmp/hp_plan_bad.json",
+	hp_test_write_file("/tmp/hp_plan_bad.json",
 		   "{\"platform\": {\"devices\": [\"g\"]}, \"devices\": {\"g\": {\"max_batch\": 8, "
 		   "\"tasks\": {\"dpi\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, "
 		   "\"per_byte_ns\": 0}]}, \"interference\": [{\"task\": \"dpi\", \"co\": \"dpi\", "
@@ -288,19 +279,19 @@ test_bad_platforms(void **state)
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "slow-downs below 1"));
 	assert_null(strchr(err, '\n'));
-	write_file("/tmp/hp_plan_bad.json",
+	hp_test_write_file("/tmp/hp_plan_bad.json",
 		   "{\"platform\": {\"devices\": [\"g\"]}, \"devices\": {\"g\": {\"max_batch\": 8, "
 		   "\"class\": \"tpu\", \"tasks\": {\"dpi\": [{\"batch\": 8, \"fixed_us\": 1, "
 		   "\"per_pkt_us\": 0, \"per_byte_ns\": 0}]}}}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "class: expected cpu, igpu or dgpu"));
-	write_file("/tmp/hp_plan_bad.json",
+	hp_test_write_file("/tmp/hp_plan_bad.json",
 		   "{\"platform\": {\"devices\": [\"g\"]}, \"devices\": {\"g\": {\"max_batch\": 8, "
 		   "\"pcie\": {\"gbps\": 0}, \"tasks\": {\"dpi\": [{\"batch\": 8, \"fixed_us\": 1, "
 		   "\"per_pkt_us\": 0, \"per_byte_ns\": 0}]}}}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "pcie.gbps: expected a number > 0"));
-	write_file("/tmp/hp_plan_bad.json",
+	hp_test_write_file("/tmp/hp_plan_bad.json",
 		   "{\"platform\": {\"devices\": [\"g\"], \"link_mpps\": -1}, \"devices\": {}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "link_mpps"));

@@ -32,7 +32,7 @@ aes_cbc_thread(const uint32_t *T, unsigned int lane, const struct kargs *a, uint
 __global__ void
 k_aes_cbc(const uint32_t *__restrict__ t0, struct kargs a)
 {
-	__shared__ uint32_t T[256 * TCOPIES];
+	__shared__ __align__(16) uint32_t T[256 * TCOPIES];
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 
 	aes_load_t0(T, t0);
@@ -53,4 +53,4 @@ cbc_emulate(const struct hpk_run *r)
 	return aes_emulate(r, r->h->n, aes_cbc_thread);
 }
 
-HPK_AES_KERNEL(kern_aes_cbc, "aes_cbc", cbc_launch, cbc_emulate)
+HPK_AES_KERNEL(kern_aes_cbc, "aes_cbc", NULL, cbc_launch, cbc_emulate)

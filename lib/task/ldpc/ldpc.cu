@@ -2,10 +2,16 @@
  * The ldpc kernel (task ldpc, first of app ran): layered min-sum, one
  * thread block per codeword and one thread per check node of a layer
  * (the z rows of a base row touch disjoint bits, so they run in parallel
- * and give the sequential result), LLRs in shared memory (26 KiB for NR
- * BG1 Z=384), messages in global memory coalesced across the layer, early
- * stop when every check holds (__syncthreads_or). The per-thread code is
- * lib/ldpc's scalar kernel written out for one codeword, so the output is
+ * and give the sequential result), LLRs and the code's tables in shared
+ * memory, and where the GPU's opt-in shared memory holds them (NR BG1
+ * Z=384: 147 KiB of 227 KiB on an H100) the check-to-bit messages too,
+ * the dynamic limit raised for it at table time (cudaFuncSetAttribute);
+ * otherwise the messages in global memory, coalesced across the layer.
+ * No per-thread arrays: a row's update reads its entries twice instead.
+ * Both need each column once per base row, checked at table time (a code
+ * that repeats one is refused; CPU workers decode it). Early stop when
+ * every check holds (__syncthreads_or). The per-thread code is lib/ldpc's
+ * scalar kernel written out for one codeword, so the output is
  * bit-identical. The task's packets carry lib/ldpc's units; the code and
  * the decoder settings arrive as the task's blob (ldpc_blob.h). Also the
  * whole-codeword entry points the tests and bench/gpu use.
@@ -18,7 +24,6 @@
 #include "hpk_kernel.h"
 #include "ldpc_blob.h"
 
-#define LDPC_MAXDEG 32 /* HP_LDPC_MAXDEG */
 #define LDPC_RMAX 63   /* HP_LDPC_RMAX */
 
 struct lcode {
@@ -56,30 +61,47 @@ scale(int m, const struct lcfg *g)
 	return r < LDPC_RMAX ? r : LDPC_RMAX;
 }
 
+/* Where entry e (0-based in base row r, absolute index e0 + e) puts
+ * check node i: its bit in L. */
+HD static inline uint32_t
+ldpc_pos(const struct lcode *c, uint32_t e, uint32_t i)
+{
+	const uint32_t sh = c->ent_shift[e] + i;
+
+	return c->ent_col[e] * c->z + (sh >= c->z ? sh - c->z : sh);
+}
+
+/* The bit-to-check message of entry e: L less the entry's last message
+ * (none in the first iteration), saturated, as lib/ldpc computes it. */
+HD static inline int
+ldpc_in(const int8_t *L, const int8_t *R, uint32_t pos, size_t ri, int first)
+{
+	const int l = L[pos];
+
+	return first ? l : ((l < 0 ? -l : l) >= 127 ? l : sat8(l - R[ri]));
+}
+
 /* Check node i of base row r: the scalar instance of lib/ldpc's layered
  * min-sum (hp_ldpc_kern.h) written out for one codeword, so a GPU thread
  * computes exactly what a CPU lane computes. Rows of one layer touch
  * disjoint bits (one block per column per base row), so the z threads of
- * a layer run in parallel and give the sequential result. */
+ * a layer run in parallel and give the sequential result. Two passes
+ * over the row's entries, no arrays: the first finds the two smallest
+ * magnitudes and the sign, the second recomputes each entry's input
+ * (its L and R are unchanged until it writes them: each column once per
+ * base row, ldpc_cols_once) and writes both. Cost: 2 x d reads of L
+ * and R instead of d, against no local memory (was 384 B a thread). */
 HD static inline void
 ldpc_row(const struct lcode *c, int8_t *L, int8_t *R, uint32_t r, uint32_t i, int first,
 	 const struct lcfg *g)
 {
 	const uint32_t e0 = c->row_start[r], d = c->row_start[r + 1] - e0, z = c->z;
-	int t[LDPC_MAXDEG], at[LDPC_MAXDEG];
-	uint32_t pos[LDPC_MAXDEG];
 	int mn1 = 128, mn2 = 128, sg = 0, s1, s2;
 
 	for (uint32_t e = 0; e < d; e++) {
-		uint32_t sh = c->ent_shift[e0 + e] + i;
-		int l, x, a;
+		const int x = ldpc_in(L, R, ldpc_pos(c, e0 + e, i), (size_t)(e0 + e) * z + i, first);
+		const int a = x < 0 ? -x : x;
 
-		pos[e] = c->ent_col[e0 + e] * z + (sh >= z ? sh - z : sh);
-		l = L[pos[e]];
-		x = first ? l : ((l < 0 ? -l : l) >= 127 ? l : sat8(l - R[(size_t)(e0 + e) * z + i]));
-		a = x < 0 ? -x : x;
-		t[e] = x;
-		at[e] = a;
 		mn2 = mn2 < (mn1 > a ? mn1 : a) ? mn2 : (mn1 > a ? mn1 : a);
 		mn1 = mn1 < a ? mn1 : a;
 		sg ^= x;
@@ -87,26 +109,42 @@ ldpc_row(const struct lcode *c, int8_t *L, int8_t *R, uint32_t r, uint32_t i, in
 	s1 = scale(mn1, g);
 	s2 = scale(mn2, g);
 	for (uint32_t e = 0; e < d; e++) {
-		int mag = at[e] == mn1 ? s2 : s1;
-		int rn = (sg ^ t[e]) < 0 ? -mag : mag;
+		const uint32_t pos = ldpc_pos(c, e0 + e, i);
+		const size_t ri = (size_t)(e0 + e) * z + i;
+		const int x = ldpc_in(L, R, pos, ri, first), a = x < 0 ? -x : x;
+		const int mag = a == mn1 ? s2 : s1;
+		const int rn = (sg ^ x) < 0 ? -mag : mag;
 
-		R[(size_t)(e0 + e) * z + i] = (int8_t)rn;
-		L[pos[e]] = (int8_t)(at[e] >= 127 ? t[e] : sat8(t[e] + rn));
+		R[ri] = (int8_t)rn;
+		L[pos] = (int8_t)(a >= 127 ? x : sat8(x + rn));
 	}
+}
+
+/* 0 when every base row names each column once (what ldpc_row and the
+ * parallel layer update need), else -EINVAL with the first offending
+ * row and column. */
+static int
+ldpc_cols_once(const struct lcode *c, uint32_t *row, uint32_t *col)
+{
+	for (uint32_t r = 0; r < c->mb; r++)
+		for (uint32_t e = c->row_start[r]; e < c->row_start[r + 1]; e++)
+			for (uint32_t f = c->row_start[r]; f < e; f++)
+				if (c->ent_col[f] == c->ent_col[e]) {
+					*row = r;
+					*col = c->ent_col[e];
+					return -EINVAL;
+				}
+	return 0;
 }
 
 /* 1 when check node i of base row r is unsatisfied. */
 HD static inline int
 ldpc_check(const struct lcode *c, const int8_t *L, uint32_t r, uint32_t i)
 {
-	const uint32_t e0 = c->row_start[r], d = c->row_start[r + 1] - e0, z = c->z;
 	int par = 0;
 
-	for (uint32_t e = 0; e < d; e++) {
-		uint32_t sh = c->ent_shift[e0 + e] + i;
-
-		par ^= L[c->ent_col[e0 + e] * z + (sh >= z ? sh - z : sh)] < 0;
-	}
+	for (uint32_t e = c->row_start[r]; e < c->row_start[r + 1]; e++)
+		par ^= L[ldpc_pos(c, e, i)] < 0;
 	return par;
 }
 
@@ -213,21 +251,65 @@ ldpc_decode_block(const struct lcode *c, const struct lcfg *g, int8_t *L, int8_t
 	return 0;
 }
 
+/* Shared memory of a block: the codeword's LLRs (nf bytes), the code's
+ * tables (row starts, columns, shifts: 4 * (mb + 1 + 2 nnz) bytes), each
+ * rounded to 16, then with rs its check messages (nnz * z bytes). */
+HD static inline size_t
+ldpc_smem(const struct lcode *c, int rs)
+{
+	return ((size_t)c->nb * c->z + 15) / 16 * 16 +
+	       (4ull * (c->mb + 1 + 2ull * c->nnz) + 15) / 16 * 16 +
+	       (rs ? (size_t)c->nnz * c->z : 0);
+}
+
+/* The block's check messages: in its shared memory after the LLRs and
+ * the tables (RS), or its slice of the global scratch Rg. */
+template <bool RS>
+__device__ static inline int8_t *
+ldpc_msgs(const struct lcode *c, int8_t *L, int8_t *Rg)
+{
+	if (RS)
+		return L + ldpc_smem(c, 0);
+	return Rg + (size_t)blockIdx.x * c->nnz * c->z;
+}
+
+/* The code's tables copied into the block's shared memory after the
+ * LLRs (all threads take part; a barrier must follow before use): the
+ * rows read them 2 x d times a check node per layer. Returns the code
+ * pointing at the copies. */
+__device__ static inline struct lcode
+ldpc_code_smem(const struct lcode *c, int8_t *L)
+{
+	uint32_t *t = (uint32_t *)(L + ((size_t)c->nb * c->z + 15) / 16 * 16);
+	const uint32_t nr = c->mb + 1;
+	struct lcode s = *c;
+
+	for (uint32_t i = threadIdx.x; i < nr + 2 * c->nnz; i += blockDim.x)
+		t[i] = i < nr ? c->row_start[i] :
+		       i < nr + c->nnz ? c->ent_col[i - nr] : c->ent_shift[i - nr - c->nnz];
+	s.row_start = t;
+	s.ent_col = t + nr;
+	s.ent_shift = t + nr + c->nnz;
+	return s;
+}
+
 /* One thread block per codeword, one thread per check node of a layer;
- * the codeword's LLRs live in shared memory (<= 26 KiB for NR BG1 Z=384),
- * check-to-bit messages in global memory, coalesced across the layer. */
+ * the codeword's LLRs live in shared memory, the check-to-bit messages
+ * too with RS, else in global memory, coalesced across the layer. */
+template <bool RS>
 __global__ void
 k_ldpc(struct lcode c, struct lcfg g, const int8_t *llr, int8_t *Rall, uint8_t *out,
        uint32_t out_bits, uint8_t *ok, uint8_t *iters)
 {
-	extern __shared__ int8_t L[];
+	extern __shared__ __align__(16) int8_t L[];
 	const uint32_t cw = blockIdx.x, nf = c.nb * c.z, n = nf - c.punct, tid = threadIdx.x;
+	const struct lcode cs = ldpc_code_smem(&c, L);
 	uint32_t done_it;
 
 	for (uint32_t j = tid; j < nf; j += blockDim.x)
 		L[j] = j < c.punct ? 0 : llr[(size_t)cw * n + j - c.punct];
 	__syncthreads();
-	done_it = ldpc_decode_block(&c, &g, L, Rall + (size_t)cw * c.nnz * c.z);
+	done_it = ldpc_decode_block(&cs, &g, L, ldpc_msgs<RS>(&c, L, Rall));
 	for (uint32_t j = tid; j < out_bits; j += blockDim.x)
 		out[(size_t)cw * out_bits + j] = L[j] < 0;
 	if (tid == 0) {
@@ -240,21 +322,23 @@ k_ldpc(struct lcode c, struct lcfg g, const int8_t *llr, int8_t *Rall, uint8_t *
  * write the decoded unit into aux when it decoded within maxflip flips;
  * match[2p] counts the packet's good units (the host takes a packet's
  * units only when all are good, as lib/ldpc does). */
+template <bool RS>
 __global__ void
 k_ldpc_units(struct lcode c, struct lcfg g, struct lunit u, struct kargs a,
 	     int8_t *Rall)
 {
-	extern __shared__ int8_t L[];
+	extern __shared__ __align__(16) int8_t L[];
 	__shared__ uint32_t cnt[1024];
 	__shared__ uint32_t tot;
 	const uint32_t T = blockDim.x, tid = threadIdx.x, ug = blockIdx.x + a.blk[a.p0];
 	const uint32_t p = hpk_item_packet(&a, ug);
 	const uint8_t *rx = a.data + a.off[p] + (ug - a.blk[p]) * u.ulen;
 	uint8_t *dst = a.aux + a.off[p] + (ug - a.blk[p]) * u.ulen;
+	const struct lcode cs = ldpc_code_smem(&c, L);
 
 	lu_load(&u, rx, L, tid, T);
 	__syncthreads();
-	if (ldpc_decode_block(&c, &g, L, Rall + (size_t)blockIdx.x * c.nnz * c.z) == 0)
+	if (ldpc_decode_block(&cs, &g, L, ldpc_msgs<RS>(&c, L, Rall)) == 0)
 		return; /* the same answer in every thread: no barrier is left waiting */
 	cnt[tid] = lu_count(&u, rx, L, tid, T);
 	__syncthreads();
@@ -277,6 +361,39 @@ k_ldpc_units(struct lcode c, struct lcfg g, struct lunit u, struct kargs a,
 	lu_write_flips(&u, rx, L, dst, cnt[tid], tid, T);
 	if (tid == 0)
 		atomicAdd(&a.match[2 * p], 1u);
+}
+
+/* Whether this GPU's opt-in shared memory per block holds the messages
+ * beside the LLRs (plus static bytes of the kernel), and if so raises
+ * kernel f's dynamic limit to smem; with nothing raised the messages stay
+ * global. HPK_LDPC_MSGS=global in the environment keeps them global, so
+ * that a GPU session can time one against the other (at NR BG1 Z=384
+ * shared memory allows one codeword per SM, global four). 1: in shared
+ * memory, 0: global, -EIO: the global path's own limit could not be
+ * raised. */
+static int
+ldpc_smem_setup(const void *f_rs, const void *f_glob, const struct lcode *c,
+		size_t static_bytes)
+{
+	const char *force = getenv("HPK_LDPC_MSGS");
+	const size_t rs = ldpc_smem(c, 1), gl = ldpc_smem(c, 0);
+	int dev = 0, optin = 0;
+
+	if (cudaGetDevice(&dev) != cudaSuccess ||
+	    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+		    cudaSuccess)
+		optin = 48 * 1024;
+	if ((force == NULL || strcmp(force, "global") != 0) && rs + static_bytes <= (size_t)optin &&
+	    cudaFuncSetAttribute(f_rs, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rs) ==
+		    cudaSuccess)
+		return 1;
+	cudaGetLastError(); /* a refused attribute is not the next launch's error */
+	if (gl > 48 * 1024 &&
+	    (gl + static_bytes > (size_t)optin ||
+	     cudaFuncSetAttribute(f_glob, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)gl) !=
+		     cudaSuccess))
+		return -EIO;
+	return 0;
 }
 
 /* ---- the blob, in a context ---- */
@@ -326,7 +443,25 @@ struct ltab {
 	struct lcode dc, hc;
 	struct lcfg g;
 	struct lunit u;
+	int rs;              /* messages in shared memory (GPU contexts) */
 };
+
+/* Refuses a code the parallel layer update would get wrong: one column
+ * twice in a base row (lib/ldpc's codes never do; CPU workers decode
+ * such a code). 0 or -EINVAL with err set. */
+static int
+ldpc_code_ok(const struct lcode *c, char *err, size_t errlen)
+{
+	uint32_t r, col;
+
+	if (ldpc_cols_once(c, &r, &col) == 0)
+		return 0;
+	snprintf(err, errlen,
+		 "kernel ldpc: base row %u names column %u twice; the GPU decoder updates a "
+		 "row's columns in parallel and needs each once (decode it on CPU workers)",
+		 r, col);
+	return -EINVAL;
+}
 
 static int
 ldpc_table(struct hpk_kslot *ks, char *err, size_t errlen)
@@ -347,9 +482,23 @@ ldpc_table(struct hpk_kslot *ks, char *err, size_t errlen)
 		free(t);
 		return -EINVAL;
 	}
+	if (ldpc_code_ok(&t->hc, err, errlen) < 0) {
+		free(t);
+		return -EINVAL;
+	}
 	t->dc = t->hc;
-	if (ks->d_tab != NULL)
+	if (ks->d_tab != NULL) {
 		parse(ks->tab, ks->tab_len, ks->d_tab, &t->dc, &t->g, &t->u);
+		t->rs = ldpc_smem_setup((const void *)k_ldpc_units<true>,
+					(const void *)k_ldpc_units<false>, &t->hc,
+					4 * 1024 + 16);
+		if (t->rs < 0) {
+			snprintf(err, errlen, "LDPC code with z=%u: %zu bytes of LLRs exceed the "
+				 "GPU's shared memory", t->hc.z, ldpc_smem(&t->hc, 0));
+			free(t);
+			return -EINVAL;
+		}
+	}
 	ks->priv = t;
 	return 0;
 }
@@ -372,13 +521,14 @@ ldpc_items(const struct hpk_kslot *ks, uint32_t len)
 }
 
 /* The check messages of every unit a full staging holds (a unit takes at
- * least ulen bytes of it), allocated once per stream with the table. */
+ * least ulen bytes of it), allocated once per stream with the table;
+ * none when they live in shared memory. */
 static size_t
 ldpc_scratch(const struct hpk_kslot *ks, uint32_t cap_bytes)
 {
 	const struct ltab *t = (const struct ltab *)ks->priv;
 
-	return (size_t)(cap_bytes / t->u.ulen) * t->dc.nnz * t->dc.z;
+	return t->rs ? 0 : (size_t)(cap_bytes / t->u.ulen) * t->dc.nnz * t->dc.z;
 }
 
 static cudaError_t
@@ -389,9 +539,14 @@ ldpc_launch(const struct hpk_run *r)
 
 	if (nu == 0)
 		return cudaSuccess;
+	if (t->rs) {
+		k_ldpc_units<true><<<nu, ldpc_threads(t->dc.z), ldpc_smem(&t->dc, 1), r->st>>>(
+			t->dc, t->g, t->u, r->a, NULL);
+		return cudaGetLastError();
+	}
 	if ((size_t)nu * t->dc.nnz * t->dc.z > r->scr->cap)
 		return cudaErrorMemoryAllocation; /* cannot happen: sized for the staging */
-	k_ldpc_units<<<nu, ldpc_threads(t->dc.z), t->dc.nb * t->dc.z, r->st>>>(
+	k_ldpc_units<false><<<nu, ldpc_threads(t->dc.z), ldpc_smem(&t->dc, 0), r->st>>>(
 		t->dc, t->g, t->u, r->a, (int8_t *)r->scr->p);
 	return cudaGetLastError();
 }
@@ -500,11 +655,11 @@ hpk_ldpc_emulate(const void *blob, size_t len, const int8_t *llr, uint32_t n_cw,
 	struct lcode c;
 	struct lcfg cfg, *g = &cfg;
 	struct lunit u;
-	uint32_t nf, n;
+	uint32_t nf, n, bad_r, bad_c;
 	int8_t *L, *R;
 	int nok = 0;
 
-	if (parse(blob, len, blob, &c, g, &u) < 0)
+	if (parse(blob, len, blob, &c, g, &u) < 0 || ldpc_cols_once(&c, &bad_r, &bad_c) < 0)
 		return -EINVAL;
 	nf = c.nb * c.z;
 	n = nf - c.punct;
@@ -535,6 +690,19 @@ hpk_ldpc_emulate(const void *blob, size_t len, const int8_t *llr, uint32_t n_cw,
 }
 
 extern "C" int
+hpk_ldpc_msgs_shared(const void *blob, size_t len)
+{
+	struct lcode c;
+	struct lcfg g;
+	struct lunit u;
+
+	if (parse(blob, len, blob, &c, &g, &u) < 0)
+		return -EINVAL;
+	return ldpc_smem_setup((const void *)k_ldpc<true>, (const void *)k_ldpc<false>, &c, 0) ==
+	       1;
+}
+
+extern "C" int
 hpk_ldpc_gpu(struct hpk_ctx *ctx, const void *blob, size_t len, const int8_t *llr,
 	     uint32_t n_cw, uint8_t *out, uint32_t out_bits, uint8_t *ok, uint8_t *iters,
 	     double *secs, char *err, size_t errlen)
@@ -543,6 +711,7 @@ hpk_ldpc_gpu(struct hpk_ctx *ctx, const void *blob, size_t len, const int8_t *ll
 	struct lcfg g;
 	struct lunit u;
 	uint32_t nf, n;
+	int rs;
 	void *d_blob = NULL;
 	int8_t *d_llr = NULL, *d_R = NULL;
 	uint8_t *d_out = NULL, *d_ok = NULL, *d_it = NULL;
@@ -556,6 +725,8 @@ hpk_ldpc_gpu(struct hpk_ctx *ctx, const void *blob, size_t len, const int8_t *ll
 		snprintf(err, errlen, "kernel ldpc: malformed blob (%zu bytes)", len);
 		return -EINVAL;
 	}
+	if (ldpc_code_ok(&c, err, errlen) < 0)
+		return -EINVAL;
 	nf = c.nb * c.z;
 	n = nf - c.punct;
 	threads = (c.z + 31) / 32 * 32;
@@ -563,9 +734,16 @@ hpk_ldpc_gpu(struct hpk_ctx *ctx, const void *blob, size_t len, const int8_t *ll
 #define GO(call) do { e = (call); if (e != cudaSuccess) { \
 	snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e)); goto out; } } while (0)
 	GO(cudaSetDevice(hpk_ctx_gpu(ctx)));
+	rs = ldpc_smem_setup((const void *)k_ldpc<true>, (const void *)k_ldpc<false>, &c, 0);
+	if (rs < 0) {
+		snprintf(err, errlen, "LDPC code with z=%u: LLRs exceed the GPU's shared memory",
+			 c.z);
+		return -EINVAL;
+	}
 	GO(cudaMalloc(&d_blob, len));
 	GO(cudaMalloc((void **)&d_llr, (size_t)n_cw * n));
-	GO(cudaMalloc((void **)&d_R, (size_t)n_cw * c.nnz * c.z));
+	if (!rs)
+		GO(cudaMalloc((void **)&d_R, (size_t)n_cw * c.nnz * c.z));
 	GO(cudaMalloc((void **)&d_out, (size_t)n_cw * out_bits));
 	GO(cudaMalloc((void **)&d_ok, n_cw));
 	GO(cudaMalloc((void **)&d_it, n_cw));
@@ -575,7 +753,12 @@ hpk_ldpc_gpu(struct hpk_ctx *ctx, const void *blob, size_t len, const int8_t *ll
 	GO(cudaEventCreate(&a));
 	GO(cudaEventCreate(&b));
 	GO(cudaEventRecord(a, 0));
-	k_ldpc<<<n_cw, threads, nf>>>(c, g, d_llr, d_R, d_out, out_bits, d_ok, d_it);
+	if (rs)
+		k_ldpc<true><<<n_cw, threads, ldpc_smem(&c, 1)>>>(c, g, d_llr, NULL, d_out, out_bits,
+								  d_ok, d_it);
+	else
+		k_ldpc<false><<<n_cw, threads, ldpc_smem(&c, 0)>>>(c, g, d_llr, d_R, d_out, out_bits,
+								   d_ok, d_it);
 	GO(cudaGetLastError());
 	GO(cudaEventRecord(b, 0));
 	GO(cudaEventSynchronize(b));

@@ -54,6 +54,11 @@ int hpk_ldpc_gpu(struct hpk_ctx *ctx, const void *blob, size_t len, const int8_t
 		 uint32_t n_cw, uint8_t *out, uint32_t out_bits, uint8_t *ok, uint8_t *iters,
 		 double *secs, char *err, size_t errlen);
 
+/* Whether the code's check messages fit in shared memory beside its LLRs
+ * on the current GPU (the kernels keep them there then): 1 yes, 0 no
+ * (global memory), -errno for a malformed blob. */
+int hpk_ldpc_msgs_shared(const void *blob, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

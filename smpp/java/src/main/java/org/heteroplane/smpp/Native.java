@@ -55,6 +55,8 @@ final class Native {
     static native ByteBuffer decodeArray(long handle, byte[] in, int off, int len,
                                          int mode, long[] stats);
 
+    static native int decodeSlab(long handle, byte[] in, int off, int len, int[] slab);
+
     static native int simStream(ByteBuffer out, int off, int cap, int first, int n,
                                 int msgLen, int ntlv, int commandId, int framing,
                                 int corrLen, byte[] marker);

@@ -105,6 +105,35 @@ public final class SmppDecoder implements AutoCloseable {
         return batch(v, ByteBuffer.wrap(a), off);
     }
 
+    /** Ints per PDU in decodeSlab's slab, and the index of each value in a PDU's run. */
+    public static final int SLAB_STRIDE = 16;
+    /** PDU's first octet (index into the array), command_length, command_id,
+     * command_status, sequence_number, error | ntlv << 16, TLV area's first
+     * octet (0: none), mandatory fields decoded, then the field lengths four
+     * to an int (field k in bits 8 * (k % 4) of int SLAB_FLEN + k / 4). */
+    public static final int SLAB_OFF = 0, SLAB_LEN = 1, SLAB_ID = 2, SLAB_STATUS = 3, SLAB_SEQ = 4,
+            SLAB_ERR_NTLV = 5, SLAB_TLV = 6, SLAB_NFIELDS = 7, SLAB_FLEN = 8;
+
+    /**
+     * Decodes a[off, off + len) (plain framing, CPU) into a caller-owned
+     * int[]: SLAB_STRIDE ints per PDU, offsets as indexes into a.  Unlike
+     * a DecodedBatch the result stays valid after the next decode, so
+     * objects made from it may outlive the call (LazyPduDecoder); like any
+     * decode it ends this decoder's last DecodedBatch (the records are
+     * reused).  One JNI call; both arrays are pinned for it.
+     *
+     * @return the PDUs written
+     * @throws IllegalArgumentException range outside a, or slab shorter
+     *         than SLAB_STRIDE ints per framed PDU
+     */
+    public synchronized int decodeSlab(byte[] a, int off, int len, int[] slab) {
+        if (handle.h == 0) {
+            throw new IllegalStateException("SmppDecoder closed");
+        }
+        generation++;
+        return Native.decodeSlab(handle.h, a, off, len, slab);
+    }
+
     private DecodedBatch batch(ByteBuffer v, ByteBuffer in, int off) {
         if (v != null) {
             view = v.order(ByteOrder.nativeOrder());
