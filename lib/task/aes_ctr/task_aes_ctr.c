@@ -372,7 +372,7 @@ ctr_process_evp(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
  * packets a call when the task sums), each followed by the sums.
  * Cost note (ctr-task-bench, IMIX, Zen 4 guest, ipsec-mb avx512): ipsec-mb
  * alone ~120 cycles a packet; this loop with offloads ~168 instructions a
- * packet (callgrind; ~30 cycles, 0.77-0.79x the bare burst loop), with the
+ * packet (callgrind; ~30 cycles, ~0.78x the bare burst loop), with the
  * software sum ~115 here plus ~470 for the headers and the sum (0.50-0.59x)
  * (bench/results/ctr-task-2026-11-29.md). */
 static void
