@@ -162,6 +162,45 @@ check_goal(const struct hp_plan *pl, const char *goal, const double *off)
 		assert_true(best.power_w <= mt.power_w + 1e-9);
 }
 
+/* min-latency's model counts the queue: on one device, a batch's latency
+ * rises toward saturation (M/D/1's wait outgrows the shorter fill), so
+ * the goal keeps away from a configuration that just carries the load. */
+static void
+test_latency_queueing(void **state)
+{
+	struct hp_platform pf;
+	struct hp_plan pl;
+	struct hp_plan_eval half, near, ev;
+	struct hp_goal g;
+	char err[256] = "";
+	double off[1], cap;
+	unsigned int i, one = 0;
+	int k;
+
+	(void)state;
+	load(&pf);
+	assert_int_equal(hp_plan_build(&pl, &pf, &apps[1], &tasks[1], 1, batches, 1, 0, err,
+				       sizeof(err)), 0);
+	for (i = 0; i < pl.n_cfg; i++)	/* the discrete GPU alone */
+		if (pl.cfg[i].devmask[0] == 4)
+			one = i;
+	assert_int_equal(pl.cfg[one].devmask[0], 4);
+	cap = pl.cfg[one].pps[0][2];
+	off[0] = 0.5 * cap;
+	hp_plan_eval_at(&pl, one, off, &half);
+	off[0] = 0.97 * cap;
+	hp_plan_eval_at(&pl, one, off, &near);
+	assert_true(near.delivered_pps >= near.offered_pps * 0.999);
+	assert_true(near.lat_ms > half.lat_ms);
+	/* at 97 % of the GTX the goal picks a configuration with more room */
+	assert_int_equal(hp_goal_parse(&g, "min-latency", err, sizeof(err)), 0);
+	k = hp_goal_pick(&pl, &g, off, &ev);
+	assert_true(k >= 0 && (unsigned int)k != one);
+	assert_true(ev.lat_ms < near.lat_ms);
+	hp_plan_free(&pl);
+	hp_platform_free(&pf);
+}
+
 static void
 test_goals(void **state)
 {
@@ -313,6 +352,7 @@ main(void)
 		cmocka_unit_test(test_platform),
 		cmocka_unit_test(test_build_roundtrip),
 		cmocka_unit_test(test_goals),
+		cmocka_unit_test(test_latency_queueing),
 		cmocka_unit_test(test_user_goal),
 		cmocka_unit_test(test_bad_platforms),
 	};
