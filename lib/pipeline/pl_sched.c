@@ -230,6 +230,7 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	sc->oh1 = sc->proc = sc->oh3 = 0;
 	sc->busy_cycles = sc->total_cycles = sc->in_cycles = 0;
 	sc->cpu_ns0 = hp_thread_cpu_ns();
+	sc->s.t_run = rte_rdtsc();
 	/* sent_w/back_w stay monotonic (they define what is in flight); the
 	 * device share is counted from here. */
 	memcpy(sc->back_base, sc->back_w, sizeof(sc->back_w));

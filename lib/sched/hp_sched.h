@@ -124,6 +124,8 @@ struct hp_sched {
 	hp_sched_predict_fn predict;     /* NULL when nothing predicts */
 	void *predict_arg;
 	uint64_t now;                    /* TSC of this scheduling round */
+	uint64_t t_run;                  /* TSC when the measured phase (the
+					  * trace's clock) began; 0 before */
 	uint64_t round;                  /* counts the passes over the packets
 					  * waiting to be placed */
 	double rate_pps;                 /* input rate (EWMA over ~50 ms) */

@@ -868,7 +868,9 @@ py_tick(struct hp_sched *s, uint64_t now)
 		st->next = now + st->period / 4;	/* the first window: short */
 	}
 	py_fast(s, st, now);
-	t = (double)(now - st->t0) / (double)s->env->hz;
+	/* --goal-at counts from the measured phase, as the trace does: a
+	 * calibration before it (longer on a loaded host) does not count */
+	t = s->t_run ? (double)(now - s->t_run) / (double)s->env->hz : -1.0;
 	while (st->at_next < st->c->n_at && t >= st->c->at[st->at_next].t) {
 		const struct py_at *a = &st->c->at[st->at_next++];
 

@@ -42,10 +42,12 @@ def assert_no_reorder(s):
 
 def test_goal_at_switches(hplane, tmp_path):
     # min-energy at a low rate: the integrated GPU alone (the GTX off);
-    # at 1.5 s min-latency: the GTX at 1K (docs/scheduling.md), at once
+    # at 2.5 s min-latency: the GTX at 1K (docs/scheduling.md), at once.
+    # A row's goal is read when the row is written: 1.5 s between the
+    # first row and the switch leave room for a starved scheduler lcore.
     out = tmp_path / "run"
-    run_hplane(["run"] + BASE + ["--duration", "3", "--goal", "min-energy",
-                                 "--goal-at", "1.5:min-latency", "--out", str(out)])
+    run_hplane(["run"] + BASE + ["--duration", "4", "--goal", "min-energy",
+                                 "--goal-at", "2.5:min-latency", "--out", str(out)])
     s = summary(out)
     assert_invariants(s)
     assert_no_reorder(s)
@@ -61,6 +63,19 @@ def test_goal_at_switches(hplane, tmp_path):
     pc = power_col(rows, "dgpu")
     assert float(rows[0][pc]) == 0.0
     assert float(rows[-1][pc]) > 0.0
+
+
+def test_goal_at_counts_from_the_measured_phase(hplane, tmp_path):
+    # a calibration of 1.5 s runs first: --goal-at's 1.5 s are the trace's
+    # (the measured phase's), not the scheduler's since its first tick
+    out = tmp_path / "run"
+    base = [a for a in BASE if a not in ("--capacity", "20000")]
+    run_hplane(["run"] + base + ["--calib", "1.5", "--duration", "3", "--goal", "min-energy",
+                                 "--goal-at", "2:min-latency", "--out", str(out)])
+    rows = trace_rows(out)
+    assert rows[0]["goal"] == "min-energy", rows[0]
+    assert rows[-1]["goal"] == "min-latency", rows[-1]
+    assert summary(out)["goal"]["goal_changes"] == 1
 
 
 def app_sets(label):
