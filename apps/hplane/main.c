@@ -125,6 +125,8 @@ usage(FILE *o)
 "                        min-latency, min-energy, min-power, target-rate:GBPS,\n"
 "                        or a --goal-lib one\n"
 "  --goal-period MS      how often the monitor re-checks [500]\n"
+"  --goal-inner fixed|adaptive  inside the configuration: least queued of its\n"
+"                        devices, or adaptive's per-deadline placement [fixed]\n"
 "  --goal-at WHEN:GOAL   set GOAL at WHEN seconds into the run (repeatable)\n"
 "  --goal-lib FILE.so    load a goal (its hp_goal_ops_v1; docs/scheduling.md)\n"
 "  --duration S          seconds to run (pcap: until the file is consumed) [8]\n"
@@ -336,7 +338,7 @@ enum {
 	O_PSPEED, O_PLOOP, O_NOREPORT, O_PLATFORM, O_CONFIGS, O_TRAINT,
 	O_APPS, O_TXRES,
 	O_GOAL, O_GOALPER, O_GOALAT, O_GOALLIB,
-	O_SCHEDLC,
+	O_SCHEDLC, O_GOALINNER,
 	O_END
 };
 
@@ -407,6 +409,7 @@ static const struct option longopts[] = {
 	{ "goal-at", required_argument, NULL, O_GOALAT },
 	{ "goal-lib", required_argument, NULL, O_GOALLIB },
 	{ "sched-lcores", required_argument, NULL, O_SCHEDLC },
+	{ "goal-inner", required_argument, NULL, O_GOALINNER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -431,7 +434,7 @@ struct cli {
 	char plat_spec[HP_PLATFORM_SPECS][160]; /* --platform's device specs */
 	bool plat_done;
 	/* --goal and its flags, as sched pythia's options (goal_params) */
-	const char *goal, *goal_period, *goal_lib;
+	const char *goal, *goal_period, *goal_lib, *goal_inner;
 	const char *goal_at[HP_SCHED_MAX_PARAMS];
 	unsigned int n_goal_at;
 	char goal_kv[HP_SCHED_MAX_PARAMS][200];
@@ -579,6 +582,7 @@ parse_opts(struct cli *c, int argc, char **argv)
 		case O_PLATFORM: c->prof.platform = a; break;
 		case O_GOAL: c->goal = a; break;
 		case O_GOALPER: c->goal_period = a; break;
+		case O_GOALINNER: c->goal_inner = a; break;
 		case O_GOALLIB: c->goal_lib = a; break;
 		case O_GOALAT:
 			bad = c->n_goal_at == HP_SCHED_MAX_PARAMS;
@@ -792,15 +796,15 @@ static int
 goal_params(struct cli *c)
 {
 	struct hp_run_cfg *cfg = &c->cfg;
-	const char *kv[4 + HP_SCHED_MAX_PARAMS][2];
+	const char *kv[5 + HP_SCHED_MAX_PARAMS][2];
 	unsigned int n = 0, i;
 	char q[64];
 
 	if (c->goal_done)
 		return 0;
 	c->goal_done = true;
-	if (c->goal == NULL && (c->goal_period || c->goal_lib || c->n_goal_at))
-		return fail(EXIT_USAGE, "--goal-period, --goal-at and --goal-lib need --goal NAME");
+	if (c->goal == NULL && (c->goal_period || c->goal_lib || c->goal_inner || c->n_goal_at))
+		return fail(EXIT_USAGE, "--goal-period, --goal-at, --goal-inner and --goal-lib need --goal NAME");
 	if (c->goal == NULL && strcmp(cfg->sched, "pythia") != 0)
 		return 0;
 	if (c->goal != NULL && c->sched_set && strcmp(cfg->sched, "pythia") != 0)
@@ -818,6 +822,10 @@ goal_params(struct cli *c)
 	if (c->goal_period != NULL) {
 		kv[n][0] = "period";
 		kv[n++][1] = c->goal_period;
+	}
+	if (c->goal_inner != NULL) {
+		kv[n][0] = "inner";
+		kv[n++][1] = c->goal_inner;
 	}
 	if (c->goal_lib != NULL) {
 		kv[n][0] = "lib";

@@ -19,8 +19,11 @@ so that run switches once, ~0.6 s in, and then never). Then target-rate:X agains
 import argparse
 import json
 import os
-import subprocess
+import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from rtrun import run_rt  # noqa: E402  (SCHED_FIFO lcores, as bench/load and bench/pipeline)
 
 SCALE = 100           # the devices' time dilation (scale=100) and the monitor's
 PPS_PER_GBPS = 6800 / 8.0   # 1500-byte frames: 6.8 kpps x 100 = 8 Gbit/s of the platform (L2)
@@ -37,6 +40,17 @@ def write_trace(path, points):
     with open(path, "w") as f:
         for t, r in points:
             f.write(f"{t} {r}\n")
+
+
+def hplane_run(args, name, cmd, dur):
+    """Runs one hplane command line with its lcore threads SCHED_FIFO (bench/rtrun.py:
+    on the shared VM a stall of the generator or a modeled device for 100 ms and more is
+    otherwise common, and one such stall sets a run's p99); returns the note on them."""
+    try:
+        _, note = run_rt(cmd, dur + 120, rt=not args.no_rt, prio=args.rt_prio)
+    except RuntimeError as e:
+        sys.exit(f"{name}: {e}")
+    return note
 
 
 def run_one(args, name, trace, dur, cap, goal=None, fixed=None):
@@ -56,9 +70,7 @@ def run_one(args, name, trace, dur, cap, goal=None, fixed=None):
                 "--goal", "all-devices"]
     else:
         cmd += ["--sched-param", f"devices={fixed}", "--goal", "max-throughput"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{name}: hplane exit {p.returncode}: {p.stderr.strip()[-400:]}")
+    note = hplane_run(args, name, cmd, dur)
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
     gbit = s["bytes_delivered"] * 8 / 1e9 * SCALE
@@ -73,8 +85,27 @@ def run_one(args, name, trace, dur, cap, goal=None, fixed=None):
         "p99_us": s["latency_us"]["p99"], "joules": joules, "watts": joules / dur_s,
         "j_per_gbit": joules / gbit if gbit > 0 else float("inf"),
         "switches": s["goal"]["switches"], "configuration": s["goal"]["configuration"],
+        "rt": note,
     }
     return r
+
+
+def median_rows(runs):
+    """One row per run name (the -rN suffix off) with each metric's median over its
+    repeats; p99s keeps every repeat's p99 (ms), the shared VM's noise in plain sight."""
+    out = []
+    for name in dict.fromkeys(r["name"].rsplit("-r", 1)[0] for r in runs):
+        rs = [r for r in runs if r["name"].rsplit("-r", 1)[0] == name]
+        m = dict(rs[0], name=name)
+        for k, v in rs[0].items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                m[k] = statistics.median(r[k] for r in rs)
+        m["p99s"] = [round(r["p99_us"] / 1e3, 2) for r in rs]
+        m["switches"] = max(r["switches"] for r in rs)
+        m["drop_internal"] = max(r["drop_internal"] for r in rs)
+        m["out_of_order"] = max(r["out_of_order"] for r in rs)
+        out.append(m)
+    return out
 
 
 def table(rows):
@@ -82,8 +113,11 @@ def table(rows):
           "| J | mean W | J/Gbit | switches | last configuration |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['name']} | {r['gbps']:.2f} | {r['drop_port']} | {r['drop_internal']} | "
-              f"{r['out_of_order']} | {r['p99_us'] / 1e3:.2f} | {r['joules']:.1f} | "
+        p99 = f"{r['p99_us'] / 1e3:.2f}"
+        if len(r.get("p99s", [])) > 1:
+            p99 += " (" + ", ".join(f"{x:.2f}" for x in r["p99s"]) + ")"
+        print(f"| {r['name']} | {r['gbps']:.2f} | {r['drop_port']:.0f} | {r['drop_internal']} | "
+              f"{r['out_of_order']} | {p99} | {r['joules']:.1f} | "
               f"{r['watts']:.1f} | {r['j_per_gbit']:.3f} | {r['switches']} | "
               f"{r['configuration']} |")
 
@@ -135,6 +169,12 @@ def main():
     ap.add_argument("--only", choices=["all", "target", "fluct"], default="all")
     ap.add_argument("--goal-period", type=int, default=0,
                     help="the monitor's period in ms for the dynamic runs (default: hplane's 500)")
+    ap.add_argument("--no-rt", action="store_true",
+                    help="leave hplane's lcore threads in normal scheduling")
+    ap.add_argument("--rt-prio", type=int, default=1, help="their SCHED_FIFO priority")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of each goal and fixed configuration per trace, interleaved; "
+                         "the tables and verdicts take each metric's median")
     a = ap.parse_args()
     a.goal_lib = os.path.abspath(a.goal_lib)
     os.makedirs(os.path.join(a.out, "runs"), exist_ok=True)
@@ -152,16 +192,21 @@ def main():
     elif a.only == "fluct":
         plan = [("fluct", fl, f)]
     for tname, tr, dur in plan:
-        rows = []
-        for g in GOALS + FIXED:   # interleaved: the dynamic goals between the fixed runs
-            isfixed = g in FIXED
-            rows.append(run_one(a, f"{tname}-{'fixed-' + g if isfixed else g}", tr, dur, 30000,
-                                goal=None if isfixed else g, fixed=g if isfixed else None))
-        print(f"\n### trace {tname}\n")
+        runs = []
+        for i in range(a.repeat):
+            for g in GOALS + FIXED:   # interleaved: the dynamic goals between the fixed runs
+                isfixed = g in FIXED
+                name = f"{tname}-{'fixed-' + g if isfixed else g}"
+                runs.append(run_one(a, name + (f"-r{i + 1}" if a.repeat > 1 else ""), tr, dur,
+                                    30000, goal=None if isfixed else g,
+                                    fixed=g if isfixed else None))
+        rows = median_rows(runs) if a.repeat > 1 else runs
+        print(f"\n### trace {tname}" + (f", median of {a.repeat}" if a.repeat > 1 else "") + "\n")
         table(rows)
         print()
         v = verdicts(rows, a.tol)
-        res["traces"][tname] = {"rows": rows, "verdicts": [(g, t) for g, _, _, t in v]}
+        res["traces"][tname] = {"rows": rows, "runs": runs,
+                                "verdicts": [(g, t) for g, _, _, t in v]}
 
     # target-rate at a rate between one device's capacity and two's, offered above and at it
     rows = []

@@ -17,6 +17,7 @@
 #include "hp_plan.h"
 
 #define PKT_BITS (1500 * 8)   /* the platforms' tables use 1500-byte packets */
+#define QUEUE_RHO_MAX 0.999   /* a saturated device waits 500 services (delivered is capped) */
 
 int
 hp_platform_load(struct hp_platform *p, const char *name, char *err, size_t errlen)
@@ -316,14 +317,18 @@ hp_plan_eval_at(const struct hp_plan *pl, unsigned int idx, const double *offere
 		for (d = 0; d < pl->n_dev; d++)
 			cap += c->pps[a][d];
 		/* flows spread over the app's devices by their capacity; a
-		 * batch waits to fill at its device's share, then is served */
+		 * batch waits to fill at its device's share, then behind the
+		 * batches before it (M/D/1's mean wait, rho / 2(1 - rho)
+		 * services: near saturation a configuration reads slow, so
+		 * min-latency keeps away from it), then is served */
 		for (d = 0; d < pl->n_dev && ev->app_delivered_pps[a] > 0; d++) {
-			double load, l;
+			double load, l, rho;
 
 			if (c->pps[a][d] <= 0)
 				continue;
 			load = ev->app_delivered_pps[a] * c->pps[a][d] / cap;
-			l = c->batch / load * 1e3 + c->lat_ms[a][d];
+			rho = fmin(load / c->pps[a][d], QUEUE_RHO_MAX);
+			l = c->batch / load * 1e3 + c->lat_ms[a][d] * (1 + rho / (2 * (1 - rho)));
 			lat = l > lat ? l : lat;
 			if (load / c->pps[a][d] > ev->dev_util[d])
 				ev->dev_util[d] = load / c->pps[a][d];

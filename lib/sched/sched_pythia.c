@@ -1,33 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * pythia: a configuration-level policy (Pythia section V, the monitor and
- * policy on the fly). check() builds every configuration of the run's
- * apps (one, or each app of --apps with its own device set) on a modeled
- * platform (lib/plan) and reads the goal; the run starts
- * in the configuration the goal picks at the offered rate, and every
- * period (tick) the monitor re-picks with the measured offered rate and
- * switches when another configuration wins twice in a row (hysteresis),
- * at once when the goal changed or the active configuration cannot carry
- * the measured offered rate. The pick reads the offered rate times a
- * headroom (headroom=F, 1.2), so the next configuration comes in before
- * the active one saturates. Under target-rate a token bucket per app at
- * its share of the target (admission) refuses the packets above it: the
- * scheduler drops them with reason admission. A configuration is the set of devices
- * each app may use, at each app's measured input rate: pick() places a
- * packet on the least queued of its app's set,
- * keeping a flow on the device that holds its packets in flight (flow
- * affinity), so a switch neither loses nor reorders a packet; a flow
- * whose device left the configuration is held until its packets came
- * back. Devices outside the configuration count as switched off for
- * power (hp_sched.off_mask). Options: devices=A+B (configurations within
- * those devices only), scale=F (the modeled devices' time dilation: the
- * measured rates x F are the platform's), batch=N (the plan's batch; the
- * devices' own batch limits are fixed when the run starts), headroom=F
- * (1..4, the offered rate's factor in the pick). The goal
- * changes while running through
- * the telemetry command /heteroplane/goal (hplane ctl goal)
- * and a timed schedule (at=T:NAME, --goal-at). docs/scheduling.md.
+ * policy on the fly). check() (sched_pythia_check.c) builds every
+ * configuration of the run's apps (one, or each app of --apps with its
+ * own device set) on a modeled platform (lib/plan) and reads the goal;
+ * the run starts in the configuration the goal picks at an idle port, and
+ * the monitor re-picks with the measured offered rate every period
+ * (tick), when the goal changes, and when the rate itself moves: by more
+ * than PY_MOVE since the last evaluation, or past what the active
+ * configuration carries with headroom (rate-triggered evaluation). The
+ * pick reads the offered rate times a headroom (headroom=F, 1.2). A
+ * switch comes at once when the goal changed, at the first evaluation
+ * with traffic, or when the active configuration has not carried the rate
+ * with headroom for PY_UP_S and the pick carries more; any other winner
+ * must win twice in a row over PY_HOLD_S (hysteresis) and carry the rate
+ * PY_BAND above the pick's as well as the active one does (a band, so a
+ * rate on a boundary does not flap). Under target-rate a token bucket per
+ * app at its share of the target (admission) refuses the packets above
+ * it: the scheduler drops them with reason admission. A configuration is
+ * the set of devices each app may use: pick() places a packet on the
+ * least queued of its app's set (inner=fixed) or lets the adaptive policy
+ * place it among them per deadline (inner=adaptive), keeping a flow on
+ * the device that holds its packets in flight (flow affinity), so a
+ * switch neither loses nor reorders a packet; a flow whose device left
+ * the configuration is held until its packets came back. Devices outside
+ * the configuration count as switched off for power (hp_sched.off_mask).
+ * Options: devices=A+B (configurations within those devices only),
+ * scale=F (the modeled devices' time dilation: the measured rates x F are
+ * the platform's), batch=N (the plan's batch; the devices' own batch
+ * limits are fixed when the run starts), headroom=F (1..4, the offered
+ * rate's factor in the pick), inner=fixed|adaptive (--goal-inner). The
+ * goal changes while running through the telemetry command
+ * /heteroplane/goal (hplane ctl goal) and a timed schedule (at=T:NAME,
+ * --goal-at). docs/scheduling.md.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,38 +46,33 @@
 #include "hp_model.h"
 #include "hp_plan.h"
 #include "hp_sched.h"
+#include "hp_sched_policy.h"
+#include "sched_pythia.h"
 
-#define PY_MAX_AT 16
 #define PY_WIN 2          /* evaluations another winner needs in a row */
 #define PY_ALPHA 0.5      /* weight of a window in the learned capacity */
-#define PY_BATCH_DEF 1024   /* the 1024 row: the live devices batch 128 by default */
-#define PY_HEADROOM 1.2     /* the offered rate's factor in the pick */
-#define PY_BUCKET_S 0.002   /* admission: the bucket holds 2 ms at the target */
-
-struct py_at {
-	double t;
-	struct hp_goal g;
-	char text[HP_SCHED_GOALLEN];
-};
-
-/* What check() read: the plan of the run's apps and the goals. */
-struct py_conf {
-	struct hp_plan pl;
-	bool cpu_dev[HP_PLAN_MAX_DEV];   /* platform device of class CPU */
-	struct hp_goal goal;
-	char goal_text[HP_SCHED_GOALLEN];
-	double period_s;
-	double scale;     /* the modeled devices' time dilation (scale=F) */
-	double headroom;  /* the offered rate's factor in the pick (headroom=F) */
-	unsigned int n_at;
-	struct py_at at[PY_MAX_AT];
-};
+/* admission: the bucket holds 20 ms at the target. The scheduler lcore
+ * of a loaded host stalls for several ms and then takes the port's
+ * backlog at once; a 2 ms bucket shed most of it (target-rate:15 with 35
+ * offered delivered 8 Gbit/s at load 10 on the 2-vCPU VM). */
+#define PY_BUCKET_S 0.02
+#define PY_EWMA_TAU 0.1     /* pl_sched.c sched_tick's rate EWMA, undone by py_fast */
+#define PY_FAST_S 0.04      /* the monitor's own rate: a window of 40 ms */
+#define PY_RING 64          /* ticks (~1 ms) the window is read from */
+#define PY_MOVE 0.15        /* a rate move that triggers an evaluation */
+#define PY_GAP_S 0.01       /* rate-triggered evaluations at most this often */
+#define PY_BAND 1.05        /* a hysteresis switch carries the rate x this too */
+#define PY_UP_S 0.02        /* short of headroom this long before an up-switch */
+#define PY_HOLD_S 0.1       /* a hysteresis winner wins at least this long */
 
 struct py_flow {
 	uint8_t dev;
 	uint8_t moving;      /* held until its packets are back, then moved */
+	uint8_t target;      /* where a moving flow goes, + 1 (0: the least queued) */
 	uint32_t inflight;
+	uint32_t gen;        /* the spread it was placed under (py_state.gen) */
 };
+
 
 struct py_state {
 	struct py_conf *c;
@@ -80,11 +80,36 @@ struct py_state {
 	unsigned int n_apps;             /* the plan's: 1 without --apps */
 	uint32_t allowed[HP_PLAN_MAX_APPS]; /* per app: sched devices of the
 					     * active configuration */
+	/* per app the share of its flows each sched device should hold (by
+	 * the configuration's capacities), and the spread's generation:
+	 * bumped by a switch that gives an app another device */
+	double share[HP_PLAN_MAX_APPS][HP_SCHED_MAX_DEV];
+	uint32_t gen;
+	uint32_t spread_n[HP_PLAN_MAX_APPS][HP_SCHED_MAX_DEV]; /* busy flows given
+								 * each device since */
 	int active, cand;                /* configurations; cand: last other winner */
 	unsigned int cand_n;
 	unsigned int settle;             /* evaluations since the last switch */
 	double short_pps;                /* delivered in the last window, when
 					  * short of the offered (else 0) */
+	bool traffic;                    /* an evaluation saw traffic */
+	/* the monitor's fast rate per app (py_fast) and the EWMA it undoes */
+	double fast[HP_PLAN_MAX_APPS], ewma_prev[HP_PLAN_MAX_APPS];
+	uint64_t fast_t;
+	double cum[HP_PLAN_MAX_APPS];    /* offered packets so far, per app */
+	uint64_t ring_t[PY_RING];        /* the last ticks: TSC and cum */
+	double ring_n[PY_RING][HP_PLAN_MAX_APPS];
+	unsigned int ring_head, ring_len;
+	/* the last evaluation: when, its rate (all apps), and whether the
+	 * active configuration was short of it with headroom */
+	uint64_t eval_t, gap;
+	double eval_pps;
+	bool eval_short;
+	/* since when the active configuration is short of headroom (0: it
+	 * is not), and whether an evaluation acted on it since; since when
+	 * the hysteresis candidate wins */
+	uint64_t short_since, cand_since, up_hold, cand_hold;
+	bool short_acted;
 	struct hp_goal goal;
 	uint64_t period, next, t0;
 	unsigned int at_next;
@@ -98,6 +123,13 @@ struct py_state {
 	double tok[HP_PLAN_MAX_APPS], tok_max[HP_PLAN_MAX_APPS];
 	double tok_rate[HP_PLAN_MAX_APPS];   /* bytes per cycle */
 	uint64_t tok_t[HP_PLAN_MAX_APPS];
+	/* inner=adaptive: the adaptive policy's state, and the view of the
+	 * scheduler it decides on: devices outside the allowed set failed,
+	 * with no room */
+	struct hp_adaptive *ad;
+	struct hp_sched view;
+	struct hp_sched_dev vdev[HP_SCHED_MAX_DEV];
+	uint32_t vroom[HP_SCHED_MAX_DEV];
 };
 
 /* ---- the goal asked for while running (telemetry thread -> scheduler) ---- */
@@ -179,241 +211,6 @@ RTE_INIT(hp_pythia_tel)
 				   "Reads the active goal and configuration; with a parameter NAME[:ARG] sets the goal");
 }
 
-/* ---- check: the plan, the goals, a goal library ---- */
-
-static int
-goal_lib(const char *path, char *err, size_t errlen)
-{
-	const struct hp_goal_ops *ops;
-	char q[160];
-	void *h;
-	int ret;
-
-	hp_quote(q, sizeof(q), path, 120);
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL) {
-		snprintf(err, errlen, "--goal-lib %s: cannot load it (%.120s)", q, dlerror());
-		return -EINVAL;
-	}
-	ops = dlsym(h, HP_GOAL_OPS_SYMBOL);
-	if (ops == NULL) {
-		snprintf(err, errlen, "--goal-lib %s: no symbol %s (a struct hp_goal_ops)", q,
-			 HP_GOAL_OPS_SYMBOL);
-		dlclose(h);
-		return -EINVAL;
-	}
-	if (hp_goal_find(ops->name != NULL ? ops->name : "") == ops)
-		return 0;	/* checked once already: the handle stays open */
-	ret = hp_goal_register(ops);
-	if (ret < 0) {
-		snprintf(err, errlen, "--goal-lib %s: %s", q, ret == -EEXIST ?
-			 "its goal's name is taken" : ret == -ENOSPC ? "too many goals" :
-			 "its ops table lacks a name or a score");
-		dlclose(h);
-		return -EINVAL;
-	}
-	return 0;	/* registered ops live in it: never closed */
-}
-
-static int
-parse_at(struct py_conf *c, const char *v, char *err, size_t errlen)
-{
-	const char *colon = strchr(v, ':');
-	char num[32], q[64];
-	char *end;
-	double t;
-	struct py_at *a;
-
-	hp_quote(q, sizeof(q), v, 40);
-	if (colon == NULL || colon == v || (size_t)(colon - v) >= sizeof(num)) {
-		snprintf(err, errlen, "--goal-at %s: expected T:GOAL (seconds into the run)", q);
-		return -EINVAL;
-	}
-	memcpy(num, v, (size_t)(colon - v));
-	num[colon - v] = '\0';
-	t = strtod(num, &end);
-	if (*end != '\0' || !(t >= 0) || t > 1e6) {
-		snprintf(err, errlen, "--goal-at %s: expected T:GOAL (seconds into the run)", q);
-		return -EINVAL;
-	}
-	if (c->n_at == PY_MAX_AT) {
-		snprintf(err, errlen, "--goal-at: at most %d", PY_MAX_AT);
-		return -EINVAL;
-	}
-	if (c->n_at > 0 && t < c->at[c->n_at - 1].t) {
-		snprintf(err, errlen, "--goal-at %s: times must not decrease", q);
-		return -EINVAL;
-	}
-	a = &c->at[c->n_at];
-	if (hp_goal_parse(&a->g, colon + 1, err, errlen) < 0)
-		return -EINVAL;
-	a->t = t;
-	snprintf(a->text, sizeof(a->text), "%s", colon + 1);
-	c->n_at++;
-	return 0;
-}
-
-/* devices=A+B: only configurations within these platform devices. */
-static int
-only_devices(struct py_conf *c, const char *v, char *err, size_t errlen)
-{
-	char buf[160], q[64], *tok, *save = NULL;
-	unsigned int mask = 0, i, j, n = 0;
-
-	hp_quote(q, sizeof(q), v, 40);
-	if (strlen(v) >= sizeof(buf)) {
-		snprintf(err, errlen, "devices=%s: too long", q);
-		return -EINVAL;
-	}
-	snprintf(buf, sizeof(buf), "%s", v);
-	for (tok = strtok_r(buf, "+", &save); tok != NULL; tok = strtok_r(NULL, "+", &save)) {
-		for (j = 0; j < c->pl.n_dev && strcmp(c->pl.dev_name[j], tok) != 0; j++)
-			;
-		if (j == c->pl.n_dev) {
-			snprintf(err, errlen, "devices=%s: expected devices of platform %s joined by +",
-				 q, c->pl.platform);
-			return -EINVAL;
-		}
-		mask |= 1u << j;
-	}
-	for (i = 0; i < c->pl.n_cfg; i++) {
-		for (j = 0; j < c->pl.n_apps && (c->pl.cfg[i].devmask[j] & ~mask) == 0; j++)
-			;
-		if (j == c->pl.n_apps)
-			c->pl.cfg[n++] = c->pl.cfg[i];
-	}
-	if (n == 0) {
-		snprintf(err, errlen, "devices=%s: no configuration left", q);
-		return -EINVAL;
-	}
-	c->pl.n_cfg = n;
-	return 0;
-}
-
-static void
-py_conf_free(void *p)
-{
-	struct py_conf *c = p;
-
-	if (c == NULL)
-		return;
-	hp_plan_free(&c->pl);
-	free(c);
-}
-
-static int
-py_check(struct hp_sched_env *env, char *err, size_t errlen)
-{
-	const char *plat = hp_sched_param(env, "platform");
-	const char *goal = hp_sched_param(env, "goal");
-	const char *per = hp_sched_param(env, "period");
-	const char *bs = hp_sched_param(env, "batch");
-	const char *sc = hp_sched_param(env, "scale");
-	const char *only = hp_sched_param(env, "devices");
-	const char *hr = hp_sched_param(env, "headroom");
-	const char *app[HP_PLAN_MAX_APPS], *task[HP_PLAN_MAX_APPS];
-	unsigned int n_apps = env->n_apps > 1 ? env->n_apps : 1;
-	struct hp_platform pf;
-	struct py_conf *c;
-	uint32_t batch = PY_BATCH_DEF;
-	unsigned int i, x;
-	int ret = -EINVAL;
-
-	for (i = 0; i < env->n_params; i++)	/* libraries first: goals may name theirs */
-		if (!strncmp(env->params[i], "lib=", 4) &&
-		    goal_lib(env->params[i] + 4, err, errlen) < 0)
-			return -EINVAL;
-	if (plat == NULL) {
-		snprintf(err, errlen, "--goal needs a modeled platform (--platform NAME): the configurations come from its profile");
-		return -EINVAL;
-	}
-	if (env->n_apps <= 1 && env->n_tasks != 1) {
-		snprintf(err, errlen, "--goal: the app is a chain of %u tasks; configurations model one kernel per app (ids, dedup, vpn, crypto)",
-			 env->n_tasks);
-		return -EINVAL;
-	}
-	if (n_apps > HP_PLAN_MAX_APPS) {
-		snprintf(err, errlen, "--goal: at most %d apps", HP_PLAN_MAX_APPS);
-		return -EINVAL;
-	}
-	for (i = 0; env->n_apps > 1 && i < env->n_apps; i++)
-		if (env->app_ntasks[i] != 1) {
-			snprintf(err, errlen, "--goal: app %s is a chain of %u tasks; configurations model one kernel per app (ids, dedup, vpn, crypto)",
-				 env->app_names[i], env->app_ntasks[i]);
-			return -EINVAL;
-		}
-	if (bs != NULL && hp_parse_uint(bs, 1, HP_MODEL_BATCH_MAX, &x) < 0) {
-		snprintf(err, errlen, "batch=: expected 1..%d", HP_MODEL_BATCH_MAX);
-		return -EINVAL;
-	}
-	if (bs != NULL)
-		batch = x;
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	c->period_s = 0.5;
-	if (per != NULL) {
-		char *end;
-		double ms = strtod(per, &end);
-
-		if (*end != '\0' || !(ms >= 10 && ms <= 60000)) {
-			snprintf(err, errlen, "--goal-period: expected 10..60000 ms");
-			goto fail;
-		}
-		c->period_s = ms / 1e3;
-	}
-	c->scale = 1;
-	if (sc != NULL) {
-		char *end;
-
-		c->scale = strtod(sc, &end);
-		if (*end != '\0' || !(c->scale >= 0.01 && c->scale <= 1000)) {
-			snprintf(err, errlen, "scale=: expected the devices' scale, 0.01..1000");
-			goto fail;
-		}
-	}
-	c->headroom = PY_HEADROOM;
-	if (hr != NULL) {
-		char *end;
-
-		c->headroom = strtod(hr, &end);
-		if (*end != '\0' || !(c->headroom >= 1 && c->headroom <= 4)) {
-			snprintf(err, errlen, "headroom=: expected the offered rate's factor, 1..4");
-			goto fail;
-		}
-	}
-	if (hp_goal_parse(&c->goal, goal != NULL ? goal : "max-throughput", err, errlen) < 0)
-		goto fail;
-	snprintf(c->goal_text, sizeof(c->goal_text), "%s", goal != NULL ? goal : "max-throughput");
-	for (i = 0; i < env->n_params; i++)
-		if (!strncmp(env->params[i], "at=", 3) &&
-		    parse_at(c, env->params[i] + 3, err, errlen) < 0)
-			goto fail;
-	if (hp_platform_load(&pf, plat, err, errlen) < 0)
-		goto fail;
-	if (env->n_apps > 1) {
-		for (i = 0; i < n_apps; i++) {
-			app[i] = env->app_names[i];
-			task[i] = env->task_names[env->app_first[i]];
-		}
-	} else {
-		app[0] = task[0] = env->task_names[0];
-	}
-	ret = hp_plan_build(&c->pl, &pf, app, task, n_apps, &batch, 1, 0, err, errlen);
-	for (i = 0; ret == 0 && i < pf.n_dev; i++)
-		c->cpu_dev[i] = pf.dev[i].cls == HP_MODEL_CLASS_CPU;
-	hp_platform_free(&pf);
-	if (ret < 0 || (only != NULL && only_devices(c, only, err, errlen) < 0))
-		goto fail;
-	env->conf = c;
-	return 0;
-fail:
-	py_conf_free(c);
-	return -EINVAL;
-}
-
 /* ---- the run ---- */
 
 static void
@@ -463,23 +260,56 @@ static void
 py_activate(struct hp_sched *s, struct py_state *st, int k)
 {
 	const struct hp_plan_cfg *cf = &st->c->pl.cfg[k];
-	uint32_t allowed = 0;
-	unsigned int a, j;
+	uint32_t allowed = 0, before;
+	bool grew = false;
+	unsigned int a, j, d;
 
 	for (a = 0; a < st->n_apps; a++) {
+		double tot = 0;
+
+		before = st->allowed[a];
 		st->allowed[a] = 0;
-		for (j = 0; j < st->c->pl.n_dev; j++)
-			if (cf->devmask[a] & (1u << j))
-				st->allowed[a] |= st->set[j];
+		memset(st->share[a], 0, sizeof(st->share[a]));
+		for (j = 0; j < st->c->pl.n_dev; j++) {
+			if (!(cf->devmask[a] & (1u << j)))
+				continue;
+			st->allowed[a] |= st->set[j];
+			for (d = 0; d < s->n_dev; d++)	/* a platform device's workers */
+				if (st->set[j] & (1u << d))
+					st->share[a][d] = cf->pps[a][j] /
+						__builtin_popcount(st->set[j]);
+			tot += cf->pps[a][j];
+		}
+		for (d = 0; d < s->n_dev && tot > 0; d++)
+			st->share[a][d] /= tot;
+		grew |= st->active >= 0 && (st->allowed[a] & ~before) != 0;
 		allowed |= st->allowed[a];
+	}
+	if (grew) {
+		st->gen++;	/* the busy flows spread onto the new devices */
+		memset(st->spread_n, 0, sizeof(st->spread_n));
 	}
 	if (st->active >= 0 && k != st->active)
 		s->gs.switches++;
 	st->settle = 0;
 	st->active = k;
+	st->short_since = 0;
+	st->short_acted = false;
 	__atomic_store_n(&s->off_mask, ~allowed & ((s->n_dev >= 32) ? ~0u : (1u << s->n_dev) - 1),
 			 __ATOMIC_RELAXED);
 	hp_plan_cfg_label(&st->c->pl, cf, s->gs.cfg, sizeof(s->gs.cfg));
+}
+
+static void
+py_state_free(struct py_state *st)
+{
+	if (st == NULL)
+		return;
+	if (st->ad != NULL)
+		hp_adaptive_free(st->ad);
+	free(st->ad);
+	free(st->flows);
+	free(st);
 }
 
 static int
@@ -537,6 +367,22 @@ py_init(struct hp_sched *s, char *err, size_t errlen)
 		free(st);
 		goto nomem;
 	}
+	if (c->inner_adaptive) {
+		int ret;
+
+		st->ad = calloc(1, sizeof(*st->ad));
+		if (st->ad == NULL) {
+			py_state_free(st);
+			goto nomem;
+		}
+		ret = hp_adaptive_setup(st->ad, s, st->n_flows ? st->n_flows : 1, err, errlen);
+		if (ret < 0) {
+			free(st->ad);
+			st->ad = NULL;
+			py_state_free(st);
+			return ret;
+		}
+	}
 	st->goal = c->goal;
 	snprintf(s->gs.goal, sizeof(s->gs.goal), "%s", c->goal_text);
 	/* nothing is measured yet: the goal's pick for an idle port; the
@@ -545,6 +391,9 @@ py_init(struct hp_sched *s, char *err, size_t errlen)
 	py_activate(s, st, k < 0 ? 0 : k);
 	py_admission(s, st, off);
 	st->period = (uint64_t)(c->period_s * (double)s->env->hz);
+	st->gap = (uint64_t)(PY_GAP_S * (double)s->env->hz);
+	st->up_hold = (uint64_t)(PY_UP_S * (double)s->env->hz);
+	st->cand_hold = (uint64_t)(PY_HOLD_S * (double)s->env->hz);
 	s->priv = st;
 	rte_spinlock_lock(&req.lk);
 	req.running = true;
@@ -565,9 +414,7 @@ py_fini(struct hp_sched *s)
 	rte_spinlock_lock(&req.lk);
 	req.running = false;
 	rte_spinlock_unlock(&req.lk);
-	if (st != NULL)
-		free(st->flows);
-	free(st);
+	py_state_free(st);
 	s->priv = NULL;
 }
 
@@ -604,6 +451,100 @@ py_unbalanced(const struct hp_sched *s, uint32_t allowed, unsigned int d)
 	return false;
 }
 
+/* The adaptive policy's view of the scheduler: the devices outside
+ * allowed failed and without room, so it never picks them and its
+ * offload plan counts no CPU time the configuration does not have. */
+static const struct hp_sched *
+py_view(const struct hp_sched *s, struct py_state *st, uint32_t allowed)
+{
+	unsigned int d;
+
+	st->view = *s;
+	st->view.dev = st->vdev;
+	st->view.room = st->vroom;
+	for (d = 0; d < s->n_dev; d++) {
+		bool in = allowed & (1u << d);
+
+		st->vdev[d] = s->dev[d];
+		st->vdev[d].failed |= !in;
+		st->vroom[d] = in ? s->room[d] : 0;
+	}
+	return &st->view;
+}
+
+/* inner=adaptive: the configuration sets the devices, adaptive places
+ * the packet among them per deadline (docs/scheduling.md). A flow with
+ * packets in flight on a device the configuration left is held here
+ * until they are back: adaptive would take its device, failed in the
+ * view, for a real failure and start the flow afresh elsewhere. Cost:
+ * the view (a copy of the scheduler's state and of the few devices,
+ * ~40 cycles) beside adaptive's own decision (not measured apart on the
+ * loaded VM). */
+static int
+py_pick_adaptive(struct hp_sched *s, struct py_state *st, struct rte_mbuf *m,
+		 uint32_t allowed)
+{
+	struct hp_meta *md = hp_meta(m);
+	struct py_flow *f = md->flow_slot < st->n_flows ? &st->flows[md->flow_slot] : NULL;
+	struct hp_sched_pkt p;
+	int d;
+
+	if (f != NULL && f->inflight > 0 && !(allowed & (1u << f->dev))) {
+		if (!(md->flags & HP_MF_HELD)) {
+			md->flags |= HP_MF_HELD;
+			s->gs.held++;
+		}
+		return HP_SCHED_SKIP;
+	}
+	hp_sched_pkt_of(m, &p);
+	d = hp_adaptive_decide(st->ad, py_view(s, st, allowed), &p);
+	if (d >= 0 && f != NULL) {
+		f->dev = (uint8_t)d;
+		f->inflight++;
+	}
+	return d;
+}
+
+/* A switch gave the app of busy flow f another device: where the flow
+ * belongs now, the device furthest below its share of the app's busy
+ * flows (by the configuration's capacities) as they come; if elsewhere,
+ * it moves (held until its packets are back). Without it a flow that is
+ * always in flight stays on its device after the switch, and the device
+ * the switch relieved keeps its queue until py_unbalanced finds it 2
+ * batches over: at 8 -> 20 Gbit/s on the GTX with 16 flows, ~100 ms of
+ * packets waited behind it (p99 3.3 ms vs 1.85 ms for both GPUs fixed).
+ * Counted, not hashed: 16 flows hashed by share put 2 to 9 on the UHD
+ * 630 (5.6 expected), and either GPU then queued. */
+static void
+py_spread(struct py_state *st, struct py_flow *f, const struct hp_meta *md, uint32_t allowed)
+{
+	unsigned int a = md->app < st->n_apps ? md->app : 0, d;
+	int best = -1;
+	double bv = 0;
+
+	f->gen = st->gen;
+	if (!(allowed & (1u << f->dev)))
+		return;		/* its device left: it moves anyway */
+	for (d = 0; d < HP_SCHED_MAX_DEV; d++) {
+		double v;
+
+		if (!(allowed & (1u << d)) || st->share[a][d] <= 0)
+			continue;
+		v = (st->spread_n[a][d] + 1) / st->share[a][d];
+		if (best < 0 || v < bv || (v == bv && d == f->dev)) {
+			best = (int)d;
+			bv = v;
+		}
+	}
+	if (best < 0)
+		return;
+	st->spread_n[a][best]++;
+	if ((unsigned int)best != f->dev) {
+		f->target = (uint8_t)(best + 1);
+		f->moving = 1;
+	}
+}
+
 /* Cost: a flow lookup and a scan of the few devices, ~20 cycles a packet
  * beside the scheduler's ~300 (not measured apart on the loaded VM). */
 static int
@@ -628,9 +569,13 @@ py_pick(struct hp_sched *s, struct rte_mbuf *m)
 		st->tok[a] -= len;
 		md->flags |= HP_MF_ADMITTED;
 	}
+	if (st->ad != NULL)
+		return py_pick_adaptive(s, st, m, allowed);
 	if (md->flow_slot >= st->n_flows)	/* untracked: no order to keep */
 		return py_least(s, st, allowed);
 	f = &st->flows[md->flow_slot];
+	if (f->inflight > 0 && f->gen != st->gen && !f->moving)
+		py_spread(st, f, md, allowed);
 	if (f->inflight > 0) {
 		if (!f->moving && (!(allowed & (1u << f->dev)) ||
 				   py_unbalanced(s, allowed, f->dev)))
@@ -647,11 +592,16 @@ py_pick(struct hp_sched *s, struct rte_mbuf *m)
 		}
 		d = s->room[f->dev] > 0 ? (int)f->dev : HP_SCHED_SKIP;
 	} else {
-		d = py_least(s, st, allowed);
+		d = f->target - 1;
+		if (f->target == 0 || !(allowed & (1u << d)) || s->room[d] == 0 ||
+		    s->dev[d].failed)
+			d = py_least(s, st, allowed);
 		if (d < 0)
 			return -1;
 		f->dev = (uint8_t)d;
 		f->moving = 0;
+		f->target = 0;
+		f->gen = st->gen;
 	}
 	if (d >= 0)
 		f->inflight++;
@@ -665,11 +615,15 @@ py_done(struct hp_sched *s, struct rte_mbuf *m, unsigned int d, unsigned int ste
 	struct py_state *st = s->priv;
 	const struct hp_meta *md = hp_meta(m);
 
-	RTE_SET_USED(d);
-	RTE_SET_USED(step);
 	RTE_SET_USED(now);
 	if (md->flow_slot < st->n_flows && st->flows[md->flow_slot].inflight > 0)
 		st->flows[md->flow_slot].inflight--;
+	if (st->ad != NULL) {
+		struct hp_sched_pkt p;
+
+		hp_sched_pkt_of(m, &p);
+		hp_adaptive_done(st->ad, s, &p, d, step);
+	}
 }
 
 /* The monitor's learning (the paper compares the last two windows): two
@@ -700,22 +654,220 @@ py_learn(struct hp_sched *s, struct py_state *st, double offered, double deliver
 	s->gs.learned++;
 }
 
+/* The monitor's fast rate, per app. pl_sched.c's EWMA (time constant
+ * PY_EWMA_TAU) lags a step: after 8 -> 20 Gbit/s it reaches 16.7 (what
+ * the GTX's 20 carries with headroom 1.2) only ~130 ms later, while the
+ * GTX saturates. Its change over one tick, undone, is that tick's own
+ * count of offered packets; the fast rate is their sum over the last
+ * PY_FAST_S (a window, not a shorter EWMA: on the loaded host the
+ * generator catches up after a stall of several ms in one burst, which
+ * a 10 ms EWMA read as 2x the rate, and a window counts it at its
+ * worth). py_tick runs right after every EWMA update, at the same TSC,
+ * so the interval is the EWMA's; a tick that left the EWMA alone counts
+ * its rate. */
+static void
+py_fast(const struct hp_sched *s, struct py_state *st, uint64_t now)
+{
+	unsigned int i, j, n = st->n_apps;
+	uint64_t w = (uint64_t)(PY_FAST_S * (double)s->env->hz);
+	double dt = 0, a = 0, span;
+
+	if (st->fast_t != 0 && now > st->fast_t) {
+		dt = (double)(now - st->fast_t) / (double)s->env->hz;
+		a = 1 - exp(-dt / PY_EWMA_TAU);
+	}
+	for (i = 0; i < n; i++) {
+		double cur = n > 1 ? s->app_rate_pps[i] : s->rate_pps;
+
+		if (a > 1e-9)
+			st->cum[i] += RTE_MAX(st->ewma_prev[i] + (cur - st->ewma_prev[i]) / a,
+					      0.0) * dt;
+		st->ewma_prev[i] = cur;
+	}
+	st->fast_t = now;
+	st->ring_head = (st->ring_head + 1) % PY_RING;
+	st->ring_t[st->ring_head] = now;
+	memcpy(st->ring_n[st->ring_head], st->cum, sizeof(st->cum));
+	if (st->ring_len < PY_RING)
+		st->ring_len++;
+	/* the newest sample at least the window old, else the oldest */
+	for (j = 1; j < st->ring_len; j++) {
+		i = (st->ring_head + PY_RING - j) % PY_RING;
+		if (now - st->ring_t[i] >= w || j == st->ring_len - 1)
+			break;
+	}
+	if (st->ring_len < 2)
+		return;
+	/* a span under PY_GAP_S (the run's first ms) is a burst or two:
+	 * not a rate yet */
+	span = (double)(now - st->ring_t[i]) / (double)s->env->hz;
+	for (j = 0; j < n && span >= PY_GAP_S; j++)
+		st->fast[j] = (st->cum[j] - st->ring_n[i][j]) / span;
+}
+
+/* The offered rate per app the monitor evaluates at, in the plan's
+ * packets: the higher of the EWMA and the fast rate, so a rise counts at
+ * once and a fall only once the EWMA saw it too; *tot their sum. want:
+ * the same x headroom. */
+static void
+py_rates(const struct hp_sched *s, const struct py_state *st, double *off, double *want,
+	 double *tot)
+{
+	unsigned int a;
+
+	*tot = 0;
+	for (a = 0; a < st->n_apps; a++) {
+		double ewma = st->n_apps > 1 ? s->app_rate_pps[a] : s->rate_pps;
+
+		off[a] = RTE_MAX(ewma, st->fast[a]) * st->c->scale;
+		want[a] = off[a] * st->c->headroom;
+		*tot += off[a];
+	}
+}
+
+/* Whether configuration k delivers less than the whole of load (under
+ * admission, of min(load, the target)). */
+static bool
+py_short(const struct py_state *st, int k, const double *load, struct hp_plan_eval *ev)
+{
+	double need;
+
+	hp_plan_eval_at(&st->c->pl, (unsigned int)k, load, ev);
+	need = st->admit ? RTE_MIN(ev->offered_pps, py_target_pps(st)) : ev->offered_pps;
+	return ev->delivered_pps < need * 0.999;
+}
+
+/* Rate-triggered evaluation: the rate moved by more than PY_MOVE since
+ * the last evaluation, crossed what the active configuration carries
+ * with headroom (either way), or stayed past it PY_UP_S (once: at the top
+ * of the plan nothing carries more, and the evaluation would come back
+ * every PY_GAP_S). */
+static bool
+py_triggered(const struct hp_sched *s, const struct py_state *st, uint64_t now)
+{
+	double off[HP_PLAN_MAX_APPS] = { 0 }, want[HP_PLAN_MAX_APPS] = { 0 }, tot;
+	struct hp_plan_eval ev;
+	bool short_now;
+
+	if (now - st->eval_t < st->gap)
+		return false;
+	py_rates(s, st, off, want, &tot);
+	if (fabs(tot - st->eval_pps) > PY_MOVE * st->eval_pps)
+		return true;
+	short_now = py_short(st, st->active, want, &ev);
+	if (short_now != st->eval_short)
+		return true;
+	return short_now && !st->short_acted && st->short_since != 0 &&
+	       now - st->short_since >= st->up_hold;
+}
+
+/* One evaluation: the pick at the rate with headroom, and the switch. */
+static void
+py_evaluate(struct hp_sched *s, struct py_state *st, uint64_t now, bool changed, bool timer)
+{
+	double off[HP_PLAN_MAX_APPS] = { 0 }, want[HP_PLAN_MAX_APPS] = { 0 };
+	double band[HP_PLAN_MAX_APPS] = { 0 };
+	struct hp_plan_eval ev, cur, nxt;
+	bool now_switch = changed, short_cur, up = false;
+	double deliv, tot;
+	unsigned int a;
+	int k;
+
+	py_rates(s, st, off, want, &tot);
+	if (timer) {
+		/* learning compares period-long windows of the EWMA's rate and
+		 * what was delivered, in the plan's packets (frames of the
+		 * mix's mean size); it reads the run's total delivered: with
+		 * several apps one app's shortfall is not the configuration's,
+		 * so it learns alone. Under admission the configuration is
+		 * offered at most the target: delivering the target is not a
+		 * shortfall to learn from. */
+		double slow = s->rate_pps * st->c->scale;
+
+		st->next = now + st->period;
+		deliv = s->env->imix_mean_bytes > 0 ?
+			s->tput_bps / 8 / s->env->imix_mean_bytes * st->c->scale : 0;
+		if (!changed && ++st->settle > 2 && st->n_apps == 1)
+			py_learn(s, st, st->admit ? RTE_MIN(slow, py_target_pps(st)) : slow,
+				 deliv);
+		else
+			st->short_pps = 0;
+	}
+	/* the idle start's pick was a guess: the first traffic decides */
+	if (!st->traffic && tot > 0) {
+		st->traffic = true;
+		now_switch = true;
+	}
+	py_admission(s, st, off);
+	short_cur = py_short(st, st->active, want, &cur);
+	if (!short_cur) {
+		st->short_since = 0;
+		st->short_acted = false;
+	} else if (st->short_since == 0) {
+		st->short_since = now;
+	}
+	k = hp_goal_pick(&st->c->pl, &st->goal, want, &ev);
+	if (k >= 0 && k != st->active && !now_switch && short_cur) {
+		/* the active configuration short of the rate with headroom
+		 * (of the target, under target-rate), and k carries more: no
+		 * hysteresis, the queue builds (then the port drops) while it
+		 * waits; but short for PY_UP_S, not at one reading: on the
+		 * loaded host a stalled generator's catch-up burst fills the
+		 * fast rate's window for its 40 ms */
+		hp_plan_eval_at(&st->c->pl, (unsigned int)k, want, &nxt);
+		up = nxt.delivered_pps > cur.delivered_pps;
+		now_switch = up && now - st->short_since >= st->up_hold;
+	}
+	if (short_cur && now - st->short_since >= st->up_hold)
+		st->short_acted = true;
+	if (k < 0 || k == st->active) {
+		st->cand_n = 0;
+	} else if (now_switch) {
+		py_activate(s, st, k);	/* the operator asked, or saturated: at once */
+		st->cand_n = 0;
+	} else if (!up) {
+		/* hysteresis: the same other winner PY_WIN evaluations in a
+		 * row over PY_HOLD_S at least (evaluations come as often as
+		 * every PY_GAP_S), which carries the rate x PY_BAND as well as
+		 * the active one does, so a rate on a boundary does not flap */
+		for (a = 0; a < st->n_apps; a++)
+			band[a] = want[a] * PY_BAND;
+		hp_plan_eval_at(&st->c->pl, (unsigned int)st->active, band, &cur);
+		hp_plan_eval_at(&st->c->pl, (unsigned int)k, band, &nxt);
+		if (nxt.delivered_pps < cur.delivered_pps * 0.999) {
+			st->cand_n = 0;
+		} else {
+			if (k != st->cand || st->cand_n == 0) {
+				st->cand = k;
+				st->cand_n = 0;
+				st->cand_since = now;
+			}
+			st->cand_n++;
+			if (st->cand_n >= PY_WIN && now - st->cand_since >= st->cand_hold) {
+				py_activate(s, st, k);
+				st->cand_n = 0;
+			}
+		}
+	}
+	st->eval_t = now;
+	st->eval_pps = tot;
+	st->eval_short = py_short(st, st->active, want, &cur);
+	py_publish(s);
+}
+
 static void
 py_tick(struct hp_sched *s, uint64_t now)
 {
 	struct py_state *st = s->priv;
-	double off[HP_PLAN_MAX_APPS] = { 0 }, want[HP_PLAN_MAX_APPS] = { 0 };
-	struct hp_plan_eval ev, cur, nxt;
-	bool changed = false, short_now = false;
-	double t, deliv, tot = 0;
-	unsigned int a;
+	bool changed = false, timer;
+	double t;
 	uint32_t gen;
-	int k;
 
 	if (st->t0 == 0) {
 		st->t0 = now;
 		st->next = now + st->period / 4;	/* the first window: short */
 	}
+	py_fast(s, st, now);
 	t = (double)(now - st->t0) / (double)s->env->hz;
 	while (st->at_next < st->c->n_at && t >= st->c->at[st->at_next].t) {
 		const struct py_at *a = &st->c->at[st->at_next++];
@@ -735,70 +887,25 @@ py_tick(struct hp_sched *s, uint64_t now)
 	}
 	if (changed)
 		s->gs.goal_changes++;
-	if (!changed && now < st->next)
-		return;
-	st->next = now + st->period;
-	/* the offered rate and what was delivered (EWMA over ~50 ms), in
-	 * the plan's packets: frames of the mix's mean size */
-	if (st->n_apps > 1) {
-		for (a = 0; a < st->n_apps; a++)
-			off[a] = s->app_rate_pps[a] * st->c->scale;
-	} else {
-		off[0] = s->rate_pps * st->c->scale;
-	}
-	deliv = s->env->imix_mean_bytes > 0 ?
-		s->tput_bps / 8 / s->env->imix_mean_bytes * st->c->scale : 0;
-	/* learning reads the run's total delivered: with several apps one
-	 * app's shortfall is not the configuration's, so it learns alone */
-	/* under admission the configuration is offered at most the target:
-	 * delivering the target is not a shortfall to learn from */
-	if (!changed && ++st->settle > 2 && st->n_apps == 1)
-		py_learn(s, st, st->admit ? RTE_MIN(off[0], py_target_pps(st)) : off[0], deliv);
-	else
-		st->short_pps = 0;
-	/* the pick reads the offered rate with headroom, so the next
-	 * configuration comes in before the active one saturates */
-	for (a = 0; a < st->n_apps; a++) {
-		want[a] = off[a] * st->c->headroom;
-		tot += off[a];
-	}
-	py_admission(s, st, off);
-	k = hp_goal_pick(&st->c->pl, &st->goal, want, &ev);
-	if (k >= 0 && k != st->active) {
-		/* the active configuration short of the measured offered rate
-		 * (of the target, under target-rate), and k carries more: no
-		 * hysteresis, the port would drop while it waits */
-		hp_plan_eval_at(&st->c->pl, (unsigned int)st->active, off, &cur);
-		hp_plan_eval_at(&st->c->pl, (unsigned int)k, off, &nxt);
-		double need = st->admit ? RTE_MIN(tot, py_target_pps(st)) : tot;
+	if (st->ad != NULL) {
+		uint32_t all = 0;
+		unsigned int a;
 
-		short_now = cur.delivered_pps < need * 0.999 &&
-			    nxt.delivered_pps > cur.delivered_pps;
+		for (a = 0; a < st->n_apps; a++)
+			all |= st->allowed[a];
+		hp_adaptive_tick(st->ad, py_view(s, st, all), now);
 	}
-	if (k < 0 || k == st->active) {
-		st->cand_n = 0;
-	} else if (changed || short_now) {
-		py_activate(s, st, k);	/* the operator asked, or saturated: at once */
-		st->cand_n = 0;
-	} else {
-		/* hysteresis: the same other winner PY_WIN evaluations in a
-		 * row, so a rate on a boundary does not flap */
-		st->cand_n = k == st->cand ? st->cand_n + 1 : 1;
-		st->cand = k;
-		if (st->cand_n >= PY_WIN) {
-			py_activate(s, st, k);
-			st->cand_n = 0;
-		}
-	}
-	py_publish(s);
+	timer = now >= st->next;
+	if (changed || timer || py_triggered(s, st, now))
+		py_evaluate(s, st, now, changed, timer);
 }
 
 static const struct hp_sched_ops sched_pythia = {
 	.name = "pythia",
 	.desc = "configuration-level (Pythia): the goal picks the devices from a platform's configurations, re-checked on a timer (--goal)",
-	.params = (const char *const[]){ "platform", "goal", "period", "at", "lib", "batch", "scale", "devices", "headroom", NULL },
-	.check = py_check,
-	.conf_free = py_conf_free,
+	.params = (const char *const[]){ "platform", "goal", "period", "at", "lib", "batch", "scale", "devices", "headroom", "inner", NULL },
+	.check = hp_pythia_check,
+	.conf_free = hp_pythia_conf_free,
 	.init = py_init,
 	.fini = py_fini,
 	.pick = py_pick,

@@ -6,9 +6,11 @@
  * time profiles (--gpu model:FILE.json, hplane profile's output), Q-tables
  * (--qtable FILE), DPI pattern sets (--param patterns=FILE) and the IMIX
  * flags (--imix-sizes/--imix-shares). The first input byte picks the
- * parser (mod 8); a frame must parse or give a drop reason, anything else
- * must load into a consistent result or give -errno with a one-line
- * reason, and nothing may read or write out of bounds (ASan, UBSan).
+ * parser (mod 8); a frame must parse or give a drop reason, and its
+ * checksum verdict (hp_pkt_cksum_ok, before and after a fixup) must agree
+ * with one from DPDK's generic sum; anything else must load into a
+ * consistent result or give -errno with a one-line reason, and nothing may
+ * read or write out of bounds (ASan, UBSan).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -180,10 +182,47 @@ imix(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/* The verdict hp_pkt_cksum_ok must give on a classified frame, from
+ * DPDK's generic sum (__rte_raw_cksum, not lib/pkt's own AVX2 one) over
+ * the IPv4 header and the pseudo-header and L4 segment: right when the
+ * IPv4 header sums to 0xffff and the segment with its pseudo-header too,
+ * where a UDP checksum of 0 means "none" over IPv4 (right) and is refused
+ * over IPv6 (RFC 8200 8.1); a TCP checksum of 0 is an ordinary value. */
+static bool
+ref_cksum_ok(const uint8_t *f, const struct hp_pkt_hdrs *h)
+{
+	const uint8_t *l4 = f + h->l4;
+	const uint32_t l4len = (uint32_t)h->pay + h->pay_len - h->l4;
+	const uint16_t ph[2] = { rte_cpu_to_be_16(h->proto), rte_cpu_to_be_16((uint16_t)l4len) };
+	uint32_t sum;
+	uint16_t ck;
+
+	memcpy(&ck, l4 + (h->proto == IPPROTO_UDP ? offsetof(struct rte_udp_hdr, dgram_cksum) :
+						    offsetof(struct rte_tcp_hdr, cksum)), 2);
+	if (h->ipv6) {
+		if (h->proto == IPPROTO_UDP && ck == 0)
+			return false;
+		sum = __rte_raw_cksum(f + h->l3 + offsetof(struct rte_ipv6_hdr, src_addr), 32, 0);
+	} else {
+		if (rte_raw_cksum(f + h->l3, (f[h->l3] & 0xfu) * 4) != 0xffff)
+			return false;
+		if (h->proto == IPPROTO_UDP && ck == 0)
+			return true;
+		sum = __rte_raw_cksum(f + h->l3 + offsetof(struct rte_ipv4_hdr, src_addr), 8, 0);
+	}
+	sum = __rte_raw_cksum(ph, sizeof(ph), sum);
+	sum = __rte_raw_cksum(l4, l4len, sum);
+	return __rte_raw_cksum_reduce(sum) == 0xffff;
+}
+
 /* A frame that classifies, as a task leaves it (hp_pkt_l4_fixup, in
- * software or for a NIC's offload): the headers stay inside the frame, and
- * in software the UDP/TCP checksum comes out right (the IPv4 header's too,
- * when it was right before). */
+ * software or for a NIC's offload; hp_pkt_l4_fixup_sum after a change of
+ * some bytes whose sum is known, as the CUDA plugin's scatter gives it):
+ * the headers stay inside the frame, hp_pkt_cksum_ok agrees with a
+ * reference before and after, and in software the UDP/TCP checksum comes
+ * out right (the IPv4 header's too, when it was right before).
+ * sel: bit 7 offload, bit 6 hp_pkt_l4_fixup_sum, bits 3-5 where in the
+ * payload the changed bytes start and end (odd and even offsets). */
 static void
 fixup(uint8_t *frame, uint32_t len, uint8_t sel)
 {
@@ -191,10 +230,13 @@ fixup(uint8_t *frame, uint32_t len, uint8_t sel)
 	struct hp_flow_key key;
 	struct hp_pkt_hdrs h;
 	bool sw = (sel & 0x80) == 0, ip_ok;
+	uint32_t end, off, n, i, a = (sel >> 3) & 7;
 
 	if (hp_parse_hdrs(frame, len, &key, &h) != HP_DROP_NONE)
 		return;
 	if (h.l3 >= h.l4 || h.l4 + 8 > h.pay || (uint32_t)h.pay + h.pay_len > len)
+		abort();
+	if (hp_pkt_cksum_ok(frame, len) != ref_cksum_ok(frame, &h))
 		abort();
 	ip_ok = h.ipv6 || rte_ipv4_cksum((const struct rte_ipv4_hdr *)(frame + h.l3)) == 0;
 	memset(&m, 0, sizeof(m));
@@ -202,7 +244,22 @@ fixup(uint8_t *frame, uint32_t len, uint8_t sel)
 	m.data_len = (uint16_t)len;
 	m.pkt_len = len;
 	m.nb_segs = 1;
-	hp_pkt_l4_fixup(&m, &h, 0, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
+	if (sel & 0x40) {
+		/* a task rewrote [off, off + n) and knows its sum */
+		end = (uint32_t)h.pay + h.pay_len;
+		off = h.pay + 3 * a < end ? h.pay + 3 * a : end;
+		n = end - off > a ? end - off - a : 0;
+		for (i = off; i < off + n; i++)
+			frame[i] ^= (uint8_t)(0x5a + i);
+		hp_pkt_l4_fixup_sum(&m, &h, (uint16_t)off, (uint16_t)n,
+				    rte_raw_cksum(frame + off, n), sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
+	} else {
+		hp_pkt_l4_fixup(&m, &h, 0, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
+	}
+	if (hp_parse_hdrs(frame, len, &key, &h) != HP_DROP_NONE)
+		abort(); /* only checksums and payload bytes changed */
+	if (sw && hp_pkt_cksum_ok(frame, len) != ref_cksum_ok(frame, &h))
+		abort();
 	if (sw && ip_ok && !hp_pkt_cksum_ok(frame, len))
 		abort();
 }

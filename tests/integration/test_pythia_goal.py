@@ -5,7 +5,9 @@
 # `hplane ctl goal` through the telemetry socket) without losing or
 # reordering a packet, a goal library (--goal-lib, the example in
 # examples/) is loaded and used, two apps (--apps) each keep to their own
-# devices of the configuration, and bad input is one line and exit 2.
+# devices of the configuration, min-latency switches when the rate steps
+# up (rate-triggered, not on its timer), --goal-inner adaptive places
+# packets inside the configuration, and bad input is one line and exit 2.
 # Each run is a few seconds at a low rate: modeled time, not CPU speed.
 import csv
 import json
@@ -173,6 +175,8 @@ def test_goal_lib_example(hplane, tmp_path):
     (["--goal", "min-energy", "--sched", "rr"], "not with --sched"),
     (["--goal-at", "1:min-energy"], "need --goal"),
     (["--goal", "min-energy", "--goal-period", "1"], "--goal-period"),
+    (["--goal", "min-energy", "--goal-inner", "deadline"], "--goal-inner"),
+    (["--goal-inner", "adaptive"], "need --goal"),
 ])
 def test_bad_input(hplane, args, what):
     p = run_hplane(["run"] + BASE + ["--duration", "3"] + args, check=False)
@@ -226,3 +230,69 @@ def test_target_rate_admission(hplane, tmp_path):
     assert s["dropped_admission"] > 0.4 * s["packets_received"], s
     assert s["packets_received"] == (s["packets_delivered"] + s["dropped_admission"]
                                      + sum(s["dropped_invalid"].values()) + s["task_errors"])
+
+
+# The Fig. 5 set-up (AES on the two modeled GPUs, x100) on a rate that steps
+# from 8 to 20 Gbit/s of the platform at 2 s: more than the GTX alone
+# carries with headroom.
+FIG5 = ["--app", "vpn", "--gpu", "model:pythia-8700k@igpu,scale=100",
+        "--gpu", "model:pythia-8700k@dgpu,scale=100",
+        "--sched-param", "platform=pythia-8700k", "--sched-param", "scale=100",
+        "--sched-param", "devices=igpu+dgpu", "--imix-sizes", "1500", "--imix-shares", "1",
+        "--capacity", "30000", "--quiet"]
+
+
+def step_trace(tmp_path):
+    trace = tmp_path / "rate.txt"
+    trace.write_text("0 6800\n1.99 6800\n2 17000\n4 17000\n")
+    return trace
+
+
+def test_min_latency_rate_triggered_switch(hplane, tmp_path):
+    # min-latency with a monitor period (20 s) far past the run: the timer
+    # never evaluates, so every switch is the rate's. 8 Gbit/s: the GTX
+    # alone (least latency with headroom); after the step the GTX alone
+    # lacks headroom and both GPUs come in, in the first trace row after
+    # the step; no packet lost inside or reordered by either switch
+    out = tmp_path / "run"
+    run_hplane(["run"] + FIG5 + ["--trace", str(step_trace(tmp_path)), "--duration", "4",
+                                 "--goal", "min-latency", "--goal-period", "20000",
+                                 "--out", str(out)])
+    s = summary(out)
+    assert_invariants(s)
+    assert_no_reorder(s)
+    g = s["goal"]
+    assert g["configuration"] == "aes_cbc=igpu+dgpu@1024", g
+    rows = trace_rows(out)
+    low = [r for r in rows if float(r["offered_pps"]) < 8000]
+    high = [i for i, r in enumerate(rows) if float(r["offered_pps"]) > 15000]
+    assert low and high, [(r["t_s"], r["offered_pps"]) for r in rows]
+    # before the step: the GTX alone (the first traffic decided, at once)
+    assert all(r["configuration"] == "aes_cbc=dgpu@1024" for r in rows[:high[0]]), rows
+    # the first row at the high rate already shows the switch, and the
+    # configuration stays through the rest of the run
+    assert all(rows[i]["configuration"] == "aes_cbc=igpu+dgpu@1024" for i in high), \
+        [(r["t_s"], r["configuration"]) for r in rows]
+    assert int(rows[high[0]]["switches"]) == int(rows[high[0] - 1]["switches"]) + 1
+    assert g["switches"] == int(rows[-1]["switches"]), g
+
+
+@pytest.mark.parametrize("inner", ["fixed", "adaptive"])
+def test_goal_inner(hplane, tmp_path, inner):
+    # --goal-inner: inside the configuration the packets go to the least
+    # queued device (fixed) or per deadline (adaptive); either way each
+    # packet only on the configuration's devices, and a switch loses and
+    # reorders nothing. Every packet has a deadline and an order here.
+    types = tmp_path / "types.txt"
+    types.write_text("0,65535,1,1,2000\n")
+    out = tmp_path / "run"
+    run_hplane(["run"] + FIG5 + ["--trace", str(step_trace(tmp_path)), "--duration", "4",
+                                 "--types", str(types), "--goal", "min-latency",
+                                 "--goal-inner", inner, "--out", str(out)])
+    s = summary(out)
+    assert_invariants(s)
+    assert_no_reorder(s)
+    assert s["deadline"]["packets"] > 0, s["deadline"]
+    share = {d["name"]: d["packets"] for d in s["devices"]}
+    assert share["cpu0"] == 0, share     # the CPU is in no configuration here
+    assert s["goal"]["switches"] >= 2, s["goal"]

@@ -32,6 +32,7 @@
 #include "hp_reorder.h"
 #include "hp_staging.h"
 #include "hp_task.h"
+#include "hp_test.h"
 
 static struct rte_mempool *pool;
 
@@ -97,16 +98,6 @@ test_type_index(void **state)
 }
 
 static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void
 test_type_table_load(void **state)
 {
 	char path[] = "/tmp/hp_types_XXXXXX", err[256];
@@ -117,19 +108,19 @@ test_type_table_load(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_file(path, "# min,max,reorder,latency,deadline_us\n0,99,yes,yes,100\n100,65535,no,no,0\n");
+	hp_test_write_file(path, "# min,max,reorder,latency,deadline_us\n0,99,yes,yes,100\n100,65535,no,no,0\n");
 	assert_int_equal(hp_type_table_load(&tt, path, err, sizeof(err)), 0);
 	assert_int_equal(tt.n, 2);
 	assert_int_equal(hp_type_lookup(&tt, 50, true, true), 1);
 	assert_int_equal(hp_type_lookup(&tt, 5000, false, false), 2);
-	write_file(path, "0,99,maybe,yes,100\n");
+	hp_test_write_file(path, "0,99,maybe,yes,100\n");
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, ":1:"));
-	write_file(path, "0,99,yes,yes,0\n");
+	hp_test_write_file(path, "0,99,yes,yes,0\n");
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
-	write_file(path, "5,4,no,no,0\n");
+	hp_test_write_file(path, "5,4,no,no,0\n");
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
-	write_file(path, "");
+	hp_test_write_file(path, "");
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
 	unlink(path);
 	assert_true(hp_type_table_load(&tt, path, err, sizeof(err)) < 0);
@@ -529,6 +520,77 @@ test_l4_fixup_sum(void **state)
 			rte_pktmbuf_free(a);
 			rte_pktmbuf_free(b);
 		}
+	}
+}
+
+/* Checksums whose right value is 0 (found by fuzz_core: an IPv6/TCP frame
+ * refused): the checksum's value moved into the first payload word (ones'
+ * complement: the sum stays), so that 0 in the field is right. A TCP
+ * checksum of 0 is a value like any other. A UDP one is sent as 0xffff
+ * (the same in ones' complement): 0 is refused over IPv6 (mandatory
+ * there, RFC 8200 8.1) and reads as "none" over IPv4, which
+ * hp_pkt_l4_fixup leaves alone. The IPv6/TCP frame is v6_ext_udp with a
+ * TCP header for the UDP one, the IPv4/UDP frame qinq_v4opt_tcp with a
+ * UDP one. */
+static void
+test_cksum_zero(void **state)
+{
+	uint8_t v6tcp[sizeof(v6_ext_udp)], v4udp[sizeof(qinq_v4opt_tcp)];
+	const struct {
+		const uint8_t *f;
+		uint32_t len;
+	} v[] = { { v6tcp, sizeof(v6tcp) }, { v4udp, sizeof(v4udp) },
+		  { v6_ext_udp, sizeof(v6_ext_udp) }, { qinq_v4opt_tcp, sizeof(qinq_v4opt_tcp) } };
+	const uint16_t ones = 0xffff;
+	struct hp_flow_key k;
+	struct hp_pkt_hdrs h;
+	unsigned int i;
+
+	(void)state;
+	memcpy(v6tcp, v6_ext_udp, sizeof(v6tcp));
+	v6tcp[62] = IPPROTO_TCP; /* the destination options' next header */
+	memset(v6tcp + 74, 0, 16);
+	v6tcp[70 + 12] = 0x50;   /* data offset: 5 words */
+	memcpy(v4udp, qinq_v4opt_tcp, sizeof(v4udp));
+	v4udp[22 + 9] = IPPROTO_UDP;
+	v4udp[22 + 10] = v4udp[22 + 11] = 0;
+	((struct rte_ipv4_hdr *)(v4udp + 22))->hdr_checksum =
+		rte_ipv4_cksum((const struct rte_ipv4_hdr *)(v4udp + 22));
+	v4udp[46 + 4] = 0;
+	v4udp[46 + 5] = sizeof(v4udp) - 46; /* UDP length: to the frame's end */
+	v4udp[46 + 6] = 0x12;                /* a checksum, not "none" */
+	for (i = 0; i < RTE_DIM(v); i++) {
+		struct rte_mbuf *m = mbuf_of(v[i].f, v[i].len);
+		uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *ck;
+		uint16_t c, w;
+		uint32_t sum;
+		bool udp;
+
+		assert_int_equal(hp_pkt_hdrs(m, &k, &h), 0);
+		udp = h.proto == IPPROTO_UDP;
+		hp_pkt_l4_fixup(m, &h, 0, 0);
+		assert_true(hp_pkt_cksum_ok(f, v[i].len));
+		ck = f + h.l4 + (udp ? 6 : 16);
+		memcpy(&c, ck, 2);
+		assert_true(c != 0);
+		memcpy(&w, f + h.pay, 2);
+		sum = (uint32_t)c + w;
+		w = (uint16_t)((sum & 0xffff) + (sum >> 16));
+		memcpy(f + h.pay, &w, 2);
+		memset(ck, 0, 2);
+		assert_int_equal(hp_pkt_cksum_ok(f, v[i].len), !(h.ipv6 && udp));
+		hp_pkt_l4_fixup(m, &h, 0, 0);
+		memcpy(&c, ck, 2);
+		assert_int_equal(c, h.ipv6 && udp ? ones : 0);
+		assert_true(hp_pkt_cksum_ok(f, v[i].len));
+		if (udp) { /* 0xffff, as sent, stays */
+			memcpy(ck, &ones, 2);
+			assert_true(hp_pkt_cksum_ok(f, v[i].len));
+			hp_pkt_l4_fixup(m, &h, 0, 0);
+			memcpy(&c, ck, 2);
+			assert_int_equal(c, ones);
+		}
+		rte_pktmbuf_free(m);
 	}
 }
 
@@ -1084,15 +1146,15 @@ test_profiles(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_file(path, "# t rate\n0 10k\n1.5 0.5x\n3 2M\n");
+	hp_test_write_file(path, "# t rate\n0 10k\n1.5 0.5x\n3 2M\n");
 	assert_int_equal(hp_profile_load(&p, path, 1000, err, sizeof(err)), 0);
 	assert_true(hp_profile_rate(&p, 1) == 10000);
 	assert_true(hp_profile_rate(&p, 2) == 500);
 	assert_true(hp_profile_rate(&p, 9) == 2e6);
-	write_file(path, "0 10k\n2 oops\n");
+	hp_test_write_file(path, "0 10k\n2 oops\n");
 	assert_true(hp_profile_load(&p, path, 1000, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, ":2:"));
-	write_file(path, "5 1\n1 1\n");
+	hp_test_write_file(path, "5 1\n1 1\n");
 	assert_true(hp_profile_load(&p, path, 1000, err, sizeof(err)) < 0);
 	unlink(path);
 }
@@ -1406,6 +1468,7 @@ main(void)
 		cmocka_unit_test(test_parse_foreign),
 		cmocka_unit_test(test_l4_fixup),
 		cmocka_unit_test(test_l4_fixup_sum),
+		cmocka_unit_test(test_cksum_zero),
 		cmocka_unit_test(test_gen_small_frames),
 		cmocka_unit_test(test_reorder_in_order),
 		cmocka_unit_test(test_reorder_hold_and_release),

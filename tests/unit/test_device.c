@@ -19,6 +19,7 @@
 
 #include "hp_batch.h"
 #include "hp_model.h"
+#include "hp_test.h"
 
 /* Synthetic clock: 1 cycle = 1 ns keeps the numbers readable. */
 #define US 1000ull
@@ -259,16 +260,6 @@ test_profile_jetson(void **state)
 }
 
 static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void
 test_profile_malformed(void **state)
 {
 	static const struct { const char *json; const char *msg; } cases[] = {
@@ -296,7 +287,7 @@ test_profile_malformed(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		write_file(path, cases[i].json);
+		hp_test_write_file(path, cases[i].json);
 		err[0] = '\0';
 		assert_int_equal(hp_model_load(&m, path, err, sizeof(err)), -EINVAL);
 		if (strstr(err, cases[i].msg) == NULL || strchr(err, '\n') != NULL)

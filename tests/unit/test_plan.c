@@ -20,6 +20,7 @@
 
 #include "hp_model.h"
 #include "hp_plan.h"
+#include "hp_test.h"
 
 static const char *const apps[] = { "ids", "vpn" };
 static const char *const tasks[] = { "dpi", "aes_cbc" };
@@ -161,6 +162,45 @@ check_goal(const struct hp_plan *pl, const char *goal, const double *off)
 		assert_true(best.power_w <= mt.power_w + 1e-9);
 }
 
+/* min-latency's model counts the queue: on one device, a batch's latency
+ * rises toward saturation (M/D/1's wait outgrows the shorter fill), so
+ * the goal keeps away from a configuration that just carries the load. */
+static void
+test_latency_queueing(void **state)
+{
+	struct hp_platform pf;
+	struct hp_plan pl;
+	struct hp_plan_eval half, near, ev;
+	struct hp_goal g;
+	char err[256] = "";
+	double off[1], cap;
+	unsigned int i, one = 0;
+	int k;
+
+	(void)state;
+	load(&pf);
+	assert_int_equal(hp_plan_build(&pl, &pf, &apps[1], &tasks[1], 1, batches, 1, 0, err,
+				       sizeof(err)), 0);
+	for (i = 0; i < pl.n_cfg; i++)	/* the discrete GPU alone */
+		if (pl.cfg[i].devmask[0] == 4)
+			one = i;
+	assert_int_equal(pl.cfg[one].devmask[0], 4);
+	cap = pl.cfg[one].pps[0][2];
+	off[0] = 0.5 * cap;
+	hp_plan_eval_at(&pl, one, off, &half);
+	off[0] = 0.97 * cap;
+	hp_plan_eval_at(&pl, one, off, &near);
+	assert_true(near.delivered_pps >= near.offered_pps * 0.999);
+	assert_true(near.lat_ms > half.lat_ms);
+	/* at 97 % of the GTX the goal picks a configuration with more room */
+	assert_int_equal(hp_goal_parse(&g, "min-latency", err, sizeof(err)), 0);
+	k = hp_goal_pick(&pl, &g, off, &ev);
+	assert_true(k >= 0 && (unsigned int)k != one);
+	assert_true(ev.lat_ms < near.lat_ms);
+	hp_plan_free(&pl);
+	hp_platform_free(&pf);
+}
+
 static void
 test_goals(void **state)
 {
@@ -250,16 +290,6 @@ test_user_goal(void **state)
 }
 
 static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void
 test_bad_platforms(void **state)
 {
 	struct hp_platform pf;
@@ -274,13 +304,13 @@ test_bad_platforms(void **state)
 	/* a profile of one device is not a platform */
 	assert_int_equal(hp_platform_load(&pf, "jetson-thesis", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "\"platform\""));
-	write_file("/tmp/hp_plan_bad.json", "{\"platform\": {\"devices\": [\"a\", \"a\"]}, \"devices\": {}}");
+	hp_test_write_file("/tmp/hp_plan_bad.json", "{\"platform\": {\"devices\": [\"a\", \"a\"]}, \"devices\": {}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "named twice"));
-	write_file("/tmp/hp_plan_bad.json", "{\"platform\": {\"devices\": [\"a\"]}, \"devices\": {}}");
+	hp_test_write_file("/tmp/hp_plan_bad.json", "{\"platform\": {\"devices\": [\"a\"]}, \"devices\": {}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no device"));
-	write_file("/tmp/hp_plan_bad.json",
+	hp_test_write_file("/tmp/hp_plan_bad.json",
 		   "{\"platform\": {\"devices\": [\"g\"]}, \"devices\": {\"g\": {\"max_batch\": 8, "
 		   "\"tasks\": {\"dpi\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, "
 		   "\"per_byte_ns\": 0}]}, \"interference\": [{\"task\": \"dpi\", \"co\": \"dpi\", "
@@ -288,19 +318,19 @@ test_bad_platforms(void **state)
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "slow-downs below 1"));
 	assert_null(strchr(err, '\n'));
-	write_file("/tmp/hp_plan_bad.json",
+	hp_test_write_file("/tmp/hp_plan_bad.json",
 		   "{\"platform\": {\"devices\": [\"g\"]}, \"devices\": {\"g\": {\"max_batch\": 8, "
 		   "\"class\": \"tpu\", \"tasks\": {\"dpi\": [{\"batch\": 8, \"fixed_us\": 1, "
 		   "\"per_pkt_us\": 0, \"per_byte_ns\": 0}]}}}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "class: expected cpu, igpu or dgpu"));
-	write_file("/tmp/hp_plan_bad.json",
+	hp_test_write_file("/tmp/hp_plan_bad.json",
 		   "{\"platform\": {\"devices\": [\"g\"]}, \"devices\": {\"g\": {\"max_batch\": 8, "
 		   "\"pcie\": {\"gbps\": 0}, \"tasks\": {\"dpi\": [{\"batch\": 8, \"fixed_us\": 1, "
 		   "\"per_pkt_us\": 0, \"per_byte_ns\": 0}]}}}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "pcie.gbps: expected a number > 0"));
-	write_file("/tmp/hp_plan_bad.json",
+	hp_test_write_file("/tmp/hp_plan_bad.json",
 		   "{\"platform\": {\"devices\": [\"g\"], \"link_mpps\": -1}, \"devices\": {}}");
 	assert_int_equal(hp_platform_load(&pf, "/tmp/hp_plan_bad.json", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "link_mpps"));
@@ -322,6 +352,7 @@ main(void)
 		cmocka_unit_test(test_platform),
 		cmocka_unit_test(test_build_roundtrip),
 		cmocka_unit_test(test_goals),
+		cmocka_unit_test(test_latency_queueing),
 		cmocka_unit_test(test_user_goal),
 		cmocka_unit_test(test_bad_platforms),
 	};

@@ -25,6 +25,7 @@
 #include "hp_model.h"
 #include "hp_power.h"
 #include "hp_sched_policy.h"
+#include "hp_test.h"
 
 /* ---- a Jetson-like platform: 2 CPU workers (0, 1) and a GPU (2) ---- */
 
@@ -383,16 +384,6 @@ tmp_file(char *path)
 }
 
 static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void
 test_qtable_file(void **state)
 {
 	char path[] = "/tmp/hp_qt_XXXXXX.json", err[512];
@@ -435,7 +426,7 @@ test_qtable_file(void **state)
 		};
 
 		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			write_file(path, bad[i].json);
+			hp_test_write_file(path, bad[i].json);
 			err[0] = '\0';
 			assert_int_equal(hp_qtable_load(&u, path, err, sizeof(err)), -EINVAL);
 			if (strstr(err, bad[i].msg) == NULL)
@@ -606,17 +597,17 @@ test_sched_profile(void **state)
 	(void)state;
 	tmp_file(path);
 	/* one section: the other role has none */
-	write_file(path, "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}");
+	hp_test_write_file(path, "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}");
 	assert_int_equal(hp_sched_profile_load(&sp, path, err, sizeof(err)), 0);
 	assert_null(sp.role[HP_ROLE_CPU]);
 	assert_non_null(sp.role[HP_ROLE_ACCEL]);
 	assert_int_equal(sp.role[HP_ROLE_ACCEL]->max_batch, 8);
 	hp_sched_profile_free(&sp);
 	/* none, or malformed: one line */
-	write_file(path, "{\"devices\": {\"fpga\": {}}}");
+	hp_test_write_file(path, "{\"devices\": {\"fpga\": {}}}");
 	assert_int_equal(hp_sched_profile_load(&sp, path, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "neither a cpu nor a gpu"));
-	write_file(path, "{\"devices\": {\"cpu\": {\"max_batch\": 0}}}");
+	hp_test_write_file(path, "{\"devices\": {\"cpu\": {\"max_batch\": 0}}}");
 	assert_int_equal(hp_sched_profile_load(&sp, path, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "max_batch"));
 	assert_null(sp.role[0]);
@@ -857,7 +848,7 @@ mkfile(const char *dir, const char *name, const char *val)
 	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	write_file(p, val);
+	hp_test_write_file(p, val);
 }
 
 static void
@@ -932,10 +923,10 @@ test_profile_power_malformed(void **state)
 
 	(void)state;
 	tmp_file(path);
-	write_file(path, "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"power\": {\"idle_w\": -1, \"busy_w\": 2}, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}");
+	hp_test_write_file(path, "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"power\": {\"idle_w\": -1, \"busy_w\": 2}, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}");
 	assert_int_equal(hp_model_load(&m, path, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "power.idle_w"));
-	write_file(path, "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"power\": {\"idle_w\": 1, \"busy_w\": 2}, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}");
+	hp_test_write_file(path, "{\"devices\": {\"gpu\": {\"max_batch\": 8, \"power\": {\"idle_w\": 1, \"busy_w\": 2}, \"tasks\": {\"x\": [{\"batch\": 8, \"fixed_us\": 1, \"per_pkt_us\": 0, \"per_byte_ns\": 1}]}}}}");
 	assert_int_equal(hp_model_load(&m, path, err, sizeof(err)), 0);
 	assert_true(m.power_idle_w == 1 && m.power_busy_w == 2);
 	unlink(path);
