@@ -443,10 +443,10 @@ apps_in(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint64_t no
 
 /* Whether rx waits: one app, while pend's head cannot be placed (or
  * pend has no room for a burst); --apps, while no app has room for one. */
-static inline bool
-rx_blocked(const struct pl_sched *sc, unsigned int burst)
+static __rte_always_inline bool
+rx_blocked(const struct pl_sched *sc, unsigned int burst, const bool apps)
 {
-	if (unlikely(sc->apps != NULL))
+	if (apps)
 		return !apps_open(sc->apps, burst);
 	return sc->pend_n != 0 && (!sc->pend_open || sc->pend_n + burst > HP_PEND_MAX);
 }
@@ -455,9 +455,10 @@ rx_blocked(const struct pl_sched *sc, unsigned int burst)
  * placed (or all that is left was skipped by the policy and fits). The
  * packets' arrival is the pass's start, the TSC read that began it.
  * Foreign ports are read only in the measured phase, so a replayed file
- * is counted whole. */
-static inline unsigned int
-sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+ * is counted whole. apps (a constant, sched_pass): --apps, into the
+ * apps' FIFOs instead of pend. */
+static __rte_always_inline unsigned int
+sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool apps)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
 	unsigned int burst = cfg->burst, n, i, k;
@@ -466,7 +467,7 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 
 	if (sc->rx_closed)
 		return 0;
-	if (rx_blocked(sc, burst) || (cfg->src != HP_SRC_GEN && LOAD(r->t0) == 0)) {
+	if (rx_blocked(sc, burst, apps) || (cfg->src != HP_SRC_GEN && LOAD(r->t0) == 0)) {
 		if (cfg->src != HP_SRC_GEN && LOAD(r->sched_quit))
 			sc->rx_closed = true;
 		return 0;
@@ -502,7 +503,7 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	sc->rx += n;
 	/* --apps: the classified packets stay in buf (k <= i: only slots
 	 * already read are written) for apps_in() */
-	in = likely(sc->apps == NULL) ? &sc->pend[sc->pend_n] : buf;
+	in = apps ? buf : &sc->pend[sc->pend_n];
 	for (i = 0, k = 0; i < n; i++) {
 		if (i + 2 * PF_AHEAD < n)
 			rte_prefetch0(buf[i + 2 * PF_AHEAD]);
@@ -512,7 +513,7 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 		if (classify(r, sc, buf[i], now) == 0)
 			in[k++] = buf[i];
 	}
-	if (unlikely(sc->apps != NULL)) {
+	if (apps) {
 		apps_in(sc, buf, k, now);
 		return n;
 	}
@@ -594,9 +595,10 @@ apps_place(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 
 /* Way in, 2: the policy places packets (thesis Source Code 4.1); one no
  * device can take stays in pend, and rx waits. With granularity task the
- * packets between two tasks go first (older). */
-static inline void
-sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+ * packets between two tasks go first (older). apps: from the apps'
+ * FIFOs (apps_place) instead of pend. */
+static __rte_always_inline void
+sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool apps)
 {
 	unsigned int i, e;
 
@@ -623,7 +625,7 @@ sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	/* pend in order; a skipped packet stays and the ones behind it
 	 * may go (the policy keeps per-flow order), -1 stops the pass */
 	sc->s.round++;
-	if (unlikely(sc->apps != NULL)) {
+	if (apps) {
 		apps_place(r, sc, now);
 		return;
 	}
@@ -890,8 +892,15 @@ sched_pass(void *arg)
 		STORE(sc->epoch_seen, sc->ep);
 	}
 	/* the way in: rx, classify, pick a device, into its ring */
-	in = sched_rx(r, sc, t0);
-	sched_distribute(r, sc, t0);
+	/* apps a constant in each: the one-app path is compiled without
+	 * the --apps parts (one branch a pass here) */
+	if (likely(sc->apps == NULL)) {
+		in = sched_rx(r, sc, t0, false);
+		sched_distribute(r, sc, t0, false);
+	} else {
+		in = sched_rx(r, sc, t0, true);
+		sched_distribute(r, sc, t0, true);
+	}
 	sched_flush(r, sc);
 	if (in)
 		sc->in_cycles += rte_rdtsc() - t0;
