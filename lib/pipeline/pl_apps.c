@@ -79,6 +79,7 @@ pl_apps_setup(struct pl_run *r, struct pl_sched *sc)
 	ap->n = mx->n;
 	apps_bounds(mx, ap->bound);
 	ap->cap = r->cfg->ring_size;
+	ap->lossless = r->cfg->src == HP_SRC_PCAP && !(r->cfg->pcap_speed > 0);
 	for (a = 0; a < mx->n; a++) {
 		ap->first[a] = (uint8_t)mx->first[a];
 		ap->q[a] = calloc(ap->cap, sizeof(ap->q[a][0]));

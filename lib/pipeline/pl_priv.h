@@ -71,6 +71,9 @@ struct pl_apps {
 	struct rte_mbuf **q[HP_MAX_APPS];
 	uint32_t qn[HP_MAX_APPS], cap;
 	unsigned int rr;               /* the app the next pass starts with */
+	/* the source waits for room instead of dropping (pcap at full
+	 * speed): rx waits until every app has room, nothing is dropped */
+	bool lossless;
 };
 
 /* The scheduler stage: rx, classify, schedule, reorder, tx. With

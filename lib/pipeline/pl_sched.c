@@ -391,17 +391,18 @@ prefetch_back(struct rte_mbuf *m)
  * burst; a packet whose app's FIFO is full is dropped here, before its
  * flow gives it a sequence, and counted as that app's port drop: exactly
  * what an rx queue of its own would have done when it overflowed (it is
- * not received: the counters classify() moved go back). Only --apps runs
- * come here; one app keeps the single pend below. */
+ * not received: the counters classify() moved go back). A source that
+ * waits for room (lossless) is one queue for all apps whatever is done
+ * here: rx waits until every app has room, so nothing drops. Only --apps
+ * runs come here; one app keeps the single pend below. */
 static bool
 apps_open(const struct pl_apps *ap, unsigned int burst)
 {
-	unsigned int a;
+	unsigned int a, open = 0;
 
 	for (a = 0; a < ap->n; a++)
-		if (ap->qn[a] + burst <= ap->cap)
-			return true;
-	return false;
+		open += ap->qn[a] + burst <= ap->cap;
+	return ap->lossless ? open == ap->n : open != 0;
 }
 
 /* One app's packets of a burst, at the tail of its FIFO (at most a

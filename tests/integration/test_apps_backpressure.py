@@ -59,3 +59,20 @@ def test_both_under_capacity_no_drops(hplane, tmp_path):
     s, apps = run(tmp_path, "model:pythia-8700k@dgpu")
     assert s["dropped_port"] == 0, s
     assert all(a["dropped_port"] == 0 for a in apps.values()), apps
+
+
+def test_lossless_source_never_drops(hplane, tmp_path):
+    """A capture at --pcap-speed max waits for room instead of dropping: the
+    apps share its one queue, so rx waits until every app has room and
+    the overloaded vpn drops nothing (it only takes longer)."""
+    src = tmp_path / "in.pcap"
+    run_hplane(["gen", "--pcap", str(src), "--count", "3000", "--seed", "5", "--flows", "64"])
+    out = tmp_path / "run"
+    run_hplane(["run"] + APPS + ["--gpu", "model:pythia-8700k@dgpu,scale=1000",
+                                 "--source", f"pcap:{src}", "--pcap-speed", "max", "--quiet",
+                                 "--out", str(out)], timeout=120)
+    s = json.loads((out / "summary.json").read_text())
+    assert_invariants(s)
+    assert s["packets_offered"] == s["packets_received"] == s["packets_delivered"] == 3000, s
+    assert all(a["dropped_port"] == 0 and a["packets_delivered"] == a["verified"] > 0
+               for a in s["apps"]), s["apps"]
