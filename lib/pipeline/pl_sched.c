@@ -405,8 +405,9 @@ apps_open(const struct pl_apps *ap, unsigned int burst)
 	return ap->lossless ? open == ap->n : open != 0;
 }
 
-/* One app's packets of a burst, at the tail of its FIFO (at most a
- * burst: the caller keeps a burst's room in some app, not in each). */
+/* A burst's classified packets, each to the tail of its app's FIFO or,
+ * that FIFO full, dropped (rx_blocked() keeps a burst's room in some app,
+ * not in each); then their flows, per app, in arrival order. */
 static __rte_noinline void
 apps_in(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint64_t now)
 {
@@ -527,10 +528,11 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool apps)
 static void sched_admit_drop(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m,
 			     uint64_t now);
 
-/* One packet's placement: onto device d's staging (d >= 0), dropped by
- * admission (true), or left where it is (false). */
+/* --apps: one packet's placement, the pick d: onto device d's staging
+ * (d >= 0) or dropped by admission (true), or left where it is (false).
+ * The one-app loops below keep their own copy of it, as measured. */
 static inline bool
-place(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, int d, uint64_t now)
+apps_put(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, int d, uint64_t now)
 {
 	if (unlikely(d == HP_SCHED_DROP)) {
 		sched_admit_drop(r, sc, m, now);
@@ -574,7 +576,7 @@ apps_place(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 			m = ap->q[a][i[a]++];
 			d = sc->s.ops->pick(&sc->s, m);
 			stop = false;
-			if (!place(r, sc, m, d, now)) {
+			if (!apps_put(r, sc, m, d, now)) {
 				ap->q[a][e[a]++] = m;
 				stop = d != HP_SCHED_SKIP;
 			}
