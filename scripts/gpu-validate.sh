@@ -120,6 +120,9 @@ if [ "$stage" = quick ] && command -v cuobjdump > /dev/null; then
 	# registers, stack and shared memory of the kernels as built into the
 	# kit, beside bench/results/gpu-kernels-sm90-*.md (compiled here)
 	step kernel_resources 20 cuobjdump --dump-resource-usage "$K/build/gpu/libhp_cuda.so"
+	# the SMPP kernels are linked statically into their test
+	step kernel_resources_smpp 20 cuobjdump --dump-resource-usage \
+		"$K/build/smpp/gpu/test_smpp_gpu"
 fi
 if [ "$stage" = quick ]; then
 	# one point per app: every packet the scheduler can give the GPU

@@ -6,7 +6,9 @@
  * host memory. Every GPU configuration's output is first compared field
  * for field with the CPU's (exit 1 on a difference). Exits 77 without a
  * GPU. --emul runs the host emulation instead (checks this program; its
- * rows say "emulated" and are not GPU measurements).
+ * rows say "emulated" and are not GPU measurements). Configurations: launch
+ * shapes, copy-out on one host thread or the automatic count (copy=), and
+ * the input staged by the backend or in caller-pinned memory (input=).
  *
  *   bench_smpp_gpu [-n PDUS] [-i ITERS] [-t MAX_THREADS] [-f plain|element|both] [--emul]
  *
@@ -73,13 +75,43 @@ run(struct smpp_ctx *ctx, enum smpp_mode mode, const char *mname, const char *fn
 	return 0;
 }
 
+/* Both GPU modes under launch l, each checked against ref first. */
+static int
+run_gpu(struct smpp_ctx *ctx, const char *fname, const struct smpp_gpu_launch *l,
+	const char *input, const uint8_t *in, size_t len, unsigned iters,
+	const struct smpp_batch *ref, struct smpp_batch *b)
+{
+	char conf[128];
+	int rc = 0;
+
+	for (int m = SMPP_MODE_GPU; m <= SMPP_MODE_GPU_FUSED && rc == 0; m++) {
+		const char *mname = m == SMPP_MODE_GPU ? "gpu" : "gpu-fused";
+
+		smpp_gpu_set_launch(l);
+		snprintf(conf, sizeof(conf), "grid=%u block=%u streams=%u copy=%s input=%s", l->grid,
+			 l->block, l->streams, l->copy_threads ? "1" : "auto", input);
+		rc = smpp_decode_batch(ctx, in, len, (enum smpp_mode)m, b);
+		if (rc == 0 && smpp_gpu_cmp_batch(mname, b, ref)) {
+			fprintf(stderr, "bench_smpp_gpu: %s %s %s differs from the CPU\n", mname, fname,
+				conf);
+			return -EPROTO;
+		}
+		if (rc == 0)
+			rc = run(ctx, (enum smpp_mode)m, mname, fname, conf, in, len, iters, b);
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	/* thesis 4.3: 4 streams; decode grids from one PDU per thread down to
 	 * ~100 blocks, marking from ~20k threads (its best for 1M PDUs) */
+	/* copy=1: the records copied into the batch on the calling thread
+	 * (as before issue 22), 0: the automatic thread count */
 	static const struct smpp_gpu_launch shapes[] = {
-		{ 0, 128, 4 }, { 0, 256, 4 }, { 0, 128, 1 }, { 0, 128, 8 }, { 160, 128, 4 },
+		{ 0, 128, 4, 0 }, { 0, 128, 4, 1 }, { 0, 256, 4, 0 }, { 0, 128, 1, 0 },
+		{ 0, 128, 8, 0 }, { 160, 128, 4, 0 },
 	};
 	uint32_t n = 1000000;
 	unsigned iters = 5, maxt = (unsigned)sysconf(_SC_NPROCESSORS_ONLN), emul = 0;
@@ -119,7 +151,7 @@ main(int argc, char **argv)
 		struct smpp_config cfg;
 		struct smpp_ctx *ctx = NULL;
 		struct smpp_batch ref, b;
-		uint8_t *in;
+		uint8_t *in, *pin;
 		size_t len;
 		char conf[96];
 
@@ -144,25 +176,21 @@ main(int argc, char **argv)
 			snprintf(conf, sizeof(conf), "threads=%u", t);
 			rc = run(ctx, SMPP_MODE_CPU, "cpu", fname, conf, in, len, iters, &ref);
 		}
-		for (unsigned s = 0; s < sizeof(shapes) / sizeof(shapes[0]) && rc == 0; s++) {
-			for (int m = SMPP_MODE_GPU; m <= SMPP_MODE_GPU_FUSED && rc == 0; m++) {
-				const char *mname = m == SMPP_MODE_GPU ? "gpu" : "gpu-fused";
-
-				smpp_gpu_set_launch(&shapes[s]);
-				snprintf(conf, sizeof(conf), "grid=%u block=%u streams=%u", shapes[s].grid,
-					 shapes[s].block, shapes[s].streams);
-				rc = smpp_decode_batch(ctx, in, len, (enum smpp_mode)m, &b);
-				if (rc == 0 && smpp_gpu_cmp_batch(mname, &b, &ref)) {
-					fprintf(stderr, "bench_smpp_gpu: %s %s %s differs from the CPU\n",
-						mname, fname, conf);
-					rc = -EPROTO;
-					break;
-				}
-				if (rc == 0)
-					rc = run(ctx, (enum smpp_mode)m, mname, fname, conf, in, len,
-						 iters, &b);
-			}
+		for (unsigned s = 0; s < sizeof(shapes) / sizeof(shapes[0]) && rc == 0; s++)
+			rc = run_gpu(ctx, fname, &shapes[s], "staged", in, len, iters, &ref, &b);
+		/* the same batch from caller-pinned memory (no staging copy),
+		 * checked against a CPU decode of that copy */
+		pin = (uint8_t *)smpp_gpu_host_alloc(len);
+		if (pin != NULL && rc == 0) {
+			memcpy(pin, in, len);
+			rc = smpp_decode_batch(ctx, pin, len, SMPP_MODE_CPU, &ref);
+			for (unsigned s = 0; s < 2 && rc == 0; s++)
+				rc = run_gpu(ctx, fname, &shapes[s], "pinned", pin, len, iters, &ref, &b);
+		} else if (pin == NULL) {
+			fprintf(stderr, "bench_smpp_gpu: no pinned memory for %zu octets: rows skipped\n",
+				len);
 		}
+		smpp_gpu_host_free(pin);
 		smpp_batch_free(&ref);
 		smpp_batch_free(&b);
 		smpp_ctx_free(ctx);

@@ -13,9 +13,12 @@
  *                 pcap have no checksum offload)
  *   task-evp      the task (impl=evp), checksum in software
  *   bare-evp      an OpenSSL EVP loop (IV re-init + update a packet)
- * Cost per packet from the thread's CPU time x the TSC rate, so the time
- * other tenants of a loaded machine take does not count.
- * Usage: ctr-task-bench [--seconds S] [--rounds R]
+ * Every variant gets a burst's lines asked for first, as a worker's
+ * hp_device_run_chain does before the task. Cost per packet from the
+ * thread's CPU time x the TSC rate, so the time other tenants of a loaded
+ * machine take does not count.
+ * Usage: ctr-task-bench [--seconds S] [--rounds R] [--only VARIANT]
+ * (--only: that variant alone, for perf record; no ratio then.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,6 +64,20 @@ clk(clockid_t c)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* What hp_device_run_chain asks for before a task sees a burst (the
+ * mbuf's first line and the metadata's line 1), for every variant: the
+ * packets' lines are where a worker finds them. */
+static inline void
+dev_prefetch(struct rte_mbuf **m)
+{
+	unsigned int j;
+
+	for (j = 0; j < HP_BURST; j++) {
+		rte_prefetch0(m[j]);
+		hp_prefetch_meta_dev(m[j]);
+	}
+}
+
 /* One pass of variant v over the packets. */
 static int
 pass(struct bench *b, int v)
@@ -70,11 +87,14 @@ pass(struct bench *b, int v)
 	if (v == 1 || v == 2 || v == 3) {
 		struct hp_task_ctx *x = v == 1 ? &b->tmbo : v == 2 ? &b->tmb : &b->tevp;
 
-		for (i = 0; i < NPKT; i += HP_BURST)
+		for (i = 0; i < NPKT; i += HP_BURST) {
+			dev_prefetch(b->m + i);
 			x->ops->process(x, b->m + i, HP_BURST);
+		}
 		return 0;
 	}
 	for (i = 0; i < NPKT; i += HP_BURST) {
+		dev_prefetch(b->m + i);
 		for (j = 0; j < HP_BURST; j++) {
 			struct rte_mbuf *m = b->m[i + j];
 			const struct hp_meta *md = hp_meta(m);
@@ -146,18 +166,24 @@ main(int argc, char **argv)
 	uint8_t key[16] = { 0 }, iv[16] = { 0 };
 	unsigned int rounds = 5, i, r;
 	char err[128];
-	int k;
+	int k, only = -1;
 
 	for (k = 1; k + 1 < argc; k += 2) {
 		if (strcmp(argv[k], "--seconds") == 0)
 			secs = atof(argv[k + 1]);
 		else if (strcmp(argv[k], "--rounds") == 0)
 			rounds = (unsigned int)atoi(argv[k + 1]);
-		else
+		else if (strcmp(argv[k], "--only") == 0) {
+			for (only = 0; only < NVAR && strcmp(argv[k + 1], vname[only]) != 0; only++)
+				;
+			if (only == NVAR)
+				break;
+		} else
 			break;
 	}
 	if (k != argc || !(secs > 0 && secs <= 60) || rounds < 1 || rounds > MAXR) {
-		fprintf(stderr, "ctr-task-bench: usage: [--seconds (0,60]] [--rounds 1..%d]\n", MAXR);
+		fprintf(stderr, "ctr-task-bench: usage: [--seconds (0,60]] [--rounds 1..%d] "
+			"[--only bare-mb|task-mb-offl|task-mb|task-evp|bare-evp]\n", MAXR);
 		return 2;
 	}
 	if (rte_eal_init(9, eal) < 0 || ops == NULL) {
@@ -210,12 +236,12 @@ main(int argc, char **argv)
 	    ops->ctx_init(&b.tevp) != 0)
 		return 1;
 	for (k = 0; k < NVAR; k++) /* warm: flow keys, caches */
-		if (measure(&b, k, 0.05) < 0)
+		if ((only < 0 || k == only) && measure(&b, k, 0.05) < 0)
 			return 1;
 	for (r = 0; r < rounds; r++)
 		for (i = 0; i < NVAR; i++) {
 			k = r % 2 ? NVAR - 1 - (int)i : (int)i;
-			res[k][r] = measure(&b, k, secs);
+			res[k][r] = only < 0 || k == only ? measure(&b, k, secs) : 0;
 		}
 	printf("| variant | CPU cycles/packet, min / median / max over %u rounds | "
 	       "bare-mb / variant (median) |\n|---|---|---|\n", rounds);
@@ -225,8 +251,13 @@ main(int argc, char **argv)
 		memcpy(s, res[k], sizeof(double) * rounds);
 		qsort(s, rounds, sizeof(double), cmp);
 		med[k] = s[rounds / 2];
-		printf("| %s | %.0f / %.0f / %.0f | %.3f |\n", vname[k], s[0], med[k],
-		       s[rounds - 1], med[0] / med[k]);
+		if (only >= 0 && k != only)
+			continue;
+		printf("| %s | %.0f / %.0f / %.0f | ", vname[k], s[0], med[k], s[rounds - 1]);
+		if (only < 0)
+			printf("%.3f |\n", med[0] / med[k]);
+		else
+			printf("- |\n");
 	}
 	printf("\nIMIX 243/486/1458 B 2:1:2, %d packets, %u flows, ipsec-mb arch %s, "
 	       "%.2f s of CPU time a variant a round, rounds ABBA.\n", NPKT, g.n_flows,

@@ -483,7 +483,7 @@ fixup_ipv4(struct rte_mbuf *m, const struct hp_pkt_hdrs *h, uint16_t grow, uint6
 		   (offl & l4_offload(h->proto))) {
 		/* (a NIC takes the L4 length from the total length) */
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | l4_ol_flag(h->proto);
-		put16(ck, rte_ipv4_phdr_cksum(ip, m->ol_flags));
+		put16(ck, hp_pkt_phdr4_sum(ip, m->ol_flags));
 	} else {
 		put_cksum(ck, l4_sum(&ip->src_addr, 8, l4, l4len, h->proto, k), h->proto);
 	}

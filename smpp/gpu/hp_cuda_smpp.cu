@@ -1,546 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * SMPP batch decoding on the GPU (Weerasinghe 2017, 3.3.3, ch. 4): the
- * kernels (speculative boundary marking, its resolution, the frames, the
- * decoding) as __host__ __device__ per-thread code, the stream pipeline
- * behind the library's gpu and gpu-fused modes, and a host emulation that
- * runs the same per-thread code with the same block/thread numbering
- * (hp_cuda_smpp.h).
- *
- * The per-PDU decoder and the framing step function are the CPU's own
- * (smpp_decode.h), with C-strings measured and end markers found byte by
- * byte where the CPU uses its NUL window and memmem.
- *
- * Tables: the library's PDU and TLV tables and their indexes are copied at
- * init (smpp_priv.h) into 9.3 KiB of constant memory: most warps decode
- * the same PDU type (the thesis mix is all submit_sm), so their table
- * reads are broadcasts; the field lists (4 KiB) go to global memory, read
- * through the descs' pointers (cached as well).
+ * stream pipeline behind the library's gpu and gpu-fused modes, its
+ * buffers and copies, and the public API (hp_cuda_smpp.h). The kernels and
+ * their tables are in hpks_kernels.cu, the host emulation that runs the
+ * same per-thread code in hpks_emul.cu (hpks_priv.h).
  *
  * Records: each thread writes a whole struct smpp_pdu. Its two pointer
  * fields carry integers on the device (pdu: the PDU's input offset, desc:
  * 1 + the PDU's table index) and are made pointers on the host when the
  * records come back, in the same pass that copies them into the batch.
  *
- * Cost note: the emulation runs either mode end to end at ~3 M thesis-mix
- * PDUs/s (100k-PDU element batch, best of 3, bench_smpp_gpu --emul on the
- * shared 2-vCPU VM): a correctness harness, not a speed. GPU figures:
- * bench/results/smpp_gpu-*.md.
+ * GPU figures: bench/results/smpp_gpu-*.md.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include <cuda_runtime.h>
-
-#include "hp_cuda_smpp.h"
-#include "smpp_priv.h"   /* the library's tables; smpp_decode.h, the decoder */
-
-#define HD __host__ __device__
-
-/* ---- the tables, as the kernels read them -------------------------------- */
-
-#define HPKS_NPDU 32
-#define HPKS_NFLD 256
-#define HPKS_NTLV 64
-
-/* The library's tables (smpp_priv.h) in one struct, names left out. The
- * field lists of all PDUs sit apart in fld (global memory on the GPU),
- * each desc's fields pointing there: the decoder reads them through that
- * pointer, so they need not be in constant memory, where a pointer from
- * cudaGetSymbolAddress would be read outside the constant cache. */
-struct hpks_tab {
-	uint8_t pdu_idx[SMPP_PDU_KEYS];
-	uint8_t tlv_idx[SMPP_TLV_IDX_SIZE];
-	struct smpp_pdu_desc pdu[HPKS_NPDU];
-	struct smpp_tlv_desc tlv[HPKS_NTLV];
-};
-
-__constant__ struct hpks_tab c_tab;
-__device__ struct smpp_field_desc d_fld[HPKS_NFLD];
-static struct hpks_tab h_tab;        /* the emulation's copies */
-static struct smpp_field_desc h_fld[HPKS_NFLD];
-static int h_tab_rc = 1;             /* 1: not built yet, else build_tab's */
-
-#ifdef __CUDA_ARCH__
-#define TAB c_tab
-#else
-#define TAB h_tab
-#endif
-
-/* The decoder's view of TAB. */
-HD static inline struct smpp_dec_tab
-k_tab(void)
-{
-	struct smpp_dec_tab t = { TAB.pdu_idx, TAB.pdu, TAB.tlv_idx, TAB.tlv };
-
-	return t;
-}
-
-/* A copy of the library's tables into t and fld, the descs' field
- * pointers made for fld_at, where fld will be read (the GPU's d_fld, or
- * fld itself). */
-static int
-build_tab(struct hpks_tab *t, struct smpp_field_desc *fld,
-	  const struct smpp_field_desc *fld_at)
-{
-	unsigned nf = 0, nt = smpp_tlv_desc_count();
-
-	memset(t, 0, sizeof(*t));
-	memset(fld, 0, HPKS_NFLD * sizeof(*fld));
-	if (smpp_pdu_count > HPKS_NPDU || nt > HPKS_NTLV)
-		return -E2BIG;
-	memcpy(t->pdu_idx, smpp_pdu_idx, sizeof(t->pdu_idx));
-	memcpy(t->tlv_idx, smpp_tlv_idx, sizeof(t->tlv_idx));
-	for (unsigned i = 0; i < smpp_pdu_count; i++) {
-		const struct smpp_pdu_desc *d = &smpp_pdu_tab[i];
-
-		if (nf + d->nfields > HPKS_NFLD)
-			return -E2BIG;
-		t->pdu[i] = *d;
-		t->pdu[i].name = NULL;
-		t->pdu[i].fields = &fld_at[nf];
-		for (unsigned k = 0; k < d->nfields; k++) {
-			fld[nf + k] = d->fields[k];
-			fld[nf + k].name = NULL;
-		}
-		nf += d->nfields;
-	}
-	for (unsigned i = 0; i < nt; i++) {
-		t->tlv[i] = smpp_tlv_tab[i];
-		t->tlv[i].name = NULL;
-	}
-	return 0;
-}
-
-/* The tables are the library's constants: built once (under g_lock). */
-static int
-tab_ready(void)
-{
-	if (h_tab_rc == 1)
-		h_tab_rc = build_tab(&h_tab, h_fld, h_fld);
-	return h_tab_rc;
-}
-
-/* ---- per-thread code: boundary marking ---------------------------------- */
-
-/* The framing of a batch, passed by value to the kernels. */
-struct hpks_fcfg {
-	struct smpp_config cfg;
-	uint64_t len;
-};
-
-/* One framed element as the decode kernel reads it (24 bytes). */
-struct hpks_frame {
-	uint64_t off;         /* element start */
-	uint64_t pdu_at;      /* PDU start */
-	uint32_t len;         /* octets framed as the PDU */
-	uint16_t err;         /* framing error */
-	uint16_t corr_len;
-};
-
-/* The CPU's step function (smpp_decode.h), its end markers found byte by
- * byte where the CPU uses memmem. */
-HD static inline void
-k_frame_at(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, struct smpp_frame *f)
-{
-	smpp_frame_at(&c->cfg, in, c->len, pos, f, NULL);
-}
-
-HD static inline int
-k_plausible(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos)
-{
-	struct smpp_dec_tab t = k_tab();
-
-	return smpp_plausible(&c->cfg, &t, in, c->len, pos, NULL);
-}
-
-HD static inline uint64_t
-k_chunk_end(const struct hpks_fcfg *c, uint32_t t, uint64_t csz)
-{
-	uint64_t e = (uint64_t)t * csz + csz;
-
-	return e < c->len ? e : c->len;
-}
-
-/* Counts the elements of the walk from pos while it stays before end;
- * returns where it leaves. */
-HD static uint64_t
-k_walk_count(const struct hpks_fcfg *c, const uint8_t *in, uint64_t pos, uint64_t end,
-	     uint32_t *n)
-{
-	struct smpp_frame f;
-
-	*n = 0;
-	while (pos < end) {
-		k_frame_at(c, in, pos, &f);
-		(*n)++;
-		pos = f.next;
-	}
-	return pos;
-}
-
-/* Marking kernel, thread t: speculative walk of chunk t from its first
- * plausible element start (chunk 0: from 0). sig: that start or SMPP_NOPOS,
- * ex: where the walk leaves the chunk, cnt: elements on the way. */
-HD static void
-k_mark_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t nchunks,
-	      uint64_t csz, uint64_t *sig, uint64_t *ex, uint32_t *cnt)
-{
-	uint64_t p = (uint64_t)t * csz, e;
-
-	if (t >= nchunks)
-		return;
-	e = k_chunk_end(c, t, csz);
-	if (t != 0)
-		while (p < e && !k_plausible(c, in, p))
-			p++;
-	if (p >= e) {
-		sig[t] = SMPP_NOPOS;
-		ex[t] = SMPP_NOPOS;
-		cnt[t] = 0;
-		return;
-	}
-	sig[t] = p;
-	ex[t] = k_walk_count(c, in, p, e, &cnt[t]);
-}
-
-/*
- * Resolution (one block): is every speculative walk on the true chain?
- * With Q_t = max of ex[] over the earlier chunks that have a start (0 for
- * chunk 0), all walks are right iff every chunk with a start has
- * sig == Q_t and every chunk without one has Q_t >= its end (an element
- * spans it); then chunk t's elements are numbered from the exclusive sum of
- * cnt[]. By induction on t: Q_t is then the chain's first position at or
- * after chunk t's start. Both scans are Hillis-Steele steps over the block.
- * If a check fails, one thread follows the chain sequentially (k_resolve_seq).
- */
-#define RES_B 1024
-
-HD static inline void
-k_res_load(uint32_t t, uint32_t nchunks, const uint64_t *sig, const uint64_t *ex,
-	   const uint32_t *cnt, uint64_t *m, uint64_t *s)
-{
-	*m = t < nchunks && sig[t] != SMPP_NOPOS ? ex[t] : 0;
-	*s = t < nchunks ? cnt[t] : 0;
-}
-
-HD static inline void
-k_res_step(const uint64_t *im, const uint64_t *is, uint64_t *om, uint64_t *os, uint32_t tid,
-	   uint32_t d)
-{
-	uint64_t m = im[tid], s = is[tid];
-
-	if (tid >= d) {
-		m = m > im[tid - d] ? m : im[tid - d];
-		s += is[tid - d];
-	}
-	om[tid] = m;
-	os[tid] = s;
-}
-
-/* Returns 0 when chunk t breaks the speculation. */
-HD static inline int
-k_res_check(const struct hpks_fcfg *c, uint32_t t, uint32_t nchunks, uint64_t csz,
-	    const uint64_t *sig, uint64_t carry_m, uint64_t carry_s, const uint64_t *m,
-	    const uint64_t *s, uint32_t tid, uint64_t *start, uint64_t *base)
-{
-	uint64_t q = carry_m, b = carry_s;
-
-	if (t >= nchunks)
-		return 1;
-	if (tid > 0) {
-		q = q > m[tid - 1] ? q : m[tid - 1];
-		b += s[tid - 1];
-	}
-	start[t] = sig[t];
-	base[t] = b;
-	return sig[t] != SMPP_NOPOS ? q == sig[t] : q >= k_chunk_end(c, t, csz);
-}
-
-/* The chain followed chunk by chunk; a chunk whose speculative start is not
- * where the chain enters it is walked again from there. Returns the count. */
-HD static uint64_t
-k_resolve_seq(const struct hpks_fcfg *c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
-	      const uint64_t *sig, const uint64_t *ex, const uint32_t *cnt, uint64_t *start,
-	      uint64_t *base)
-{
-	uint64_t p = 0, total = 0;
-
-	for (uint32_t t = 0; t < nchunks; t++) {
-		uint64_t e = k_chunk_end(c, t, csz);
-		uint32_t n;
-
-		base[t] = total;
-		if (p >= e) {
-			start[t] = SMPP_NOPOS;
-			continue;
-		}
-		start[t] = p;
-		if (p == sig[t]) {
-			total += cnt[t];
-			p = ex[t];
-			continue;
-		}
-		p = k_walk_count(c, in, p, e, &n);
-		total += n;
-	}
-	return total;
-}
-
-/* Emit kernel, thread t: writes chunk t's elements from its resolved start
- * as frames, numbered from base[t]. */
-HD static void
-k_emit_thread(const struct hpks_fcfg *c, const uint8_t *in, uint32_t t, uint32_t nchunks,
-	      uint64_t csz, const uint64_t *start, const uint64_t *base, struct hpks_frame *fr)
-{
-	uint64_t p, e, i;
-	struct smpp_frame f;
-
-	if (t >= nchunks || start[t] == SMPP_NOPOS)
-		return;
-	p = start[t];
-	e = k_chunk_end(c, t, csz);
-	i = base[t];
-	while (p < e) {
-		k_frame_at(c, in, p, &f);
-		fr[i].off = f.off;
-		fr[i].pdu_at = f.off + f.pdu_off;
-		fr[i].len = f.len;
-		fr[i].err = f.err;
-		/* as smpp_batch.c's emit(): no correlation id when nothing
-		 * of the element was framed */
-		fr[i].corr_len = (uint16_t)(f.err && f.len == 0 ? 0 : f.pdu_off);
-		i++;
-		p = f.next;
-	}
-}
-
-/* ---- per-thread code: decode kernel (a block decodes a tile of PDUs) ---- */
-
-#define STAGE_PER_THREAD 160u        /* staged input octets per thread */
-#define STAGE_MAX (96u * 1024u)      /* dynamic shared memory cap */
-
-struct hpks_dargs {
-	const uint8_t *in;               /* the input, at its own offsets */
-	const struct hpks_frame *fr;
-	struct smpp_pdu *rec;
-	uint32_t p0, np;                 /* PDUs of this launch */
-	uint32_t stage_cap;              /* octets of staging per block */
-	uint32_t flags;
-};
-
-/* Tile `tile` of the launch: PDUs [i0, i1). Returns 1 when their octets
- * (4-byte words w0.. w0 + nw) fit the block's staging area; the block then
- * reads them coalesced into shared memory before decoding, else each thread
- * decodes from global memory. */
-HD static inline int
-k_tile(const struct hpks_dargs *a, uint32_t tile, uint32_t nb, uint32_t *i0, uint32_t *i1,
-       uint64_t *w0, uint32_t *nw)
-{
-	uint64_t lo, hi, words;
-
-	*i0 = a->p0 + tile * nb;
-	*i1 = a->np - tile * nb < nb ? a->p0 + a->np : *i0 + nb;
-	lo = a->fr[*i0].pdu_at;
-	hi = a->fr[*i1 - 1].pdu_at + a->fr[*i1 - 1].len;
-	*w0 = lo / 4;
-	words = (hi + 3) / 4 - *w0;
-	*nw = 0;
-	if (words * 4 > a->stage_cap)
-		return 0;
-	*nw = (uint32_t)words;
-	return 1;
-}
-
-HD static inline void
-k_stage_thread(const struct hpks_dargs *a, uint32_t *stage, uint64_t w0, uint32_t nw,
-	       uint32_t tid, uint32_t nb)
-{
-	const uint32_t *src = (const uint32_t *)a->in + w0;
-
-	for (uint32_t w = tid; w < nw; w += nb)
-		stage[w] = src[w];
-}
-
-HD static inline void
-k_decode_thread(const struct hpks_dargs *a, const uint32_t *stage, int staged, uint64_t w0,
-		uint32_t i)
-{
-	struct hpks_frame f = a->fr[i];
-	struct smpp_pdu *o = &a->rec[i];
-	const uint8_t *b = staged ? (const uint8_t *)stage + (f.pdu_at - 4 * w0) : a->in + f.pdu_at;
-	struct smpp_dec_tab t = k_tab();
-
-	/* the CPU's decoder, its C-strings measured byte by byte */
-	smpp_dec_pdu(b, f.len, a->flags, f.pdu_at, o, &t, NULL, NULL);
-	o->desc = (const struct smpp_pdu_desc *)(uintptr_t)(o->desc ? o->desc - t.pdu + 1 : 0);
-	o->pdu = (const uint8_t *)(uintptr_t)f.pdu_at;
-	o->off = f.off;
-	o->corr_off = f.off;
-	o->corr_len = f.corr_len;
-	if (f.err != ESME_ROK) {
-		/* framing error: header fields as far as present */
-		o->error = f.err;
-		o->error_off = f.pdu_at;
-	}
-}
-
-/* ---- kernels -------------------------------------------------------------- */
-
-/* __launch_bounds__(1024): any block size the tuner may ask for launches
- * (at most 64 registers a thread, spilled if need be). */
-__global__ void __launch_bounds__(1024)
-k_decode_kernel(struct hpks_dargs a)
-{
-	extern __shared__ uint32_t stage[];
-	uint32_t nb = blockDim.x, ntiles = (a.np + nb - 1) / nb;
-
-	for (uint32_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-		uint32_t i0, i1, nw;
-		uint64_t w0;
-		int staged = k_tile(&a, tile, nb, &i0, &i1, &w0, &nw);
-
-		if (staged)
-			k_stage_thread(&a, stage, w0, nw, threadIdx.x, nb);
-		__syncthreads();
-		if (i0 + threadIdx.x < i1)
-			k_decode_thread(&a, stage, staged, w0, i0 + threadIdx.x);
-		__syncthreads();
-	}
-}
-
-__global__ void __launch_bounds__(1024)
-k_mark_kernel(struct hpks_fcfg c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
-	      uint64_t *sig, uint64_t *ex, uint32_t *cnt)
-{
-	k_mark_thread(&c, in, blockIdx.x * blockDim.x + threadIdx.x, nchunks, csz, sig, ex, cnt);
-}
-
-__global__ void __launch_bounds__(RES_B)
-k_resolve_kernel(struct hpks_fcfg c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
-		 const uint64_t *sig, const uint64_t *ex, const uint32_t *cnt, uint64_t *start,
-		 uint64_t *base, uint64_t *total)
-{
-	__shared__ uint64_t m[2][RES_B], s[2][RES_B];
-	__shared__ uint64_t carry_m, carry_s;
-	__shared__ int bad;
-	uint32_t tid = threadIdx.x;
-
-	if (tid == 0) {
-		carry_m = 0;
-		carry_s = 0;
-		bad = 0;
-	}
-	__syncthreads();
-	for (uint32_t t0 = 0; t0 < nchunks; t0 += RES_B) {
-		int cur = 0;
-
-		k_res_load(t0 + tid, nchunks, sig, ex, cnt, &m[0][tid], &s[0][tid]);
-		__syncthreads();
-		for (uint32_t d = 1; d < RES_B; d <<= 1) {
-			k_res_step(m[cur], s[cur], m[cur ^ 1], s[cur ^ 1], tid, d);
-			cur ^= 1;
-			__syncthreads();
-		}
-		if (!k_res_check(&c, t0 + tid, nchunks, csz, sig, carry_m, carry_s, m[cur], s[cur],
-				 tid, start, base))
-			bad = 1;
-		__syncthreads();
-		if (tid == 0) {
-			carry_m = carry_m > m[cur][RES_B - 1] ? carry_m : m[cur][RES_B - 1];
-			carry_s += s[cur][RES_B - 1];
-		}
-		__syncthreads();
-	}
-	if (tid == 0)
-		*total = bad ? k_resolve_seq(&c, in, nchunks, csz, sig, ex, cnt, start, base)
-			     : carry_s;
-}
-
-__global__ void __launch_bounds__(1024)
-k_emit_kernel(struct hpks_fcfg c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
-	      const uint64_t *start, const uint64_t *base, struct hpks_frame *fr)
-{
-	k_emit_thread(&c, in, blockIdx.x * blockDim.x + threadIdx.x, nchunks, csz, start, base, fr);
-}
-
-/* ---- the host emulation: the same per-thread code, block by block ------- */
-
-static void
-emu_decode(const struct hpks_dargs *a, uint32_t grid, uint32_t nb, uint32_t *stage)
-{
-	uint32_t ntiles = (a->np + nb - 1) / nb;
-
-	for (uint32_t blk = 0; blk < grid; blk++) {
-		for (uint32_t tile = blk; tile < ntiles; tile += grid) {
-			uint32_t i0, i1, nw;
-			uint64_t w0;
-			int staged = k_tile(a, tile, nb, &i0, &i1, &w0, &nw);
-
-			for (uint32_t tid = 0; staged && tid < nb; tid++)
-				k_stage_thread(a, stage, w0, nw, tid, nb);
-			for (uint32_t tid = 0; tid < nb && i0 + tid < i1; tid++)
-				k_decode_thread(a, stage, staged, w0, i0 + tid);
-		}
-	}
-}
-
-static void
-emu_mark(const struct hpks_fcfg *c, const uint8_t *in, uint32_t grid, uint32_t nb,
-	 uint32_t nchunks, uint64_t csz, uint64_t *sig, uint64_t *ex, uint32_t *cnt)
-{
-	for (uint32_t blk = 0; blk < grid; blk++)
-		for (uint32_t tid = 0; tid < nb; tid++)
-			k_mark_thread(c, in, blk * nb + tid, nchunks, csz, sig, ex, cnt);
-}
-
-static int
-emu_resolve(const struct hpks_fcfg *c, const uint8_t *in, uint32_t nchunks, uint64_t csz,
-	    const uint64_t *sig, const uint64_t *ex, const uint32_t *cnt, uint64_t *start,
-	    uint64_t *base, uint64_t *total)
-{
-	uint64_t *m[2], *s[2], carry_m = 0, carry_s = 0;
-	int bad = 0;
-
-	m[0] = (uint64_t *)malloc(4 * RES_B * sizeof(uint64_t));
-	if (m[0] == NULL)
-		return -ENOMEM;
-	m[1] = m[0] + RES_B;
-	s[0] = m[1] + RES_B;
-	s[1] = s[0] + RES_B;
-	for (uint32_t t0 = 0; t0 < nchunks; t0 += RES_B) {
-		int cur = 0;
-
-		for (uint32_t tid = 0; tid < RES_B; tid++)
-			k_res_load(t0 + tid, nchunks, sig, ex, cnt, &m[0][tid], &s[0][tid]);
-		for (uint32_t d = 1; d < RES_B; d <<= 1) {
-			for (uint32_t tid = 0; tid < RES_B; tid++)
-				k_res_step(m[cur], s[cur], m[cur ^ 1], s[cur ^ 1], tid, d);
-			cur ^= 1;
-		}
-		for (uint32_t tid = 0; tid < RES_B; tid++)
-			if (!k_res_check(c, t0 + tid, nchunks, csz, sig, carry_m, carry_s, m[cur],
-					 s[cur], tid, start, base))
-				bad = 1;
-		carry_m = carry_m > m[cur][RES_B - 1] ? carry_m : m[cur][RES_B - 1];
-		carry_s += s[cur][RES_B - 1];
-	}
-	*total = bad ? k_resolve_seq(c, in, nchunks, csz, sig, ex, cnt, start, base) : carry_s;
-	free(m[0]);
-	return 0;
-}
-
-static void
-emu_emit(const struct hpks_fcfg *c, const uint8_t *in, uint32_t grid, uint32_t nb,
-	 uint32_t nchunks, uint64_t csz, const uint64_t *start, const uint64_t *base,
-	 struct hpks_frame *fr)
-{
-	for (uint32_t blk = 0; blk < grid; blk++)
-		for (uint32_t tid = 0; tid < nb; tid++)
-			k_emit_thread(c, in, blk * nb + tid, nchunks, csz, start, base, fr);
-}
+#include "hpks_priv.h"
 
 /* ---- the backend's state: buffers grown on demand, streams -------------- */
 
@@ -560,14 +39,27 @@ struct hpks {
 	struct gbuf d_in, d_fr, d_rec, d_chunk, d_total;
 	/* pinned host staging */
 	struct gbuf h_in, h_fr, h_rec, h_total;
-	uint32_t *emu_stage;            /* the emulation's shared memory */
+	uint8_t *emu_smem;              /* the emulation's shared memory */
+	uint32_t dec_max;               /* largest decode block the GPU fits */
+	int pin;                        /* this batch's input is caller-pinned */
+	struct smpp_gpu_stats stats;    /* this batch's */
 	char err[256];
 };
 
 static struct hpks *g_gpu;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static char g_last_err[256];
-static struct smpp_gpu_launch g_launch = { 0, 128, 4 };
+static struct smpp_gpu_launch g_launch = { 0, 128, 4, 0 };
+static struct smpp_gpu_stats g_stats;
+
+/* Caller-pinned ranges (smpp_gpu_host_alloc / _register), under g_lock. */
+#define MAX_PINNED 16
+static struct pinned {
+	uint8_t *p;
+	size_t len;
+	int alloc;                      /* 1: ours, 0: the caller's, registered */
+	int cuda;                       /* pinned by CUDA (0 in the emulation) */
+} g_pin[MAX_PINNED];
 
 #define CK(g, call) do { \
 	cudaError_t e_ = (call); \
@@ -659,29 +151,27 @@ ev_wait(struct hpks *g, unsigned waiter, unsigned s)
 	return 0;
 }
 
-static int
-ev_sync(struct hpks *g, unsigned s)
+/* The decode kernel's block: the launch's, at most dec_max (the record
+ * slots and the staging must fit in the GPU's shared memory). */
+static uint32_t
+decode_block(const struct hpks *g)
 {
-	if (!g->emul)
-		CK(g, cudaEventSynchronize(g->ev[s]));
-	return 0;
+	return g->lc.block < g->dec_max ? g->lc.block : g->dec_max;
 }
 
 static int
 launch_decode(struct hpks *g, const struct hpks_dargs *a, unsigned s)
 {
-	uint32_t nb = g->lc.block, ntiles = (a->np + nb - 1) / nb;
+	uint32_t nb = decode_block(g), ntiles = (a->np + nb - 1) / nb;
 	uint32_t grid = g->lc.grid && g->lc.grid < ntiles ? g->lc.grid : ntiles;
-	size_t smem = a->stage_cap;
 
 	if (a->np == 0)
 		return 0;
 	if (g->emul) {
-		emu_decode(a, grid, nb, g->emu_stage);
+		hpks_emu_decode(a, grid, nb, g->emu_smem);
 		return 0;
 	}
-	k_decode_kernel<<<grid, nb, smem, g->st[s]>>>(*a);
-	CK(g, cudaGetLastError());
+	CK(g, hpks_k_decode(a, grid, nb, g->st[s]));
 	return 0;
 }
 
@@ -689,14 +179,13 @@ static struct hpks_dargs
 dargs(struct hpks *g, const struct smpp_config *cfg, uint32_t p0, uint32_t np)
 {
 	struct hpks_dargs a;
-	uint32_t cap = g->lc.block * STAGE_PER_THREAD;
 
 	a.in = (const uint8_t *)g->d_in.p;
 	a.fr = (const struct hpks_frame *)g->d_fr.p;
 	a.rec = (struct smpp_pdu *)g->d_rec.p;
 	a.p0 = p0;
 	a.np = np;
-	a.stage_cap = cap < STAGE_MAX ? cap : STAGE_MAX;
+	a.stage_cap = hpks_stage_cap(decode_block(g));
 	a.flags = cfg->flags;
 	return a;
 }
@@ -721,22 +210,102 @@ copy_out(struct hpks *g, const uint8_t *in, struct smpp_batch *out, size_t p0, s
 	return nerr;
 }
 
+/* One host thread's share of the copy-out: slice `part` of nparts of
+ * every chunk, each as soon as its event says the records are there. */
+struct cp_job {
+	struct hpks *g;
+	const uint8_t *in;
+	struct smpp_batch *out;
+	size_t n, per, nerr;
+	unsigned ns, part, nparts;
+	cudaError_t err;
+};
+
+static void *
+cp_run(void *arg)
+{
+	struct cp_job *j = (struct cp_job *)arg;
+	struct hpks *g = j->g;
+
+	if (!g->emul && j->part != 0 && (j->err = cudaSetDevice(g->dev)) != cudaSuccess)
+		return NULL;
+	for (unsigned k = 0; k < j->ns && k * j->per < j->n; k++) {
+		size_t p0 = k * j->per, p1 = p0 + j->per < j->n ? p0 + j->per : j->n;
+		size_t q0 = p0 + (p1 - p0) * j->part / j->nparts;
+		size_t q1 = p0 + (p1 - p0) * (j->part + 1) / j->nparts;
+
+		if (!g->emul && (j->err = cudaEventSynchronize(g->ev[k])) != cudaSuccess)
+			return NULL;
+		j->nerr += copy_out(g, j->in, j->out, q0, q1 - q0);
+	}
+	return NULL;
+}
+
+/* Host threads for the copy-out of n records: the launch's, or automatic,
+ * one under 16k records (a thread start costs more than it saves), else
+ * up to 4 of the online CPUs. The copy-out (224 octets read from pinned
+ * memory and written per record, the pointers fixed) was what bound the
+ * GPU modes at 25-35 M PDUs/s on one thread (issue 22). */
+static unsigned
+copy_threads(const struct hpks *g, size_t n)
+{
+	long cpus;
+
+	if (g->lc.copy_threads)
+		return g->lc.copy_threads;
+	if (n < 16384)
+		return 1;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus >= 4 ? 4 : cpus > 1 ? (unsigned)cpus : 1;
+}
+
 /* Waits for chunk k's records (n PDUs in chunks of per on ns streams) and
- * copies them out while the later chunks still run. */
+ * copies them out while the later chunks still run, on copy_threads()
+ * host threads that each take a slice of every chunk. */
 static int
 collect(struct hpks *g, const uint8_t *in, struct smpp_batch *out, size_t n, size_t per,
 	unsigned ns)
 {
-	int rc;
+	struct cp_job job[SMPP_GPU_MAX_COPY_THREADS];
+	pthread_t th[SMPP_GPU_MAX_COPY_THREADS];
+	int started[SMPP_GPU_MAX_COPY_THREADS] = { 0 };
+	unsigned nt = copy_threads(g, n);
 
-	for (unsigned k = 0; k < ns && k * per < n; k++) {
-		size_t p0 = k * per, p1 = p0 + per < n ? p0 + per : n;
-
-		if ((rc = ev_sync(g, k)) < 0)
-			return rc;
-		out->nerr += copy_out(g, in, out, p0, p1 - p0);
+	for (unsigned t = 0; t < nt; t++) {
+		job[t] = (struct cp_job){ g, in, out, n, per, 0, ns, t, nt, cudaSuccess };
+		/* a thread that cannot start: its slice runs here below */
+		if (t > 0)
+			started[t] = pthread_create(&th[t], NULL, cp_run, &job[t]) == 0;
+	}
+	cp_run(&job[0]);
+	for (unsigned t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(th[t], NULL);
+		else
+			cp_run(&job[t]);
+	}
+	g->stats.copy_threads = nt;
+	for (unsigned t = 0; t < nt; t++) {
+		if (job[t].err != cudaSuccess) {
+			snprintf(g->err, sizeof(g->err), "waiting for the records: %s",
+				 cudaGetErrorString(job[t].err));
+			return -EIO;
+		}
+		out->nerr += job[t].nerr;
 	}
 	return 0;
+}
+
+/* The octets [lo, lo + m) of the input as the H2D copy reads them: the
+ * caller's own when pinned, else a copy in the pinned staging. */
+static const uint8_t *
+stage_in(struct hpks *g, const uint8_t *in, size_t lo, size_t m)
+{
+	if (g->pin)
+		return in + lo;
+	memcpy((uint8_t *)g->h_in.p + lo, in + lo, m);
+	g->stats.staged += m;
+	return (const uint8_t *)g->h_in.p + lo;
 }
 
 static int
@@ -763,7 +332,7 @@ room(struct hpks *g, size_t len, size_t n)
 
 	/* input padded by 16: the word staging reads up to 3 octets past it */
 	if ((rc = buf_grow(g, &g->d_in, len + 16, 0)) < 0 ||
-	    (rc = buf_grow(g, &g->h_in, len + 16, 1)) < 0 ||
+	    (!g->pin && (rc = buf_grow(g, &g->h_in, len + 16, 1)) < 0) ||
 	    (rc = buf_grow(g, &g->d_fr, n * sizeof(struct hpks_frame), 0)) < 0 ||
 	    (rc = buf_grow(g, &g->d_rec, n * sizeof(struct smpp_pdu), 0)) < 0 ||
 	    (rc = buf_grow(g, &g->h_rec, n * sizeof(struct smpp_pdu), 1)) < 0)
@@ -816,7 +385,8 @@ run_framed(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, siz
 
 			if (!breadth || phase == 0) {
 				/* the CPU's frames and the chunk's octets into
-				 * pinned staging, then to the GPU */
+				 * pinned staging (unless the caller's input is
+				 * pinned), then to the GPU */
 				for (size_t i = p0; i < p1; i++) {
 					const struct smpp_pdu *p = &out->pdus[i];
 
@@ -826,9 +396,8 @@ run_framed(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, siz
 					hf[i].err = p->error;
 					hf[i].corr_len = p->corr_len;
 				}
-				memcpy((uint8_t *)g->h_in.p + lo, in + lo, hi - lo);
-				if ((rc = copy(g, (uint8_t *)g->d_in.p + lo, (uint8_t *)g->h_in.p + lo,
-					       hi - lo, 1, k)) < 0 ||
+				if ((rc = copy(g, (uint8_t *)g->d_in.p + lo,
+					       stage_in(g, in, lo, hi - lo), hi - lo, 1, k)) < 0 ||
 				    (rc = copy(g, (struct hpks_frame *)g->d_fr.p + p0, hf + p0,
 					       (p1 - p0) * sizeof(*hf), 1, k)) < 0)
 					return rc;
@@ -862,8 +431,7 @@ run_fused(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, size
 	  struct smpp_batch *out)
 {
 	uint32_t nb = g->lc.block, nchunks, mgrid;
-	uint64_t csz, want, n, *sig, *ex, *start, *base;
-	uint32_t *cnt;
+	uint64_t csz, want, n;
 	unsigned ns = g->lc.streams;
 	size_t piece, per;
 	struct hpks_fcfg c;
@@ -882,16 +450,10 @@ run_fused(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, size
 	nchunks = (uint32_t)((len + csz - 1) / csz);
 	mgrid = (nchunks + nb - 1) / nb;
 	if ((rc = buf_grow(g, &g->d_in, len + 16, 0)) < 0 ||
-	    (rc = buf_grow(g, &g->h_in, len + 16, 1)) < 0 ||
-	    (rc = buf_grow(g, &g->d_chunk, (size_t)nchunks * 36, 0)) < 0 ||
+	    (!g->pin && (rc = buf_grow(g, &g->h_in, len + 16, 1)) < 0) ||
+	    (rc = buf_grow(g, &g->d_chunk, (size_t)nchunks * HPKS_CHUNK_BYTES, 0)) < 0 ||
 	    (rc = buf_grow(g, &g->d_total, 8, 0)) < 0 || (rc = buf_grow(g, &g->h_total, 8, 1)) < 0)
 		return rc;
-	sig = (uint64_t *)g->d_chunk.p;
-	ex = sig + nchunks;
-	start = ex + nchunks;
-	base = start + nchunks;
-	cnt = (uint32_t *)(base + nchunks);
-
 	/* the input in `ns` pieces: staging of piece k+1 overlaps the copy
 	 * of piece k; marking starts when all are there (a bad element's
 	 * resync may read to the end) */
@@ -899,28 +461,21 @@ run_fused(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, size
 	for (unsigned k = 0; k < ns && k * piece < len; k++) {
 		size_t lo = k * piece, m = len - lo < piece ? len - lo : piece;
 
-		memcpy((uint8_t *)g->h_in.p + lo, in + lo, m);
-		if ((rc = copy(g, (uint8_t *)g->d_in.p + lo, (uint8_t *)g->h_in.p + lo, m, 1, k)) < 0 ||
+		if ((rc = copy(g, (uint8_t *)g->d_in.p + lo, stage_in(g, in, lo, m), m, 1, k)) < 0 ||
 		    (rc = ev_record(g, k)) < 0 || (rc = ev_wait(g, 0, k)) < 0)
 			return rc;
 	}
 	if (g->emul) {
-		const uint8_t *din = (const uint8_t *)g->d_in.p;
-
-		emu_mark(&c, din, mgrid, nb, nchunks, csz, sig, ex, cnt);
-		if ((rc = emu_resolve(&c, din, nchunks, csz, sig, ex, cnt, start, base,
-				      (uint64_t *)g->d_total.p)) < 0) {
+		if ((rc = hpks_emu_mark_resolve(&c, (const uint8_t *)g->d_in.p, mgrid, nb, nchunks,
+						 csz, (uint64_t *)g->d_chunk.p,
+						 (uint64_t *)g->d_total.p)) < 0) {
 			snprintf(g->err, sizeof(g->err), "out of memory");
 			return rc;
 		}
 	} else {
-		k_mark_kernel<<<mgrid, nb, 0, g->st[0]>>>(c, (const uint8_t *)g->d_in.p, nchunks, csz,
-							   sig, ex, cnt);
-		CK(g, cudaGetLastError());
-		k_resolve_kernel<<<1, RES_B, 0, g->st[0]>>>(c, (const uint8_t *)g->d_in.p, nchunks,
-							     csz, sig, ex, cnt, start, base,
-							     (uint64_t *)g->d_total.p);
-		CK(g, cudaGetLastError());
+		CK(g, hpks_k_mark_resolve(&c, (const uint8_t *)g->d_in.p, mgrid, nb, nchunks, csz,
+					  (uint64_t *)g->d_chunk.p, (uint64_t *)g->d_total.p,
+					  g->st[0]));
 	}
 	/* the one round trip: the PDU count sizes the rest */
 	if ((rc = copy(g, g->h_total.p, g->d_total.p, 8, 0, 0)) < 0)
@@ -935,14 +490,13 @@ run_fused(struct hpks *g, const struct smpp_config *cfg, const uint8_t *in, size
 	}
 	if ((rc = room(g, len, n)) < 0 || (rc = batch_room(g, out, n)) < 0)
 		return rc;
-	if (g->emul) {
-		emu_emit(&c, (const uint8_t *)g->d_in.p, mgrid, nb, nchunks, csz, start, base,
-			 (struct hpks_frame *)g->d_fr.p);
-	} else {
-		k_emit_kernel<<<mgrid, nb, 0, g->st[0]>>>(c, (const uint8_t *)g->d_in.p, nchunks, csz,
-							   start, base, (struct hpks_frame *)g->d_fr.p);
-		CK(g, cudaGetLastError());
-	}
+	if (g->emul)
+		hpks_emu_emit(&c, (const uint8_t *)g->d_in.p, mgrid, nb, nchunks, csz,
+			      (const uint64_t *)g->d_chunk.p, (struct hpks_frame *)g->d_fr.p);
+	else
+		CK(g, hpks_k_emit(&c, (const uint8_t *)g->d_in.p, mgrid, nb, nchunks, csz,
+				  (const uint64_t *)g->d_chunk.p, (struct hpks_frame *)g->d_fr.p,
+				  g->st[0]));
 	if ((rc = ev_record(g, 0)) < 0)
 		return rc;
 	/* decode in `ns` chunks: D2H and the host copy-out of chunk k overlap
@@ -994,45 +548,15 @@ hpks_close(struct hpks *g)
 	buf_free(g, &g->h_fr, 1);
 	buf_free(g, &g->h_rec, 1);
 	buf_free(g, &g->h_total, 1);
-	free(g->emu_stage);
+	free(g->emu_smem);
 	free(g);
-}
-
-/* The tables into constant memory, the field lists into d_fld. */
-static int
-upload_tab(struct hpks *g)
-{
-	struct hpks_tab *img;
-	struct smpp_field_desc *fld;
-	void *at = NULL;
-	cudaError_t e;
-
-	CK(g, cudaGetSymbolAddress(&at, d_fld));
-	img = (struct hpks_tab *)malloc(sizeof(*img) + HPKS_NFLD * sizeof(*fld));
-	if (img == NULL) {
-		snprintf(g->err, sizeof(g->err), "out of memory");
-		return -ENOMEM;
-	}
-	fld = (struct smpp_field_desc *)(img + 1);
-	/* fits: tab_ready() said so */
-	build_tab(img, fld, (const struct smpp_field_desc *)at);
-	e = cudaMemcpyToSymbol(c_tab, img, sizeof(*img));
-	if (e == cudaSuccess)
-		e = cudaMemcpyToSymbol(d_fld, fld, HPKS_NFLD * sizeof(*fld));
-	free(img);
-	if (e != cudaSuccess) {
-		snprintf(g->err, sizeof(g->err), "cannot load the SMPP tables: %s",
-			 cudaGetErrorString(e));
-		return -EIO;
-	}
-	return 0;
 }
 
 static int
 open_gpu(struct hpks *g, char *info, size_t infolen)
 {
 	struct cudaDeviceProp pr;
-	int ndev = 0, drv = 0, rt = 0, rc;
+	int ndev = 0, drv = 0, rt = 0, optin = 0, rc;
 
 	CK(g, cudaGetDeviceCount(&ndev));
 	if (ndev <= g->dev) {
@@ -1049,10 +573,15 @@ open_gpu(struct hpks *g, char *info, size_t infolen)
 		 g->dev, pr.name, pr.major, pr.minor, pr.multiProcessorCount,
 		 (double)pr.totalGlobalMem / (1u << 30), pr.asyncEngineCount, drv / 1000,
 		 (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
-	if ((rc = upload_tab(g)) < 0)
+	if ((rc = hpks_gpu_setup(g->err, sizeof(g->err))) < 0)
 		return rc;
-	CK(g, cudaFuncSetAttribute(k_decode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-				   STAGE_MAX));
+	/* the largest decode block whose slots and staging fit (512 on
+	 * sm_90, fewer where a block may have less shared memory) */
+	CK(g, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->dev));
+	for (g->dec_max = HPKS_DECODE_MAX_BLOCK;
+	     g->dec_max > 32 && hpks_decode_smem(g->dec_max) > (size_t)optin; g->dec_max -= 32)
+		;
+	CK(g, hpks_k_decode_smem_limit(hpks_decode_smem(g->dec_max)));
 	for (unsigned i = 0; i < SMPP_GPU_MAX_STREAMS; i++) {
 		CK(g, cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking));
 		CK(g, cudaEventCreateWithFlags(&g->ev[i], cudaEventDisableTiming));
@@ -1069,15 +598,18 @@ hpks_open(struct hpks **out, int emul, char *info, size_t infolen, char *err, si
 	if (g == NULL)
 		return -ENOMEM;
 	g->emul = emul;
-	rc = tab_ready();
+	g->dec_max = HPKS_DECODE_MAX_BLOCK;
+	rc = hpks_tab_ready();
 	if (rc < 0) {
 		snprintf(err, errlen, "the SMPP tables do not fit the kernels' layout");
 		free(g);
 		return rc;
 	}
 	if (emul) {
-		g->emu_stage = (uint32_t *)malloc(STAGE_MAX);
-		if (g->emu_stage == NULL) {
+		/* zeroed: a slot's TLV and field entries past the decoded
+		 * ones are copied out as they are */
+		g->emu_smem = (uint8_t *)calloc(1, HPKS_DECODE_SMEM_MAX);
+		if (g->emu_smem == NULL) {
 			free(g);
 			return -ENOMEM;
 		}
@@ -1094,6 +626,28 @@ hpks_open(struct hpks **out, int emul, char *info, size_t infolen, char *err, si
 
 /* ---- the library's backends and the public API ---------------------------- */
 
+/* 1 when [p, p + len) lies in one caller-pinned range (under g_lock). */
+static int
+is_pinned(const uint8_t *p, size_t len)
+{
+	for (unsigned i = 0; i < MAX_PINNED; i++)
+		if (g_pin[i].p != NULL && p >= g_pin[i].p &&
+		    (size_t)(p - g_pin[i].p) <= g_pin[i].len &&
+		    len <= g_pin[i].len - (size_t)(p - g_pin[i].p))
+			return 1;
+	return 0;
+}
+
+/* A free slot of g_pin for p, or -1 (under g_lock). */
+static int
+pin_slot(void)
+{
+	for (int i = 0; i < MAX_PINNED; i++)
+		if (g_pin[i].p == NULL)
+			return i;
+	return -1;
+}
+
 typedef int (*run_fn)(struct hpks *, const struct smpp_config *, const uint8_t *, size_t,
 		      struct smpp_batch *);
 
@@ -1109,6 +663,8 @@ backend(struct smpp_ctx *ctx, const uint8_t *in, size_t len, struct smpp_batch *
 	}
 	g_gpu->lc = g_launch;
 	g_gpu->err[0] = '\0';
+	g_gpu->pin = is_pinned(in, len);
+	memset(&g_gpu->stats, 0, sizeof(g_gpu->stats));
 	if (!g_gpu->emul && cudaSetDevice(g_gpu->dev) != cudaSuccess) {
 		snprintf(g_gpu->err, sizeof(g_gpu->err), "cudaSetDevice(%d) failed", g_gpu->dev);
 		rc = -EIO;
@@ -1116,6 +672,7 @@ backend(struct smpp_ctx *ctx, const uint8_t *in, size_t len, struct smpp_batch *
 		rc = run(g_gpu, smpp_ctx_config(ctx), in, len, out);
 	}
 	snprintf(g_last_err, sizeof(g_last_err), "%s", rc < 0 ? g_gpu->err : "");
+	g_stats = g_gpu->stats;
 	pthread_mutex_unlock(&g_lock);
 	return rc;
 }
@@ -1187,6 +744,7 @@ smpp_gpu_set_launch(const struct smpp_gpu_launch *l)
 	if (v.streams == 0)
 		v.streams = 4;
 	if (v.block % 32 || v.block > 1024 || v.streams > SMPP_GPU_MAX_STREAMS ||
+	    v.copy_threads > SMPP_GPU_MAX_COPY_THREADS ||
 	    v.grid > (1u << 22))
 		return -EINVAL;
 	pthread_mutex_lock(&g_lock);
@@ -1209,20 +767,108 @@ smpp_gpu_last_error(void)
 	return g_last_err;
 }
 
-extern "C" int
-smpp_gpu_emul_decode_pdu(const uint8_t *pdu, uint32_t len, unsigned flags, uint64_t base,
-			 struct smpp_pdu *o)
+extern "C" void
+smpp_gpu_last_stats(struct smpp_gpu_stats *st)
 {
-	struct smpp_dec_tab t;
-	int rc;
+	pthread_mutex_lock(&g_lock);
+	*st = g_stats;
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* Records a pinned range; alloc says whose memory it is (under g_lock,
+ * with the backend open). */
+static int
+pin_add(void *p, size_t len, int alloc)
+{
+	int i = pin_slot();
+
+	if (i < 0)
+		return -ENOSPC;
+	g_pin[i].p = (uint8_t *)p;
+	g_pin[i].len = len;
+	g_pin[i].alloc = alloc;
+	g_pin[i].cuda = !g_gpu->emul;
+	return 0;
+}
+
+extern "C" void *
+smpp_gpu_host_alloc(size_t len)
+{
+	void *p = NULL;
 
 	pthread_mutex_lock(&g_lock);
-	rc = tab_ready();
+	if (g_gpu == NULL || len == 0 || pin_slot() < 0)
+		goto out;
+	if (g_gpu->emul) {
+		p = malloc(len);
+	} else if (cudaHostAlloc(&p, len, cudaHostAllocDefault) != cudaSuccess) {
+		cudaGetLastError();
+		p = NULL;
+	}
+	if (p != NULL)
+		pin_add(p, len, 1);
+out:
 	pthread_mutex_unlock(&g_lock);
-	if (rc < 0)
-		return rc;
-	t = k_tab();
-	rc = smpp_dec_pdu(pdu, len, flags, base, o, &t, NULL, NULL);
-	o->desc = o->desc ? &smpp_pdu_tab[o->desc - t.pdu] : NULL;
+	return p;
+}
+
+/* Drops p's range; frees it when it is ours. 0 or -ENOENT. */
+static int
+pin_drop(void *p, int alloc)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&g_lock);
+	for (unsigned i = 0; i < MAX_PINNED; i++) {
+		if (g_pin[i].p != p || g_pin[i].alloc != alloc)
+			continue;
+		/* by how it was pinned: a range may outlive smpp_gpu_fini */
+		if (g_pin[i].cuda && alloc)
+			cudaFreeHost(p);
+		else if (g_pin[i].cuda)
+			cudaHostUnregister(p);
+		else if (alloc)
+			free(p);
+		g_pin[i].p = NULL;
+		rc = 0;
+		break;
+	}
+	pthread_mutex_unlock(&g_lock);
 	return rc;
 }
+
+extern "C" void
+smpp_gpu_host_free(void *p)
+{
+	if (p != NULL)
+		pin_drop(p, 1);
+}
+
+extern "C" int
+smpp_gpu_host_register(void *p, size_t len)
+{
+	int rc = 0;
+
+	if (p == NULL || len == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&g_lock);
+	if (g_gpu == NULL)
+		rc = -ENODEV;
+	else if (pin_slot() < 0)
+		rc = -ENOSPC;
+	else if (!g_gpu->emul && cudaHostRegister(p, len, cudaHostRegisterDefault) != cudaSuccess) {
+		cudaGetLastError();
+		rc = -EIO;
+	}
+	if (rc == 0)
+		pin_add(p, len, 0);
+	pthread_mutex_unlock(&g_lock);
+	return rc;
+}
+
+extern "C" int
+smpp_gpu_host_unregister(void *p)
+{
+	return pin_drop(p, 0);
+}
+

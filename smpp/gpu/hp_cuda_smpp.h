@@ -7,7 +7,9 @@
  *
  *   gpu        the library frames the batch on the CPU; the GPU decodes it,
  *              the batch split into `streams` chunks whose H2D, kernel and
- *              D2H overlap (one thread per PDU);
+ *              D2H overlap (one thread per PDU, records written out by
+ *              warps in 16-byte stores, copied into the batch by
+ *              `copy_threads` host threads);
  *   gpu-fused  the input goes to the GPU as it is: boundary marking
  *              (speculative per-chunk walks, a scan that checks they form
  *              the true chain, a sequential repair where they do not) and
@@ -35,6 +37,7 @@ extern "C" {
 
 #define SMPP_GPU_EMUL        0x1u  /* host emulation of the kernels, no GPU */
 #define SMPP_GPU_MAX_STREAMS 16
+#define SMPP_GPU_MAX_COPY_THREADS 16
 
 /* Launch shape, swept by hp-smpptune (thesis 4.3.2-4.3.4). */
 struct smpp_gpu_launch {
@@ -44,6 +47,16 @@ struct smpp_gpu_launch {
 	unsigned block;    /* threads per block, a multiple of 32, 32..1024;
 	                    * 0: 128 */
 	unsigned streams;  /* 1..SMPP_GPU_MAX_STREAMS; 0: 4 */
+	unsigned copy_threads; /* host threads copying the records into the
+	                        * batch, 1..SMPP_GPU_MAX_COPY_THREADS; 0:
+	                        * automatic (1 under 16k PDUs, else up to 4) */
+};
+
+/* What the last batch did (for tests and the bench). */
+struct smpp_gpu_stats {
+	uint64_t staged;        /* input octets copied into the pinned staging
+	                         * (0 when the input was caller-pinned) */
+	unsigned copy_threads;  /* host threads of the copy-out */
 };
 
 /*
@@ -58,11 +71,29 @@ int smpp_gpu_init(unsigned flags, char *msg, size_t msglen);
 void smpp_gpu_fini(void);
 /* 1 when the registered backend is the host emulation. */
 int smpp_gpu_emulated(void);
-/* 0 or -EINVAL (block not a multiple of 32 in 32..1024, streams > max). */
+/* 0 or -EINVAL (block not a multiple of 32 in 32..1024, streams or
+ * copy_threads > max). The decode kernel's blocks are at most 512 threads
+ * whatever the block (their records are built in shared memory). */
 int smpp_gpu_set_launch(const struct smpp_gpu_launch *l);
 void smpp_gpu_get_launch(struct smpp_gpu_launch *l);
 /* The message of the last backend failure ("" when none). */
 const char *smpp_gpu_last_error(void);
+void smpp_gpu_last_stats(struct smpp_gpu_stats *st);
+
+/*
+ * Caller-pinned input: a batch whose input lies in memory from
+ * smpp_gpu_host_alloc() or smpp_gpu_host_register() goes to the GPU
+ * straight from there, without the copy into the backend's pinned staging
+ * (its octets must not change during the call). At most 16 ranges, made
+ * after smpp_gpu_init(). In the emulation the memory is plain host memory
+ * with the same bookkeeping.
+ */
+void *smpp_gpu_host_alloc(size_t len);           /* NULL on failure */
+void smpp_gpu_host_free(void *p);
+/* 0, -EINVAL, -ENODEV (no smpp_gpu_init), -ENOSPC (16 ranges) or -EIO
+ * (cudaHostRegister failed). */
+int smpp_gpu_host_register(void *p, size_t len);
+int smpp_gpu_host_unregister(void *p);           /* 0 or -ENOENT */
 
 /* For tests: the kernels' per-PDU decoder run on the host, with the
  * pointer fields filled as the backend fills them. Same contract as

@@ -15,7 +15,9 @@
  *     longer than chunks, corrupted lengths and markers, garbage), so the
  *     scan's check fails and the sequential repair runs;
  *   - launch shapes from one 32-thread block on one stream to 1024-thread
- *     blocks on 16 streams.
+ *     blocks on 16 streams;
+ *   - caller-pinned input (allocated and registered) against staged input,
+ *     the records copied out by 1 to 5 host threads.
  *   test_smpp_gpu [--emul] CORPUS_DIR (smpp/fuzz/corpus)
  */
 #include <dirent.h>
@@ -374,6 +376,120 @@ test_generated(void)
 	       (double)clock() / CLOCKS_PER_SEC - t0);
 }
 
+/* One decode of in[0..len) in mode m under launch sh, compared with cpu;
+ * returns the stats of the batch. */
+static struct smpp_gpu_stats
+decode_cmp(const char *what, struct smpp_ctx *ctx, const struct smpp_batch *cpu,
+	   const uint8_t *in, size_t len, enum smpp_mode m, const struct smpp_gpu_launch *sh)
+{
+	struct smpp_gpu_stats st = { 0, 0 };
+	struct smpp_batch b;
+	char label[160];
+
+	snprintf(label, sizeof(label), "%s [%s, block %u streams %u copy threads %u]", what,
+		 m == SMPP_MODE_GPU ? "gpu" : "gpu-fused", sh->block, sh->streams,
+		 sh->copy_threads);
+	smpp_batch_init(&b);
+	CHECK(smpp_gpu_set_launch(sh) == 0);
+	if (smpp_decode_batch(ctx, in, len, m, &b) != 0) {
+		fprintf(stderr, "%s: %s\n", label, smpp_gpu_last_error());
+		fails++;
+	} else if (smpp_gpu_cmp_batch(label, &b, cpu)) {
+		fails++;
+	}
+	smpp_gpu_last_stats(&st);
+	smpp_batch_free(&b);
+	return st;
+}
+
+/*
+ * Caller-pinned input and the parallel copy-out: 40k generated PDUs from
+ * smpp_gpu_host_alloc memory, from a registered buffer and from plain
+ * memory, both modes, 1 to 5 copy threads; the records must equal the
+ * CPU's, and the stats must say whether the staging copy ran and how many
+ * threads copied out.
+ */
+static void
+test_pinned(void)
+{
+	static const struct smpp_gpu_launch sh[] = {
+		{ 0, 128, 4, 0 }, { 0, 512, 3, 3 }, { 5, 1024, 2, 1 }, { 0, 64, 5, 5 },
+	};
+	static const enum smpp_mode modes[] = { SMPP_MODE_GPU, SMPP_MODE_GPU_FUSED };
+	struct smpp_config cfg;
+	struct smpp_ctx *ctx = NULL;
+	struct smpp_batch cpu;
+	struct smpp_gpu_stats st;
+	size_t len;
+	uint8_t *plain, *pinned, *reg;
+
+	config(&cfg, SMPP_FRAME_PLAIN, 0);
+	plain = sim_stream(&cfg, 40000, &len);
+	pinned = smpp_gpu_host_alloc(len + 64);
+	reg = malloc(len + 64);
+	CHECK(pinned != NULL && reg != NULL && smpp_ctx_create(&cfg, &ctx) == 0);
+	if (pinned == NULL || reg == NULL || ctx == NULL)
+		goto out;
+	memcpy(pinned, plain, len);
+	memcpy(reg, plain, len);
+	smpp_batch_init(&cpu);
+	CHECK(smpp_decode_batch(ctx, plain, len, SMPP_MODE_CPU, &cpu) == 0);
+	CHECK(smpp_gpu_host_register(NULL, 10) == -EINVAL);
+	CHECK(smpp_gpu_host_register(reg, len + 64) == 0);
+	for (unsigned s = 0; s < sizeof(sh) / sizeof(sh[0]); s++) {
+		for (unsigned m = 0; m < 2; m++) {
+			unsigned want = sh[s].copy_threads;
+
+			/* plain memory goes through the staging */
+			st = decode_cmp("plain", ctx, &cpu, plain, len, modes[m], &sh[s]);
+			CHECK(st.staged == len);
+			if (want)
+				CHECK(st.copy_threads == want);
+			else
+				CHECK(st.copy_threads >= 1 && st.copy_threads <= 4);
+		}
+	}
+	smpp_batch_free(&cpu);
+	/* the records point into the input decoded: each copy is compared
+	 * with a CPU run over that copy */
+	for (int which = 0; which < 2; which++) {
+		const uint8_t *in = which ? reg : pinned;
+
+		smpp_batch_init(&cpu);
+		CHECK(smpp_decode_batch(ctx, in, len, SMPP_MODE_CPU, &cpu) == 0);
+		for (unsigned s = 0; s < sizeof(sh) / sizeof(sh[0]); s++)
+			for (unsigned m = 0; m < 2; m++) {
+				st = decode_cmp(which ? "registered" : "host_alloc", ctx, &cpu, in,
+						len, modes[m], &sh[s]);
+				CHECK(st.staged == 0);
+			}
+		smpp_batch_free(&cpu);
+	}
+	/* a range that runs past the pinned memory is staged */
+	smpp_batch_init(&cpu);
+	memcpy(reg + 64, plain, len);
+	CHECK(smpp_gpu_host_unregister(reg) == 0);
+	CHECK(smpp_gpu_host_unregister(reg) == -ENOENT);
+	CHECK(smpp_gpu_host_register(reg, len + 63) == 0);
+	CHECK(smpp_decode_batch(ctx, reg + 64, len, SMPP_MODE_CPU, &cpu) == 0);
+	st = decode_cmp("past the range", ctx, &cpu, reg + 64, len, SMPP_MODE_GPU, &sh[0]);
+	CHECK(st.staged == len);
+	CHECK(smpp_gpu_host_unregister(reg) == 0);
+	/* small batches copy out on the calling thread */
+	smpp_batch_free(&cpu);
+	smpp_batch_init(&cpu);
+	CHECK(smpp_decode_batch(ctx, plain, 2000, SMPP_MODE_CPU, &cpu) == 0);
+	st = decode_cmp("small", ctx, &cpu, plain, 2000, SMPP_MODE_GPU_FUSED, &sh[0]);
+	CHECK(st.copy_threads == 1);
+	smpp_batch_free(&cpu);
+	printf("pinned input: 40k PDUs from alloc'd, registered and plain memory, 1-5 copy threads\n");
+out:
+	smpp_ctx_free(ctx);
+	smpp_gpu_host_free(pinned);
+	free(reg);
+	free(plain);
+}
+
 /* An enquire_link of 16 octets. */
 static void
 enquire_link(uint8_t *p, uint32_t seq)
@@ -489,7 +605,7 @@ static void
 test_api(int emul)
 {
 	struct smpp_gpu_launch bad[] = { { 0, 48, 1 }, { 0, 2048, 1 }, { 0, 32, 17 },
-					 { 1u << 23, 32, 1 } };
+					 { 1u << 23, 32, 1 }, { 0, 32, 1, 17 } };
 	struct smpp_config cfg;
 	struct smpp_ctx *ctx = NULL;
 	struct smpp_batch b;
@@ -544,6 +660,7 @@ main(int argc, char **argv)
 	test_tables();
 	test_generated();
 	test_speculation();
+	test_pinned();
 	test_api(emul);
 	smpp_gpu_fini();
 	if (fails) {

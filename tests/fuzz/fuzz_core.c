@@ -221,12 +221,15 @@ ref_cksum_ok(const uint8_t *f, const struct hp_pkt_hdrs *h)
  * the headers stay inside the frame, hp_pkt_cksum_ok agrees with a
  * reference before and after, and in software the UDP/TCP checksum comes
  * out right (the IPv4 header's too, when it was right before).
+ * hp_pkt_l4_fixup_early (then hp_pkt_l4_fixup where it declines) leaves
+ * the frame and mbuf hp_pkt_l4_fixup leaves.
  * sel: bit 7 offload, bit 6 hp_pkt_l4_fixup_sum, bits 3-5 where in the
  * payload the changed bytes start and end (odd and even offsets). */
 static void
 fixup(uint8_t *frame, uint32_t len, uint8_t sel)
 {
-	struct rte_mbuf m;
+	static uint8_t copy[65536];
+	struct rte_mbuf m, m2;
 	struct hp_flow_key key;
 	struct hp_pkt_hdrs h;
 	bool sw = (sel & 0x80) == 0, ip_ok;
@@ -254,7 +257,18 @@ fixup(uint8_t *frame, uint32_t len, uint8_t sel)
 		hp_pkt_l4_fixup_sum(&m, &h, (uint16_t)off, (uint16_t)n,
 				    rte_raw_cksum(frame + off, n), sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
 	} else {
+		m2 = m;
+		m2.buf_addr = copy;
+		if (len <= sizeof(copy)) {
+			memcpy(copy, frame, len);
+			if (!hp_pkt_l4_fixup_early(&m2, &h, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS))
+				hp_pkt_l4_fixup(&m2, &h, 0, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
+		}
 		hp_pkt_l4_fixup(&m, &h, 0, sw ? 0 : HP_PKT_TX_CKSUM_OFFLOADS);
+		if (len <= sizeof(copy) && (memcmp(copy, frame, len) != 0 ||
+					    m.ol_flags != m2.ol_flags ||
+					    m.tx_offload != m2.tx_offload))
+			abort();
 	}
 	if (hp_parse_hdrs(frame, len, &key, &h) != HP_DROP_NONE)
 		abort(); /* only checksums and payload bytes changed */

@@ -3,7 +3,9 @@
 -M gpu-fused print exactly what -M cpu prints (the backend's host emulation,
 HP_SMPP_GPU_EMUL=1: no GPU needed), on generated PDUs in both framings and on
 the fuzz corpus's malformed PDUs; without a GPU both tools say so (dump:
-exit 1, tuner: exit 77); hp-smpptune sweeps grid x block x streams."""
+exit 1, tuner: exit 77); hp-smpptune sweeps grid x block x streams;
+bench_smpp_gpu --emul runs every configuration (copy-out threads, pinned
+input: issue 22), each first checked against the CPU decoder."""
 import csv
 import io
 import os
@@ -16,6 +18,7 @@ from conftest import BUILD, ROOT
 DUMP = BUILD / "smpp/tools/hp-smppdump"
 TUNE = BUILD / "smpp/tools/hp-smpptune"
 BENCH = BUILD / "bench/smpp/bench_smpp"
+GBENCH = BUILD / "smpp/gpu/bench_smpp_gpu"
 CORPUS = ROOT / "smpp/fuzz/corpus"
 MARKER = bytes.fromhex("feedface")
 EMUL = dict(os.environ, HP_SMPP_GPU_EMUL="1")
@@ -141,3 +144,27 @@ def test_tuner_without_gpu(gpu_build, tmp_path):
     assert r.returncode == 2 and "GPU modes" in r.stderr
     r, _ = tune("modes = gpu\nblock = 100\n", tmp_path, EMUL)
     assert r.returncode == 2 and "multiple of 32" in r.stderr
+
+
+def test_gpu_bench_configs_under_emulation(gpu_build):
+    """Every row of bench_smpp_gpu (launch shapes, copy=1 and auto, staged
+    and caller-pinned input) in both modes; the bench compares each
+    configuration's records with the CPU's before timing it (exit 1 on a
+    difference). Emulated: the rows are not GPU figures."""
+    if not GBENCH.exists():
+        pytest.fail(f"{GBENCH} not built (BUILD_DIR={BUILD})")
+    r = subprocess.run([str(GBENCH), "--emul", "-n", "20000", "-i", "1", "-t", "1",
+                        "-f", "plain"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "emulated: not a GPU measurement" in r.stdout
+    rows = list(csv.DictReader(io.StringIO(
+        "\n".join(l for l in r.stdout.splitlines() if not l.startswith("#")))))
+    confs = {(x["mode"], x["config"]) for x in rows}
+    for mode in ("gpu", "gpu-fused"):
+        for conf in ("grid=0 block=128 streams=4 copy=auto input=staged",
+                     "grid=0 block=128 streams=4 copy=1 input=staged",
+                     "grid=0 block=128 streams=4 copy=auto input=pinned",
+                     "grid=0 block=128 streams=4 copy=1 input=pinned"):
+            assert (mode, conf) in confs, (mode, conf, sorted(confs))
+    assert all(int(x["pdus"]) == 20000 for x in rows)
+

@@ -455,6 +455,13 @@ test_l4_fixup(void **state)
 			assert_memory_equal(f + h.l4 + 6, zero, 2);
 			assert_int_equal(m->ol_flags & RTE_MBUF_F_TX_L4_MASK, 0);
 		}
+		if (i % 4 == 3 && (m->ol_flags & RTE_MBUF_F_TX_L4_MASK)) {
+			/* the pseudo-header sum is DPDK's */
+			uint16_t ck, want = rte_ipv4_phdr_cksum((void *)(f + h.l3), m->ol_flags);
+
+			memcpy(&ck, f + h.l4 + (h.proto == IPPROTO_UDP ? 6 : 16), 2);
+			assert_int_equal(ck, want);
+		}
 		if (i % 4 == 3)
 			nic_tx_cksum(m);
 		assert_true(hp_pkt_cksum_ok(f, m->data_len));
@@ -1335,24 +1342,35 @@ test_aes_ctr_task(void **state)
  * the same frames, checksums included, over bursts of IMIX packets from
  * many flows, with every flow's cache slot the same one (flow_id's low
  * bits forced), so that a burst ends early whenever a flow needs the slot
- * another flow of the burst holds. */
+ * another flow of the burst holds. The same with the port's checksum
+ * offloads (impl=mb sets them up before it encrypts, hp_pkt_l4_fixup_early;
+ * impl=evp after, hp_pkt_l4_fixup): frames, offload flags and lengths
+ * equal, the NIC's sum right, for UDP checksums of 0 ("none") and UDP
+ * lengths shorter than the IP payload (summed in software) among them. */
 static void
 test_aes_ctr_impls(void **state)
 {
 	const struct hp_task_ops *ops = hp_task_find("aes_ctr");
-	struct hp_task_cfg cm = { .key = { 9, 8, 7 }, .param = "impl=mb" };
-	struct hp_task_cfg ce = { .key = { 9, 8, 7 }, .param = "impl=evp" };
-	struct hp_task_ctx xm = { .ops = ops, .cfg = &cm }, xe = { .ops = ops, .cfg = &ce };
-	struct rte_mbuf *a[80], *b[80];
+	struct hp_task_cfg cfg[4] = {
+		{ .key = { 9, 8, 7 }, .param = "impl=mb" },
+		{ .key = { 9, 8, 7 }, .param = "impl=evp" },
+		{ .key = { 9, 8, 7 }, .param = "impl=mb", .tx_offload = HP_PKT_TX_CKSUM_OFFLOADS },
+		{ .key = { 9, 8, 7 }, .param = "impl=evp", .tx_offload = HP_PKT_TX_CKSUM_OFFLOADS },
+	};
+	struct hp_task_ctx x[4];
+	struct rte_mbuf *a[4][80];
 	struct hp_type_table tt;
 	struct hp_imix mx;
 	struct hp_gen g;
+	unsigned int none = 0, shrt = 0, offl = 0;
 	char err[128];
-	int i, j;
+	int i, j, v;
 
 	(void)state;
-	assert_int_equal(ops->ctx_init(&xm), 0);
-	assert_int_equal(ops->ctx_init(&xe), 0);
+	for (v = 0; v < 4; v++) {
+		x[v] = (struct hp_task_ctx){ .ops = ops, .cfg = &cfg[v] };
+		assert_int_equal(ops->ctx_init(&x[v]), 0);
+	}
 	hp_type_table_default(&tt, 1000);
 	assert_int_equal(hp_imix_parse(&mx, "64,243,486,1458", "1,2,1,2", err, sizeof(err)), 0);
 	assert_int_equal(hp_gen_init(&g, &mx, &tt, 5, 3, err, sizeof(err)), 0);
@@ -1361,39 +1379,69 @@ test_aes_ctr_impls(void **state)
 			struct hp_flow_key k = { 0 };
 			struct hp_pkt_hdrs h = { 0 };
 			struct hp_meta *md;
+			uint8_t *f;
 
-			a[i] = rte_pktmbuf_alloc(pool);
-			assert_non_null(a[i]);
-			assert_int_equal(hp_gen_build(&g, a[i]), 0);
-			assert_int_equal(hp_parse_hdrs(rte_pktmbuf_mtod(a[i], uint8_t *),
-						       a[i]->data_len, &k, &h), HP_DROP_NONE);
-			md = hp_meta(a[i]);
+			a[0][i] = rte_pktmbuf_alloc(pool);
+			assert_non_null(a[0][i]);
+			assert_int_equal(hp_gen_build(&g, a[0][i]), 0);
+			f = rte_pktmbuf_mtod(a[0][i], uint8_t *);
+			assert_int_equal(hp_parse_hdrs(f, a[0][i]->data_len, &k, &h), HP_DROP_NONE);
+			if (h.proto == IPPROTO_UDP && i % 7 == 3) {
+				memset(f + h.l4 + 6, 0, 2);
+				none++;
+			} else if (h.proto == IPPROTO_UDP && i % 7 == 5 && h.pay_len >= 40) {
+				add_be16_test(f + h.l4 + 4, -4);
+				hp_pkt_l4_fixup(a[0][i], &h, 0, 0);
+				assert_int_equal(hp_parse_hdrs(f, a[0][i]->data_len, &k, &h),
+						 HP_DROP_NONE);
+				shrt++;
+			}
+			md = hp_meta(a[0][i]);
 			memset(md, 0, sizeof(*md));
 			md->flow_id = (hp_flow_hash(&k) & ~(uint64_t)0xffff) | 0x77;
-			hp_meta_classified(md, rte_pktmbuf_mtod(a[i], uint8_t *), &h);
+			hp_meta_classified(md, f, &h);
 			hp_meta_seq_note(md);
-			b[i] = rte_pktmbuf_copy(a[i], pool, 0, UINT32_MAX);
-			assert_non_null(b[i]);
-			memcpy(hp_meta(b[i]), md, sizeof(*md));
+			for (v = 1; v < 4; v++) {
+				a[v][i] = rte_pktmbuf_copy(a[0][i], pool, 0, UINT32_MAX);
+				assert_non_null(a[v][i]);
+				memcpy(hp_meta(a[v][i]), md, sizeof(*md));
+			}
 		}
-		assert_int_equal(ops->process(&xm, a, 80), 80);
-		for (i = 0; i < 80; i++)
-			assert_int_equal(ops->process(&xe, &b[i], 1), 1);
+		assert_int_equal(ops->process(&x[0], a[0], 80), 80);
+		assert_int_equal(ops->process(&x[2], a[2], 80), 80);
 		for (i = 0; i < 80; i++) {
-			assert_int_equal(hp_meta(a[i])->status, HP_ST_OK);
-			assert_int_equal(hp_meta(b[i])->status, HP_ST_OK);
-			assert_int_equal(a[i]->data_len, b[i]->data_len);
-			assert_memory_equal(rte_pktmbuf_mtod(a[i], uint8_t *),
-					    rte_pktmbuf_mtod(b[i], uint8_t *), a[i]->data_len);
-			assert_true(hp_pkt_cksum_ok(rte_pktmbuf_mtod(a[i], uint8_t *),
-						    a[i]->data_len));
-			rte_pktmbuf_free(a[i]);
-			rte_pktmbuf_free(b[i]);
+			assert_int_equal(ops->process(&x[1], &a[1][i], 1), 1);
+			assert_int_equal(ops->process(&x[3], &a[3][i], 1), 1);
+		}
+		for (i = 0; i < 80; i++) {
+			for (v = 0; v < 4; v++)
+				assert_int_equal(hp_meta(a[v][i])->status, HP_ST_OK);
+			for (v = 0; v < 4; v += 2) {
+				struct rte_mbuf *m = a[v][i], *r = a[v + 1][i];
+
+				assert_int_equal(m->data_len, r->data_len);
+				assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *),
+						    rte_pktmbuf_mtod(r, uint8_t *), m->data_len);
+				assert_int_equal(m->ol_flags, r->ol_flags);
+				assert_int_equal(m->tx_offload, r->tx_offload);
+				if (m->ol_flags & RTE_MBUF_F_TX_L4_MASK) {
+					offl++;
+					nic_tx_cksum(m);
+				}
+				assert_true(hp_pkt_cksum_ok(rte_pktmbuf_mtod(m, uint8_t *),
+							    m->data_len));
+			}
+			/* what the NIC sent is what the software sum wrote */
+			assert_memory_equal(rte_pktmbuf_mtod(a[0][i], uint8_t *),
+					    rte_pktmbuf_mtod(a[2][i], uint8_t *), a[0][i]->data_len);
+			for (v = 0; v < 4; v++)
+				rte_pktmbuf_free(a[v][i]);
 		}
 	}
+	assert_true(none > 0 && shrt > 0 && offl > 0);
 	hp_gen_free(&g);
-	ops->ctx_free(&xm);
-	ops->ctx_free(&xe);
+	for (v = 0; v < 4; v++)
+		ops->ctx_free(&x[v]);
 }
 
 /* AES-128-CBC with a zero IV over msg, the last block: the CBC-MAC the

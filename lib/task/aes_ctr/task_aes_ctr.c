@@ -31,6 +31,7 @@
 
 #include <openssl/evp.h>
 #include <rte_byteorder.h>
+#include <rte_prefetch.h>
 
 #include "hp_aes_ctr.h"
 #include "hp_common.h"
@@ -78,6 +79,8 @@ struct ctr_priv {
 	uint64_t gen;
 	struct hp_nf_cbc_job jobs[HP_BURST];
 	struct rte_mbuf *jm[HP_BURST];
+	struct hp_pkt_hdrs hd[HP_BURST]; /* the jobs' header offsets */
+	uint8_t late[HP_BURST];           /* the fixup waits for the ciphertext */
 	uint8_t ivs[HP_BURST][16];
 #endif
 };
@@ -351,27 +354,44 @@ ctr_process_evp(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
-/* Packets a call to ipsec-mb, whose checksums follow at once: 8 IMIX
- * packets (~6 KB) of ciphertext are still in L1 when the sum reads them,
- * 32 (~25 KB) are partly gone; the burst API runs its jobs one after
- * another, so smaller calls cost only the call. */
+/* Packets a call to ipsec-mb when the task sums the ciphertext itself:
+ * 8 IMIX packets (~6 KB) are still in L1 when the sum reads them, 32
+ * (~25 KB) are partly gone; the burst API runs its jobs one after
+ * another, so smaller calls cost only the call. With the port's L4
+ * checksum offloads nothing reads the ciphertext again (the headers are
+ * done before it is written), and the whole burst is one call. */
 #define CTR_SUB 8
 
 #ifdef HP_CTR_IPSEC_MB
-/* impl=mb: the packets' jobs gathered a burst at a time (a slot another
- * flow of the same burst needs ends the burst early, which is rare), then
- * CTR_SUB of them a call to ipsec-mb, each call followed by those
- * packets' headers. Cost note (ctr-task-bench, IMIX, Zen 4 guest under
- * load): ~130 cycles a packet for ipsec-mb alone, ~40-60 more for this
- * loop and the header fixup without the L4 sum (a port with checksum
- * offloads), ~40-60 more for the sum in software
- * (bench/results/pipeline-2026-11-29.md). */
+/* impl=mb: one pass over the burst reads each packet's metadata once: the
+ * checks, the flow, the counter block, and the header offsets, with which
+ * a port's checksum offload is set up at once (hp_pkt_l4_fixup_early, it
+ * reads only headers) or which are kept for the sum after encryption. A
+ * slot another flow of the same burst needs ends the burst early, which
+ * is rare. Then ipsec-mb's burst call (the whole burst, or CTR_SUB
+ * packets a call when the task sums), each followed by the sums.
+ * Cost note (ctr-task-bench, IMIX, Zen 4 guest, ipsec-mb avx512): ipsec-mb
+ * alone ~120 cycles a packet; this loop with offloads ~168 instructions a
+ * packet (callgrind; ~30 cycles, ~0.78x the bare burst loop), with the
+ * software sum ~115 here plus ~470 for the headers and the sum (0.50-0.59x)
+ * (bench/results/ctr-task-2026-11-29.md). */
 static void
 ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
+	const uint64_t offl = ctx->cfg->tx_offload;
+	const unsigned int sub = (offl & (RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+					  RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) ==
+				 (RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM) ?
+				 HP_BURST : CTR_SUB;
+	const bool early = (offl & (RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+				    RTE_ETH_TX_OFFLOAD_TCP_CKSUM)) != 0;
 	struct ctr_priv *p = ctx->priv;
 	uint16_t i = 0;
 
+	if (sub == HP_BURST) /* the offload fields, in the mbuf's second line */
+		for (i = 0; i < n; i++)
+			rte_prefetch0(&pkts[i]->tx_offload);
+	i = 0;
 	while (i < n) {
 		unsigned int k = 0, j;
 
@@ -379,13 +399,15 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		for (; i < n && k < HP_BURST; i++) {
 			struct rte_mbuf *m = pkts[i];
 			struct hp_meta *md = hp_meta(m);
-			unsigned int slot = md->flow_id & (CTR_CACHE - 1);
+			const uint64_t fid = md->flow_id;
+			const unsigned int slot = fid & (CTR_CACHE - 1);
+			struct hp_pkt_hdrs h;
 			struct ctr_flow *f;
 			int err;
 
 			if (md->status != HP_ST_OK || md->data_len == 0)
 				continue;
-			if (p->pin[slot] == p->gen && p->flows[slot].flow_id != md->flow_id)
+			if (p->pin[slot] == p->gen && p->flows[slot].flow_id != fid)
 				break;
 			if (ctr_admit(md, m) != 0)
 				continue;
@@ -399,10 +421,14 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			p->jobs[k] = (struct hp_nf_cbc_job){
 				.buf = rte_pktmbuf_mtod_offset(m, uint8_t *, md->data_off),
 				.len = md->data_len, .key = &p->rk[slot], .iv = p->ivs[k] };
+			hp_meta_hdrs(md, &h);
+			p->late[k] = !early || !hp_pkt_l4_fixup_early(m, &h, offl);
+			if (p->late[k])
+				p->hd[k] = h;
 			p->jm[k++] = m;
 		}
-		for (j = 0; j < k; j += CTR_SUB) {
-			unsigned int e = RTE_MIN(k, j + CTR_SUB), q;
+		for (j = 0; j < k; j += sub) {
+			unsigned int e = RTE_MIN(k, j + sub), q;
 
 			if (hp_nf_ctr_encrypt_burst(p->mb, p->jobs + j, e - j) != 0) {
 				for (q = j; q < e; q++)
@@ -410,7 +436,8 @@ ctr_process_mb(struct hp_task_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 				continue;
 			}
 			for (q = j; q < e; q++)
-				ctr_fixup(ctx, p->jm[q]);
+				if (p->late[q])
+					hp_pkt_l4_fixup(p->jm[q], &p->hd[q], 0, offl);
 		}
 	}
 }
