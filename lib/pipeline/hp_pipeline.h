@@ -188,6 +188,9 @@ struct hp_app_report {
 	uint64_t delivered, bytes_delivered;
 	uint64_t task_errors;      /* its packets a task refused (dropped) */
 	uint64_t dropped_admission; /* its packets the policy's admission refused */
+	/* its packets dropped at the scheduler's rx, its pending FIFO full
+	 * (part of the run's dropped_port: its own rx queue overflowing) */
+	uint64_t dropped_port;
 	uint64_t deadline_pkts, deadline_met;
 	uint64_t order_out, order_out_in_order;
 	uint64_t verified, verify_failures; /* at the sink */

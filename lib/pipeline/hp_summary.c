@@ -199,6 +199,9 @@ print_apps(const struct hp_run_result *r)
 						  pct(p->deadline_met, p->deadline_pkts)) : "-",
 		       p->order_out ? pct_str(b2, sizeof(b2),
 					      pct(p->order_out_in_order, p->order_out)) : "-");
+		printf("  %-26s %-8s dropped: port %" PRIu64 " admission %" PRIu64
+		       " task errors %" PRIu64 "\n", "", "", p->dropped_port,
+		       p->dropped_admission, p->task_errors);
 		printf("  %-26s %-8s", "", "");
 		for (i = 0; i < r->n_dev; i++)
 			printf(" %s %s", r->dev[i].name,
@@ -568,6 +571,9 @@ app_json(const struct hp_run_cfg *cfg, const struct hp_run_result *r, unsigned i
 	SET(o, "bytes_delivered", ju64(p->bytes_delivered));
 	SET(o, "task_errors", ju64(p->task_errors));
 	SET(o, "dropped_admission", ju64(p->dropped_admission));
+	/* its own FIFO at the scheduler's rx overflowed (per-app backpressure):
+	 * part of the run's dropped_port */
+	SET(o, "dropped_port", ju64(p->dropped_port));
 	SET(o, "verified", ju64(p->verified));
 	SET(o, "verify_failures", ju64(p->verify_failures));
 	SET(lat, "mean", jnum(h->count ? hp_hist_mean(h) / 1e3 : NAN));

@@ -78,11 +78,31 @@ pl_apps_setup(struct pl_run *r, struct pl_sched *sc)
 		return -ENOMEM;
 	ap->n = mx->n;
 	apps_bounds(mx, ap->bound);
-	for (a = 0; a < mx->n; a++)
+	ap->cap = r->cfg->ring_size;
+	ap->lossless = r->cfg->src == HP_SRC_PCAP && !(r->cfg->pcap_speed > 0);
+	for (a = 0; a < mx->n; a++) {
 		ap->first[a] = (uint8_t)mx->first[a];
+		ap->q[a] = calloc(ap->cap, sizeof(ap->q[a][0]));
+		if (ap->q[a] == NULL) {
+			pl_apps_free(ap);
+			return -ENOMEM;
+		}
+	}
 	pl_apps_reset(ap);
 	sc->apps = ap;
 	return 0;
+}
+
+void
+pl_apps_free(struct pl_apps *ap)
+{
+	unsigned int a;
+
+	if (ap == NULL)
+		return;
+	for (a = 0; a < HP_MAX_APPS; a++)
+		free(ap->q[a]);
+	free(ap);
 }
 
 void
@@ -152,6 +172,7 @@ pl_apps_collect(struct pl_run *r, struct hp_run_result *res)
 		o->bytes_delivered = c->bytes;
 		o->task_errors = c->task_err;
 		o->dropped_admission = c->admission;
+		o->dropped_port = c->port_drop;
 		o->deadline_pkts = c->dl_pkts;
 		o->deadline_met = c->dl_met;
 		o->order_out = c->order_out;

@@ -339,7 +339,7 @@ pl_collect(struct pl_run *r, struct hp_run_result *res)
 	res->unverified = r->tr->ver.unverified;
 	if (r->cfg->src == HP_SRC_GEN) {
 		res->offered = r->tr->offered;
-		res->dropped_port = r->tr->dropped_port;
+		res->dropped_port = pl_port_drops(r);
 		res->delivered = r->tr->sink;
 		res->bytes_delivered = r->tr->sink_bytes;
 	} else {

@@ -598,24 +598,25 @@ pl_port_drops(struct pl_run *r)
 {
 	struct pl_ports *pp = r->ports;
 	struct rte_eth_stats st;
-	uint64_t d = 0;
+	/* --apps: an app's own drops at the scheduler's rx are port drops */
+	uint64_t d = PL_SUM(r, app_port_drops);
 
 	if (r->cfg->src == HP_SRC_GEN)
-		return LOAD(r->tr->dropped_port);
+		return d + LOAD(r->tr->dropped_port);
 	if (pp == NULL)
-		return 0;
+		return d;
 	switch (r->cfg->src) {
 	case HP_SRC_GEN:
 		break;
 	case HP_SRC_PCAP:
-		return pp->replay != NULL ? pl_replay_drops(pp->replay) : 0;
+		return d + (pp->replay != NULL ? pl_replay_drops(pp->replay) : 0);
 	case HP_SRC_AF_PACKET:
 		afp_kernel_drops(pp);
 		if (rte_eth_stats_get(r->rx_port, &st) == 0)
-			d = st.imissed + st.rx_nombuf + st.ierrors;
+			d += st.imissed + st.rx_nombuf + st.ierrors;
 		return d + __atomic_load_n(&pp->kdrops, __ATOMIC_RELAXED);
 	}
-	return 0;
+	return d;
 }
 
 uint64_t

@@ -50,6 +50,9 @@ struct pl_sched_row {
 struct pl_app_cnt {
 	uint64_t rx, tx, bytes, task_err, task_err_sec, dl_pkts, dl_met, order_out, order_in;
 	uint64_t admission;       /* dropped by the policy's admission */
+	/* dropped at the scheduler's rx, its pending FIFO full: its own rx
+	 * queue overflowing, counted as a port drop (reason port) */
+	uint64_t port_drop;
 	uint64_t dev[HP_MAX_DEVICES];  /* delivered, by the device that ran it */
 	/* at the last trace row: rx, tx, dl_pkts, dl_met */
 	uint64_t row_rx, row_tx, row_dl, row_dlmet;
@@ -61,6 +64,16 @@ struct pl_apps {
 	uint32_t bound[HP_MAX_APPS];   /* flow hash (upper 32 bits) bounds */
 	uint8_t first[HP_MAX_APPS];    /* its first task in the joint chain */
 	struct pl_app_cnt c[HP_MAX_APPS];
+	/* per-app backpressure: each app's received, classified, not yet
+	 * placed packets in arrival order (cap: --ring-size, as an rx
+	 * queue of its own), so that one app whose devices are full never
+	 * holds back another's (pl_sched.c) */
+	struct rte_mbuf **q[HP_MAX_APPS];
+	uint32_t qn[HP_MAX_APPS], cap;
+	unsigned int rr;               /* the app the next pass starts with */
+	/* the source waits for room instead of dropping (pcap at full
+	 * speed): rx waits until every app has room, nothing is dropped */
+	bool lossless;
 };
 
 /* The scheduler stage: rx, classify, schedule, reorder, tx. With
@@ -128,6 +141,9 @@ struct pl_sched {
 	/* --apps: the per-app counters; NULL with one app, so that the
 	 * one-app path pays one never-taken branch at rx and at tx */
 	struct pl_apps *apps;
+	/* --apps: the apps' drops at this scheduler's rx (sum of their
+	 * port_drop), a part of the run's port drops (pl_port_drops) */
+	uint64_t app_port_drops;
 	uint64_t results_written, results_no_room; /* --tx-results */
 	/* scheduling policy's view (lib/sched) */
 	struct hp_sched_dev sdev[HP_SCHED_MAX_DEV];
@@ -412,6 +428,7 @@ pl_app_of(const uint32_t *bound, unsigned int n, uint64_t flow_id)
 }
 void pl_apps_collect(struct pl_run *r, struct hp_run_result *res);
 void pl_apps_reset(struct pl_apps *ap);
+void pl_apps_free(struct pl_apps *ap);
 /* The apps' columns of a trace row (dt: the row's seconds). */
 void pl_apps_row(struct pl_apps *ap, struct hp_trace_row *row, double dt);
 /* --tx-results: appends the HP_RESULTS_LEN trailer (counted in sc). */

@@ -241,6 +241,7 @@ sched_reset(struct pl_run *r, struct pl_sched *sc)
 	hp_reorder_reset_stats(&sc->ro);
 	if (sc->apps != NULL)
 		pl_apps_reset(sc->apps);
+	PUB(sc->app_port_drops, 0);
 	sc->results_written = sc->results_no_room = 0;
 	hp_hist_reset(&sc->lat);
 	hp_hist_reset(&sc->ilat);
@@ -303,8 +304,9 @@ task_back(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, unsigned in
 }
 
 /* --apps: each app's input rate, the offered rate split by the apps'
- * shares of this tick's received packets (the port drops before a
- * packet's app is known); a tick that received nothing keeps them. */
+ * shares of this tick's received packets and their own drops at rx (the
+ * port's drops come before a packet's app is known); a tick that
+ * received nothing keeps them. */
 _Static_assert(HP_SCHED_MAX_APPS >= HP_MAX_APPS, "hp_sched's per-app rates hold every app");
 
 static void
@@ -315,8 +317,9 @@ apps_rate(struct pl_sched *sc, double off_pps, double a)
 
 	for (i = 0; i < sc->apps->n; i++) {
 		/* a counter reset (end of warm-up) reads as nothing received */
-		rx[i] = sc->apps->c[i].rx >= sc->tick_app_rx[i] ?
-			sc->apps->c[i].rx - sc->tick_app_rx[i] : 0;
+		uint64_t in = sc->apps->c[i].rx + sc->apps->c[i].port_drop;
+
+		rx[i] = in >= sc->tick_app_rx[i] ? in - sc->tick_app_rx[i] : 0;
 		all += rx[i];
 	}
 	if (all == 0) {
@@ -353,7 +356,7 @@ sched_tick(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	}
 	if (sc->apps != NULL)
 		for (unsigned int i = 0; i < sc->apps->n; i++)
-			sc->tick_app_rx[i] = sc->apps->c[i].rx;
+			sc->tick_app_rx[i] = sc->apps->c[i].rx + sc->apps->c[i].port_drop;
 	sc->tick_t = now;
 	sc->tick_rx = off;
 	sc->tick_bytes = sc->bytes_tx;
@@ -383,23 +386,91 @@ prefetch_back(struct rte_mbuf *m)
 	rte_prefetch0(md + RTE_CACHE_LINE_SIZE);
 }
 
+/* --apps, per-app backpressure: each app's received packets wait in its
+ * own FIFO (pl_apps.q), so a packet of an app whose devices are full
+ * holds back only its own app. rx goes on while some app has room for a
+ * burst; a packet whose app's FIFO is full is dropped here, before its
+ * flow gives it a sequence, and counted as that app's port drop: exactly
+ * what an rx queue of its own would have done when it overflowed (it is
+ * not received: the counters classify() moved go back). A source that
+ * waits for room (lossless) is one queue for all apps whatever is done
+ * here: rx waits until every app has room, so nothing drops. Only --apps
+ * runs come here; one app keeps the single pend below. */
+static bool
+apps_open(const struct pl_apps *ap, unsigned int burst)
+{
+	unsigned int a, open = 0;
+
+	for (a = 0; a < ap->n; a++)
+		open += ap->qn[a] + burst <= ap->cap;
+	return ap->lossless ? open == ap->n : open != 0;
+}
+
+/* A burst's classified packets, each to the tail of its app's FIFO or,
+ * that FIFO full, dropped (rx_blocked() keeps a burst's room in some app,
+ * not in each); then their flows, per app, in arrival order. */
+static __rte_noinline void
+apps_in(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint64_t now)
+{
+	struct pl_apps *ap = sc->apps;
+	uint32_t start[HP_MAX_APPS];
+	unsigned int a, i, total = 0;
+
+	memcpy(start, ap->qn, sizeof(start));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct hp_meta *md = hp_meta(m);
+
+		a = md->app;
+		if (likely(ap->qn[a] < ap->cap)) {
+			ap->q[a][ap->qn[a]++] = m;
+			continue;
+		}
+		/* its rx queue overflowed: not received, a port drop */
+		sc->rx--;
+		sc->bytes_rx -= rte_pktmbuf_pkt_len(m);
+		sc->tcnt[md->type].rx--;
+		ap->c[a].rx--;
+		ap->c[a].port_drop++;
+		PUB(sc->app_port_drops, sc->app_port_drops + 1);
+		PUB(sc->freed, sc->freed + 1);
+		rte_pktmbuf_free(m);
+	}
+	for (a = 0; a < ap->n; a++) {
+		if (ap->qn[a] > start[a])
+			sched_flows(sc, &ap->q[a][start[a]], ap->qn[a] - start[a], now);
+		total += ap->qn[a];
+	}
+	sc->pend_n = total;
+}
+
+/* Whether rx waits: one app, while pend's head cannot be placed (or
+ * pend has no room for a burst); --apps, while no app has room for one. */
+static __rte_always_inline bool
+rx_blocked(const struct pl_sched *sc, unsigned int burst, const bool apps)
+{
+	if (apps)
+		return !apps_open(sc->apps, burst);
+	return sc->pend_n != 0 && (!sc->pend_open || sc->pend_n + burst > HP_PEND_MAX);
+}
+
 /* Way in, 1: rx and classify into pend, only when the last burst is
  * placed (or all that is left was skipped by the policy and fits). The
  * packets' arrival is the pass's start, the TSC read that began it.
  * Foreign ports are read only in the measured phase, so a replayed file
- * is counted whole. */
-static inline unsigned int
-sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+ * is counted whole. apps (a constant, sched_pass): --apps, into the
+ * apps' FIFOs instead of pend. */
+static __rte_always_inline unsigned int
+sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool apps)
 {
 	const struct hp_run_cfg *cfg = r->cfg;
 	unsigned int burst = cfg->burst, n, i, k;
-	struct rte_mbuf *buf[HP_BURST];
+	struct rte_mbuf *buf[HP_BURST], **in;
 	int quit;
 
 	if (sc->rx_closed)
 		return 0;
-	if ((sc->pend_n != 0 && (!sc->pend_open || sc->pend_n + burst > HP_PEND_MAX)) ||
-	    (cfg->src != HP_SRC_GEN && LOAD(r->t0) == 0)) {
+	if (rx_blocked(sc, burst, apps) || (cfg->src != HP_SRC_GEN && LOAD(r->t0) == 0)) {
 		if (cfg->src != HP_SRC_GEN && LOAD(r->sched_quit))
 			sc->rx_closed = true;
 		return 0;
@@ -433,6 +504,9 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	for (i = 0; i < RTE_MIN(n, PF_AHEAD); i++)
 		prefetch_in(buf[i]);
 	sc->rx += n;
+	/* --apps: the classified packets stay in buf (k <= i: only slots
+	 * already read are written) for apps_in() */
+	in = apps ? buf : &sc->pend[sc->pend_n];
 	for (i = 0, k = 0; i < n; i++) {
 		if (i + 2 * PF_AHEAD < n)
 			rte_prefetch0(buf[i + 2 * PF_AHEAD]);
@@ -440,10 +514,14 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 			prefetch_in(buf[i + PF_AHEAD]);
 		sc->bytes_rx += rte_pktmbuf_pkt_len(buf[i]);
 		if (classify(r, sc, buf[i], now) == 0)
-			sc->pend[sc->pend_n + k++] = buf[i];
+			in[k++] = buf[i];
+	}
+	if (apps) {
+		apps_in(sc, buf, k, now);
+		return n;
 	}
 	if (k != 0)
-		sched_flows(sc, &sc->pend[sc->pend_n], k, now);
+		sched_flows(sc, in, k, now);
 	sc->pend_n += k;
 	return n;
 }
@@ -451,11 +529,80 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 static void sched_admit_drop(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m,
 			     uint64_t now);
 
+/* --apps: one packet's placement, the pick d: onto device d's staging
+ * (d >= 0) or dropped by admission (true), or left where it is (false).
+ * The one-app loops below keep their own copy of it, as measured. */
+static inline bool
+apps_put(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, int d, uint64_t now)
+{
+	if (unlikely(d == HP_SCHED_DROP)) {
+		sched_admit_drop(r, sc, m, now);
+		return true;
+	}
+	if (d < 0)
+		return false;
+	hp_meta(m)->t_sched = now;
+	hp_staging_put(sc->wst[d], m);
+	sc->room[d]--;
+	sc->sdev[d].queued++;
+	return true;
+}
+
+/* --apps: every app's FIFO as pend is below (in order, a skipped packet
+ * stays, -1 stops), but stopping only that app, the apps taking a packet
+ * each in turn (the first turn moves on a pass), so that apps backlogged
+ * together share what the devices take. Cost, apps runs only: one pick
+ * per app and pass beyond the packets placed. */
+static __rte_noinline void
+apps_place(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+{
+	struct pl_apps *ap = sc->apps;
+	uint32_t i[HP_MAX_APPS] = { 0 }, e[HP_MAX_APPS] = { 0 };
+	bool live[HP_MAX_APPS];
+	unsigned int a, k, n_live = 0, total = 0;
+
+	for (a = 0; a < ap->n; a++) {
+		live[a] = ap->qn[a] != 0;
+		n_live += live[a];
+	}
+	while (n_live != 0) {
+		for (k = 0; k < ap->n; k++) {
+			struct rte_mbuf *m;
+			bool stop;
+			int d;
+
+			a = (ap->rr + k) % ap->n;
+			if (!live[a])
+				continue;
+			m = ap->q[a][i[a]++];
+			d = sc->s.ops->pick(&sc->s, m);
+			stop = false;
+			if (!apps_put(r, sc, m, d, now)) {
+				ap->q[a][e[a]++] = m;
+				stop = d != HP_SCHED_SKIP;
+			}
+			if (!stop && i[a] < ap->qn[a])
+				continue;
+			/* what it did not reach stays, behind what it kept */
+			memmove(&ap->q[a][e[a]], &ap->q[a][i[a]],
+				(ap->qn[a] - i[a]) * sizeof(ap->q[a][0]));
+			ap->qn[a] = e[a] + ap->qn[a] - i[a];
+			live[a] = false;
+			n_live--;
+		}
+	}
+	ap->rr = ap->rr + 1 < ap->n ? ap->rr + 1 : 0;
+	for (a = 0; a < ap->n; a++)
+		total += ap->qn[a];
+	sc->pend_n = total;
+}
+
 /* Way in, 2: the policy places packets (thesis Source Code 4.1); one no
  * device can take stays in pend, and rx waits. With granularity task the
- * packets between two tasks go first (older). */
-static inline void
-sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+ * packets between two tasks go first (older). apps: from the apps'
+ * FIFOs (apps_place) instead of pend. */
+static __rte_always_inline void
+sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool apps)
 {
 	unsigned int i, e;
 
@@ -482,6 +629,10 @@ sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 	/* pend in order; a skipped packet stays and the ones behind it
 	 * may go (the policy keeps per-flow order), -1 stops the pass */
 	sc->s.round++;
+	if (apps) {
+		apps_place(r, sc, now);
+		return;
+	}
 	sc->pend_open = true;
 	for (i = 0, e = 0; i < sc->pend_n; i++) {
 		struct rte_mbuf *m = sc->pend[i];
@@ -745,8 +896,15 @@ sched_pass(void *arg)
 		STORE(sc->epoch_seen, sc->ep);
 	}
 	/* the way in: rx, classify, pick a device, into its ring */
-	in = sched_rx(r, sc, t0);
-	sched_distribute(r, sc, t0);
+	/* apps a constant in each: the one-app path is compiled without
+	 * the --apps parts (one branch a pass here) */
+	if (likely(sc->apps == NULL)) {
+		in = sched_rx(r, sc, t0, false);
+		sched_distribute(r, sc, t0, false);
+	} else {
+		in = sched_rx(r, sc, t0, true);
+		sched_distribute(r, sc, t0, true);
+	}
 	sched_flush(r, sc);
 	if (in)
 		sc->in_cycles += rte_rdtsc() - t0;

@@ -211,7 +211,7 @@ sched_free_one(struct pl_sched *sc)
 	unsigned int i;
 
 	free(sc->redo);
-	free(sc->apps);
+	pl_apps_free(sc->apps);
 	sc->apps = NULL;
 	for (i = 0; i < HP_MAX_DEVICES; i++)
 		rte_free(sc->wst[i]);

@@ -468,12 +468,14 @@ cmd_batches(struct pl_run *r, const char *params, struct rte_tel_data *d)
 
 /* ---- apps: keyed by name, each app of --apps and the run ---- */
 
-enum { A_RX, A_TX, A_BYTES, A_TASK_ERR, A_TASK_ERR_SEC, A_VERIFIED, A_VFAIL, A_UNVER, A_N };
+enum { A_RX, A_TX, A_BYTES, A_TASK_ERR, A_TASK_ERR_SEC, A_VERIFIED, A_VFAIL, A_UNVER,
+       A_DROP_PORT, A_DROP_ADM, A_N };
 static const char *const app_field[A_N] = {
 	[A_RX] = "packets_received", [A_TX] = "packets_delivered",
 	[A_BYTES] = "bytes_delivered", [A_TASK_ERR] = "task_errors",
 	[A_TASK_ERR_SEC] = "task_errors_security", [A_VERIFIED] = "verified",
 	[A_VFAIL] = "verify_failures", [A_UNVER] = "unverified",
+	[A_DROP_PORT] = "dropped_port", [A_DROP_ADM] = "dropped_admission",
 };
 
 static void
@@ -487,6 +489,8 @@ app_values(struct pl_run *r, uint64_t *v)
 	v[A_VERIFIED] = RD(r->tr->ver.verified);
 	v[A_VFAIL] = RD(r->tr->ver.fail);
 	v[A_UNVER] = RD(r->tr->ver.unverified);
+	v[A_DROP_PORT] = pl_port_drops(r);
+	v[A_DROP_ADM] = PL_SUM(r, admission);
 }
 
 /* --apps: app a's own counters (the scheduler's per-app ones; delivered
@@ -504,6 +508,10 @@ app_values_of(struct pl_run *r, unsigned int a, uint64_t *v)
 	v[A_VERIFIED] = RD(r->tr->ver.app_ok[a]);
 	v[A_VFAIL] = RD(r->tr->ver.app_fail[a]);
 	v[A_UNVER] = RD(r->tr->ver.app_unver[a]);
+	/* its own rx drops (per-app backpressure, pl_sched.c); the port's
+	 * drops before the app is known are the run's only */
+	v[A_DROP_PORT] = RD(c->port_drop);
+	v[A_DROP_ADM] = RD(c->admission);
 }
 
 /* One row per app of --apps, then the run's (named as summary.json's

@@ -298,5 +298,8 @@ def test_telemetry_per_app(hplane, tmp_path):
         assert row["packets_delivered"] <= a["packets_delivered"]
         assert a["packets_delivered"] - row["packets_delivered"] <= pps + 64
         assert row["verify_failures"] == 0 and row["task_errors"] == 0
+        # per-app backpressure's drops, per app (counters: never above the end's)
+        assert row["dropped_port"] <= a["dropped_port"]
+        assert row["dropped_admission"] <= a["dropped_admission"]
     assert L["app"]["name"] == "ids+dedup+vpn"
     assert bad["app"] is None
