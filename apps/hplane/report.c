@@ -285,14 +285,14 @@ series_match(const struct csv *c, const char *fix, bool prefix, double yscale,
 	return ns;
 }
 
-/* --apps: the app:NAME<suffix> columns, labelled NAME. */
+/* --apps: the app:NAME<suffix> columns (up to max), labelled NAME. */
 static unsigned int
-series_apps(const struct csv *c, const char *suffix, struct series *s)
+series_apps(const struct csv *c, const char *suffix, struct series *s, unsigned int max)
 {
 	const double *t = rpt_csv_get(c, "t_s");
 	unsigned int i, ns = 0;
 
-	for (i = 0; i < c->ncol && ns < MAX_SERIES; i++) {
+	for (i = 0; i < c->ncol && ns < max; i++) {
 		const char *n = c->name[i];
 
 		if (strncmp(n, "app:", 4) != 0 || !rpt_ends_with(n, suffix) ||
@@ -329,13 +329,55 @@ series_col(const struct csv *c, const char *xcol, const char *col, const char *l
 	return true;
 }
 
+/* A count column (each row its own interval's) as a rate: malloc'd, NULL
+ * when out of memory. */
+static double *
+per_second(const struct csv *c, const double *t, const double *col)
+{
+	double *y = malloc(c->nrow * sizeof(*y));
+	unsigned int i;
+
+	for (i = 0; y != NULL && i < c->nrow; i++) {
+		double dt = t[i] - (i ? t[i - 1] : 0);
+
+		y[i] = dt > 0 ? col[i] / dt : NAN;
+	}
+	return y;
+}
+
+/* --apps: which app lost packets and where, each app's port and
+ * admission drops a second (plotted only where the columns are). */
+static void
+app_drop_plot(FILE *f, const struct csv *c, const double *t, struct series *s)
+{
+	double *y[MAX_SERIES];
+	unsigned int n, np, i;
+
+	np = series_apps(c, "_dropped_port", s, MAX_SERIES);
+	n = np + series_apps(c, "_dropped_admission", s + np, MAX_SERIES - np);
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(s[i].label);
+
+		snprintf(s[i].label + l, sizeof(s[i].label) - l, "%s",
+			 i < np ? " at the port" : " by admission");
+		y[i] = per_second(c, t, s[i].y);
+		s[i].y = y[i];
+		if (y[i] == NULL)
+			n = i; /* out of memory: the ones before */
+	}
+	if (n > 0)
+		rpt_plot_lines(f, "Dropped per app", "time (s)", "packets/s", s, n, Y_ZERO, NULL);
+	for (i = 0; i < n; i++)
+		free(y[i]);
+}
+
 static void
 trace_plots(FILE *f, const struct csv *c, json_t *sum)
 {
 	struct series s[MAX_SERIES];
 	const double *t = rpt_csv_get(c, "t_s"), *dp = rpt_csv_get(c, "dropped_port");
 	double *drops = NULL;
-	unsigned int n, i;
+	unsigned int n;
 
 	fputs("<h2>Over time (trace.csv, one row a second)</h2>\n<div class=\"plots\">\n", f);
 	if (t == NULL || c->nrow == 0) {
@@ -349,13 +391,7 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 	n = 0;
 	n += series_col(c, "t_s", "offered_pps", "offered", 1, &s[n]);
 	n += series_col(c, "t_s", "delivered_pps", "delivered", 1, &s[n]);
-	if (dp != NULL && (drops = malloc(c->nrow * sizeof(*drops))) != NULL) {
-		/* each row counts its own interval's port drops */
-		for (i = 0; i < c->nrow; i++) {
-			double dt = t[i] - (i ? t[i - 1] : 0);
-
-			drops[i] = dt > 0 ? dp[i] / dt : NAN;
-		}
+	if (dp != NULL && (drops = per_second(c, t, dp)) != NULL) {
 		memset(&s[n], 0, sizeof(s[n]));
 		snprintf(s[n].label, sizeof(s[n].label), "dropped at the port");
 		s[n].x = t;
@@ -367,7 +403,7 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 	free(drops);
 
 	n = 0;
-	for (i = 0; i < c->ncol && n < MAX_SERIES; i++) {
+	for (unsigned int i = 0; i < c->ncol && n < MAX_SERIES; i++) {
 		const char *nm = c->name[i];
 
 		/* run-wide percentiles and the mean: p50_us, p99_us, mean_us, ... */
@@ -401,13 +437,14 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 	rpt_plot_lines(f, "Power per device over time", "time (s)", "watts", s, n, Y_ZERO,
 		   jstr(sum, "power.unavailable", "no power source"));
 	/* --apps: each app's rate and p99 (plots only where the columns are) */
-	n = series_apps(c, "_delivered_pps", s);
+	n = series_apps(c, "_delivered_pps", s, MAX_SERIES);
 	if (n > 0)
 		rpt_plot_lines(f, "Delivered per app", "time (s)", "packets/s", s, n, Y_ZERO, NULL);
-	n = series_apps(c, "_p99_us", s);
+	n = series_apps(c, "_p99_us", s, MAX_SERIES);
 	if (n > 0)
 		rpt_plot_lines(f, "p99 latency per app", "time (s)", "microseconds", s, n, Y_ZERO,
 			       NULL);
+	app_drop_plot(f, c, t, s);
 	fputs("</div>\n", f);
 }
 
@@ -462,6 +499,18 @@ per_type_app(FILE *f, json_t *sum, struct bar *b, unsigned int max)
 		}
 	if (n > 0)
 		rpt_plot_bars(f, "p99 latency per app (us)", "microseconds", b, n, NULL);
+	n = 0;
+	json_array_foreach(jget(sum, "apps"), i, v)
+		if (n < max) {
+			snprintf(b[n].label, sizeof(b[n].label), "%s", jstr(v, "name", "?"));
+			b[n].v = jnum(v, "dropped_port") + jnum(v, "dropped_admission");
+			snprintf(b[n].note, sizeof(b[n].note), " (port %.0f, admission %.0f)",
+				 jnum(v, "dropped_port"), jnum(v, "dropped_admission"));
+			n++;
+		}
+	if (n > 0)
+		rpt_plot_bars(f, "Dropped per app (port + admission)", "packets", b, n,
+			      "no app dropped a packet");
 }
 
 static void

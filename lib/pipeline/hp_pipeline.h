@@ -136,6 +136,8 @@ struct hp_trace_row {
 	 * none delivered), deadlines met (NAN: no latency-sensitive one) */
 	double app_rx_pps[HP_MAX_APPS], app_pps[HP_MAX_APPS];
 	double app_p99_us[HP_MAX_APPS], app_deadline_pct[HP_MAX_APPS];
+	/* and its drops this second: at its rx (port) and by admission */
+	uint64_t app_drop_port[HP_MAX_APPS], app_drop_adm[HP_MAX_APPS];
 	/* a configuration-level policy's (pythia): goal and configuration
 	 * at the row's end, switches so far; goal "" without one */
 	char goal[HP_SCHED_GOALLEN];

@@ -886,12 +886,15 @@ write_trace(FILE *f, const struct hp_run_result *r)
 	for (w = 0; w < r->power.n; w++)
 		csv_name(f, "power_w:", r->power.name[w], "");
 	fprintf(f, ",sched_in_pct,l1_gbps");
-	/* --apps: four columns an app, after the run's (app:NAME_...) */
+	/* --apps: six columns an app, after the run's (app:NAME_...); the
+	 * drops are counts, as the run's dropped_port */
 	for (w = 0; w < r->n_apps; w++) {
 		csv_name(f, "app:", r->apps[w].name, "_rx_pps");
 		csv_name(f, "app:", r->apps[w].name, "_delivered_pps");
 		csv_name(f, "app:", r->apps[w].name, "_p99_us");
 		csv_name(f, "app:", r->apps[w].name, "_deadline_pct");
+		csv_name(f, "app:", r->apps[w].name, "_dropped_port");
+		csv_name(f, "app:", r->apps[w].name, "_dropped_admission");
 	}
 	if (r->goal.goal[0] != '\0')	/* a configuration-level policy's */
 		fprintf(f, ",goal,configuration,switches");
@@ -919,6 +922,8 @@ write_trace(FILE *f, const struct hp_run_result *r)
 			fprintf(f, ",%.1f,%.1f", row->app_rx_pps[w], row->app_pps[w]);
 			csv_num(f, ",%.3f", row->app_p99_us[w]);
 			csv_num(f, ",%.3f", row->app_deadline_pct[w]);
+			fprintf(f, ",%" PRIu64 ",%" PRIu64, row->app_drop_port[w],
+				row->app_drop_adm[w]);
 		}
 		if (r->goal.goal[0] != '\0')
 			fprintf(f, ",%s,\"%s\",%" PRIu64, row->goal, row->cfg, row->switches);

@@ -140,7 +140,11 @@ pl_apps_row(struct pl_apps *ap, struct hp_trace_row *row, double dt)
 		row->app_deadline_pct[a] = c->dl_pkts > c->row_dl ?
 			100.0 * (double)(c->dl_met - c->row_dlmet) / (double)(c->dl_pkts - c->row_dl) :
 			NAN;
+		row->app_drop_port[a] = c->port_drop - c->row_port;
+		row->app_drop_adm[a] = c->admission - c->row_adm;
 		c->row_rx = c->rx;
+		c->row_port = c->port_drop;
+		c->row_adm = c->admission;
 		c->row_tx = c->tx;
 		c->row_dl = c->dl_pkts;
 		c->row_dlmet = c->dl_met;

@@ -54,8 +54,8 @@ struct pl_app_cnt {
 	 * queue overflowing, counted as a port drop (reason port) */
 	uint64_t port_drop;
 	uint64_t dev[HP_MAX_DEVICES];  /* delivered, by the device that ran it */
-	/* at the last trace row: rx, tx, dl_pkts, dl_met */
-	uint64_t row_rx, row_tx, row_dl, row_dlmet;
+	/* at the last trace row: rx, tx, dl_pkts, dl_met, the drops */
+	uint64_t row_rx, row_tx, row_dl, row_dlmet, row_port, row_adm;
 	struct hp_hist lat;            /* ns: the run's, ilat folded per row */
 	struct hp_hist ilat;           /* ns: this second's */
 };

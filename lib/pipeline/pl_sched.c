@@ -969,9 +969,11 @@ sched_finish(void *arg)
 	/* the last, partial second (a 4 s run had 3 rows), up to the end of
 	 * the drain, so that the rows add up to the run; a tail of a few ms
 	 * with nothing delivered in it would be a row of rates made of noise
-	 * (a late scheduler may deliver thousands in those ms: they count) */
+	 * (a late scheduler may deliver thousands in those ms, or drop: they
+	 * count) */
 	if (sc->idx == 0 && LOAD(r->t0) != 0 && sc->row.next != 0 &&
-	    (now - sc->row.last >= r->hz / 20 || sc->tx != sc->row.tx))
+	    (now - sc->row.last >= r->hz / 20 || sc->tx != sc->row.tx ||
+	     pl_port_drops(r) != sc->row.portdrop))
 		pl_sched_row(r, sc, now, (double)(now - sc->row.last) / (double)r->hz);
 }
 

@@ -8,9 +8,12 @@ profile pythia plans with, so vpn's share of the offered rate overloads it
 and only it. ids then loses nothing: every packet of it received,
 delivered, verified at the sink and in order; vpn's excess is dropped at
 the scheduler's rx as vpn's port drops, and the per-app counters add up
-to the run's. With the GTX at its profile's speed neither app drops.
+to the run's. With the GTX at its profile's speed neither app drops. trace.csv's
+per-app drop columns (app:NAME_dropped_port, _dropped_admission: each
+row its own second's) add up to summary.json's per-app drops.
 Modeled time: nothing here depends on the host's speed but the generator's
 pacing (a run is ~2 s plus vpn's drain)."""
+import csv
 import json
 
 from conftest import assert_invariants, run_hplane
@@ -39,6 +42,17 @@ def run(tmp_path, dgpu):
         assert a["packets_delivered"] == a["packets_received"] == a["verified"] > 0, a
         assert a["verify_failures"] == 0, a
         assert a["order"]["in_order"] == a["order"]["packets"] > 0, a
+    with open(out / "trace.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows, "trace.csv has no rows"
+    for name, a in apps.items():
+        for col, key in (("dropped_port", "dropped_port"),
+                         ("dropped_admission", "dropped_admission")):
+            got = [int(r[f"app:{name}_{col}"]) for r in rows]
+            assert sum(got) == a[key], (name, col, got, a)
+    # and the apps' port drops are the run's, row by row
+    for r in rows:
+        assert sum(int(r[f"app:{n}_dropped_port"]) for n in apps) == int(r["dropped_port"]), r
     return s, apps
 
 
@@ -50,6 +64,11 @@ def test_one_app_overloaded_other_untouched(hplane, tmp_path):
     assert ids["device_share_pct"]["model:pythia-8700k@igpu"] == 100, ids
     assert ids["dropped_port"] == 0, ids
     assert vpn["dropped_port"] > 0 and vpn["dropped_port"] == s["dropped_port"], s
+    # trace.csv says which app lost packets: vpn, in some second
+    with open(tmp_path / "run" / "trace.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert any(int(r["app:vpn_dropped_port"]) > 0 for r in rows), rows
+    assert all(int(r["app:ids_dropped_port"]) == 0 for r in rows), rows
     # ids got its whole share of the offered traffic (its flows' share,
     # near half: the generator's flows hash unevenly)
     assert ids["packets_received"] > 0.3 * s["packets_offered"], s
