@@ -501,16 +501,13 @@ per_type_app(FILE *f, json_t *sum, struct bar *b, unsigned int max)
 		rpt_plot_bars(f, "p99 latency per app (us)", "microseconds", b, n, NULL);
 	n = 0;
 	json_array_foreach(jget(sum, "apps"), i, v)
-		if (n < max) {
-			snprintf(b[n].label, sizeof(b[n].label), "%s", jstr(v, "name", "?"));
-			b[n].v = jnum(v, "dropped_port") + jnum(v, "dropped_admission");
-			snprintf(b[n].note, sizeof(b[n].note), " (port %.0f, admission %.0f)",
-				 jnum(v, "dropped_port"), jnum(v, "dropped_admission"));
-			n++;
+		for (unsigned int k = 0; k < 2 && n < max; k++) {
+			snprintf(b[n].label, sizeof(b[n].label), "%s %s", jstr(v, "name", "?"),
+				 k ? "by admission" : "at the port");
+			b[n++].v = jnum(v, k ? "dropped_admission" : "dropped_port");
 		}
 	if (n > 0)
-		rpt_plot_bars(f, "Dropped per app (port + admission)", "packets", b, n,
-			      "no app dropped a packet");
+		rpt_plot_bars(f, "Dropped per app", "packets", b, n, "no app dropped a packet");
 }
 
 static void
