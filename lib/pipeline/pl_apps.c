@@ -11,6 +11,10 @@
  * shares are shares of flows, and a flow's packets all go to one app (its
  * order and its per-flow sequence stay one app's). With flows of equal
  * rates, the shares of packets follow.
+ *
+ * Also the scheduler's --apps part of the way in (per-app backpressure:
+ * each app's FIFO, its drops, the placement in turns) and each app's
+ * input rate; pl_sched.c calls them only in --apps runs.
  */
 #include <errno.h>
 #include <math.h>
@@ -199,6 +203,155 @@ pl_apps_collect(struct pl_run *r, struct hp_run_result *res)
 		o->verified = v != NULL ? v->app_ok[a] : 0;
 		o->verify_failures = v != NULL ? v->app_fail[a] : 0;
 	}
+}
+
+/* --apps: each app's input rate, the offered rate split by the apps'
+ * shares of this tick's received packets and their own drops at rx (the
+ * port's drops come before a packet's app is known); a tick that
+ * received nothing keeps them. */
+_Static_assert(HP_SCHED_MAX_APPS >= HP_MAX_APPS, "hp_sched's per-app rates hold every app");
+
+void
+pl_apps_rate(struct pl_sched *sc, double off_pps, double a)
+{
+	uint64_t rx[HP_MAX_APPS], all = 0;
+	unsigned int i;
+
+	for (i = 0; i < sc->apps->n; i++) {
+		/* a counter reset (end of warm-up) reads as nothing received */
+		uint64_t in = sc->apps->c[i].rx + sc->apps->c[i].port_drop;
+
+		rx[i] = in >= sc->tick_app_rx[i] ? in - sc->tick_app_rx[i] : 0;
+		all += rx[i];
+	}
+	if (all == 0) {
+		if (off_pps == 0)
+			for (i = 0; i < sc->apps->n; i++)
+				sc->s.app_rate_pps[i] -= a * sc->s.app_rate_pps[i];
+		return;
+	}
+	for (i = 0; i < sc->apps->n; i++)
+		sc->s.app_rate_pps[i] += a * (off_pps * (double)rx[i] / (double)all -
+					      sc->s.app_rate_pps[i]);
+}
+
+void
+pl_apps_tick_mark(struct pl_sched *sc)
+{
+	unsigned int i;
+
+	for (i = 0; i < sc->apps->n; i++)
+		sc->tick_app_rx[i] = sc->apps->c[i].rx + sc->apps->c[i].port_drop;
+}
+
+/* --apps, per-app backpressure: each app's received packets wait in its
+ * own FIFO (pl_apps.q), so a packet of an app whose devices are full
+ * holds back only its own app. rx goes on while some app has room for a
+ * burst; a packet whose app's FIFO is full is dropped here, before its
+ * flow gives it a sequence, and counted as that app's port drop: exactly
+ * what an rx queue of its own would have done when it overflowed (it is
+ * not received: the counters classify() moved go back). A source that
+ * waits for room (lossless) is one queue for all apps whatever is done
+ * here: rx waits until every app has room, so nothing drops. Only --apps
+ * runs come here; one app keeps the single pend below. */
+void
+pl_apps_in(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint32_t *start)
+{
+	struct pl_apps *ap = sc->apps;
+	unsigned int a, i, total = 0;
+
+	memcpy(start, ap->qn, sizeof(ap->qn));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct hp_meta *md = hp_meta(m);
+
+		a = md->app;
+		if (likely(ap->qn[a] < ap->cap)) {
+			ap->q[a][ap->qn[a]++] = m;
+			continue;
+		}
+		/* its rx queue overflowed: not received, a port drop */
+		sc->rx--;
+		sc->bytes_rx -= rte_pktmbuf_pkt_len(m);
+		sc->tcnt[md->type].rx--;
+		ap->c[a].rx--;
+		ap->c[a].port_drop++;
+		PUB(sc->app_port_drops, sc->app_port_drops + 1);
+		PUB(sc->freed, sc->freed + 1);
+		rte_pktmbuf_free(m);
+	}
+	for (a = 0; a < ap->n; a++)
+		total += ap->qn[a];
+	sc->pend_n = total;
+}
+
+
+/* --apps: one packet's placement, the pick d: onto device d's staging
+ * (d >= 0) or dropped by admission (true), or left where it is (false).
+ * pl_sched.c's one-app loops keep their own copy of it, as measured. */
+static inline bool
+apps_put(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, int d, uint64_t now)
+{
+	if (unlikely(d == HP_SCHED_DROP)) {
+		pl_sched_admit_drop(r, sc, m, now);
+		return true;
+	}
+	if (d < 0)
+		return false;
+	hp_meta(m)->t_sched = now;
+	hp_staging_put(sc->wst[d], m);
+	sc->room[d]--;
+	sc->sdev[d].queued++;
+	return true;
+}
+
+/* --apps: every app's FIFO as pend is below (in order, a skipped packet
+ * stays, -1 stops), but stopping only that app, the apps taking a packet
+ * each in turn (the first turn moves on a pass), so that apps backlogged
+ * together share what the devices take. Cost, apps runs only: one pick
+ * per app and pass beyond the packets placed. */
+void
+pl_apps_place(struct pl_run *r, struct pl_sched *sc, uint64_t now)
+{
+	struct pl_apps *ap = sc->apps;
+	uint32_t i[HP_MAX_APPS] = { 0 }, e[HP_MAX_APPS] = { 0 };
+	bool live[HP_MAX_APPS];
+	unsigned int a, k, n_live = 0, total = 0;
+
+	for (a = 0; a < ap->n; a++) {
+		live[a] = ap->qn[a] != 0;
+		n_live += live[a];
+	}
+	while (n_live != 0) {
+		for (k = 0; k < ap->n; k++) {
+			struct rte_mbuf *m;
+			bool stop;
+			int d;
+
+			a = (ap->rr + k) % ap->n;
+			if (!live[a])
+				continue;
+			m = ap->q[a][i[a]++];
+			d = sc->s.ops->pick(&sc->s, m);
+			stop = false;
+			if (!apps_put(r, sc, m, d, now)) {
+				ap->q[a][e[a]++] = m;
+				stop = d != HP_SCHED_SKIP;
+			}
+			if (!stop && i[a] < ap->qn[a])
+				continue;
+			/* what it did not reach stays, behind what it kept */
+			memmove(&ap->q[a][e[a]], &ap->q[a][i[a]],
+				(ap->qn[a] - i[a]) * sizeof(ap->q[a][0]));
+			ap->qn[a] = e[a] + ap->qn[a] - i[a];
+			live[a] = false;
+			n_live--;
+		}
+	}
+	ap->rr = ap->rr + 1 < ap->n ? ap->rr + 1 : 0;
+	for (a = 0; a < ap->n; a++)
+		total += ap->qn[a];
+	sc->pend_n = total;
 }
 
 /* The generator's body hook with --apps: the body the frame's app's first

@@ -453,6 +453,31 @@ pl_apps_classify(struct pl_apps *ap, struct hp_meta *md)
 	ap->c[a].rx++;
 }
 
+/* The scheduler's --apps parts (pl_sched.c calls them only with --apps,
+ * out of line as they were): the way in, a burst's classified packets
+ * to their apps' FIFOs or dropped (start: each FIFO's length before, for
+ * their flows); the placement; each app's input rate at a tick (a: the
+ * EWMA's weight) and the counters it is taken from. */
+void pl_apps_in(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint32_t *start);
+void pl_apps_place(struct pl_run *r, struct pl_sched *sc, uint64_t now);
+void pl_apps_rate(struct pl_sched *sc, double off_pps, double a);
+void pl_apps_tick_mark(struct pl_sched *sc);
+/* pl_sched.c: the policy's admission refused m (HP_SCHED_DROP) */
+void pl_sched_admit_drop(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m,
+			 uint64_t now);
+
+/* Whether rx may read a burst with --apps: some app has room for one
+ * (every app, from a source that waits for room) */
+static inline bool
+pl_apps_open(const struct pl_apps *ap, unsigned int burst)
+{
+	unsigned int a, open = 0;
+
+	for (a = 0; a < ap->n; a++)
+		open += ap->qn[a] + burst <= ap->cap;
+	return ap->lossless ? open == ap->n : open != 0;
+}
+
 /* pl_tel.c: the /heteroplane/ telemetry commands read the run attached
  * (one at a time; registered once a process) */
 int pl_tel_attach(struct pl_run *r, char *err, size_t errlen);

@@ -303,36 +303,6 @@ task_back(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, unsigned in
 	return true;
 }
 
-/* --apps: each app's input rate, the offered rate split by the apps'
- * shares of this tick's received packets and their own drops at rx (the
- * port's drops come before a packet's app is known); a tick that
- * received nothing keeps them. */
-_Static_assert(HP_SCHED_MAX_APPS >= HP_MAX_APPS, "hp_sched's per-app rates hold every app");
-
-static void
-apps_rate(struct pl_sched *sc, double off_pps, double a)
-{
-	uint64_t rx[HP_MAX_APPS], all = 0;
-	unsigned int i;
-
-	for (i = 0; i < sc->apps->n; i++) {
-		/* a counter reset (end of warm-up) reads as nothing received */
-		uint64_t in = sc->apps->c[i].rx + sc->apps->c[i].port_drop;
-
-		rx[i] = in >= sc->tick_app_rx[i] ? in - sc->tick_app_rx[i] : 0;
-		all += rx[i];
-	}
-	if (all == 0) {
-		if (off_pps == 0)
-			for (i = 0; i < sc->apps->n; i++)
-				sc->s.app_rate_pps[i] -= a * sc->s.app_rate_pps[i];
-		return;
-	}
-	for (i = 0; i < sc->apps->n; i++)
-		sc->s.app_rate_pps[i] += a * (off_pps * (double)rx[i] / (double)all -
-					      sc->s.app_rate_pps[i]);
-}
-
 /* About once a millisecond: the input rate and delivered bits the
  * policies read (EWMA, time constant 100 ms: long enough to span a few
  * GPU batches at low rates, short enough to follow a scenario's steps),
@@ -352,11 +322,10 @@ sched_tick(struct pl_run *r, struct pl_sched *sc, uint64_t now)
 		sc->s.tput_bps += a * ((double)(sc->bytes_tx - sc->tick_bytes) * 8 / dt -
 				       sc->s.tput_bps);
 		if (sc->apps != NULL)
-			apps_rate(sc, (double)(off - sc->tick_rx) / dt, a);
+			pl_apps_rate(sc, (double)(off - sc->tick_rx) / dt, a);
 	}
 	if (sc->apps != NULL)
-		for (unsigned int i = 0; i < sc->apps->n; i++)
-			sc->tick_app_rx[i] = sc->apps->c[i].rx + sc->apps->c[i].port_drop;
+		pl_apps_tick_mark(sc);
 	sc->tick_t = now;
 	sc->tick_rx = off;
 	sc->tick_bytes = sc->bytes_tx;
@@ -386,62 +355,20 @@ prefetch_back(struct rte_mbuf *m)
 	rte_prefetch0(md + RTE_CACHE_LINE_SIZE);
 }
 
-/* --apps, per-app backpressure: each app's received packets wait in its
- * own FIFO (pl_apps.q), so a packet of an app whose devices are full
- * holds back only its own app. rx goes on while some app has room for a
- * burst; a packet whose app's FIFO is full is dropped here, before its
- * flow gives it a sequence, and counted as that app's port drop: exactly
- * what an rx queue of its own would have done when it overflowed (it is
- * not received: the counters classify() moved go back). A source that
- * waits for room (lossless) is one queue for all apps whatever is done
- * here: rx waits until every app has room, so nothing drops. Only --apps
- * runs come here; one app keeps the single pend below. */
-static bool
-apps_open(const struct pl_apps *ap, unsigned int burst)
-{
-	unsigned int a, open = 0;
-
-	for (a = 0; a < ap->n; a++)
-		open += ap->qn[a] + burst <= ap->cap;
-	return ap->lossless ? open == ap->n : open != 0;
-}
-
-/* A burst's classified packets, each to the tail of its app's FIFO or,
- * that FIFO full, dropped (rx_blocked() keeps a burst's room in some app,
- * not in each); then their flows, per app, in arrival order. */
+/* --apps, per-app backpressure (pl_apps_in): a burst's classified
+ * packets into their apps' FIFOs, then their flows, per app, in arrival
+ * order. */
 static __rte_noinline void
 apps_in(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint64_t now)
 {
 	struct pl_apps *ap = sc->apps;
 	uint32_t start[HP_MAX_APPS];
-	unsigned int a, i, total = 0;
+	unsigned int a;
 
-	memcpy(start, ap->qn, sizeof(start));
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct hp_meta *md = hp_meta(m);
-
-		a = md->app;
-		if (likely(ap->qn[a] < ap->cap)) {
-			ap->q[a][ap->qn[a]++] = m;
-			continue;
-		}
-		/* its rx queue overflowed: not received, a port drop */
-		sc->rx--;
-		sc->bytes_rx -= rte_pktmbuf_pkt_len(m);
-		sc->tcnt[md->type].rx--;
-		ap->c[a].rx--;
-		ap->c[a].port_drop++;
-		PUB(sc->app_port_drops, sc->app_port_drops + 1);
-		PUB(sc->freed, sc->freed + 1);
-		rte_pktmbuf_free(m);
-	}
-	for (a = 0; a < ap->n; a++) {
+	pl_apps_in(sc, pkts, n, start);
+	for (a = 0; a < ap->n; a++)
 		if (ap->qn[a] > start[a])
 			sched_flows(sc, &ap->q[a][start[a]], ap->qn[a] - start[a], now);
-		total += ap->qn[a];
-	}
-	sc->pend_n = total;
 }
 
 /* Whether rx waits: one app, while pend's head cannot be placed (or
@@ -450,7 +377,7 @@ static __rte_always_inline bool
 rx_blocked(const struct pl_sched *sc, unsigned int burst, const bool apps)
 {
 	if (apps)
-		return !apps_open(sc->apps, burst);
+		return !pl_apps_open(sc->apps, burst);
 	return sc->pend_n != 0 && (!sc->pend_open || sc->pend_n + burst > HP_PEND_MAX);
 }
 
@@ -526,81 +453,10 @@ sched_rx(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool apps)
 	return n;
 }
 
-static void sched_admit_drop(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m,
-			     uint64_t now);
-
-/* --apps: one packet's placement, the pick d: onto device d's staging
- * (d >= 0) or dropped by admission (true), or left where it is (false).
- * The one-app loops below keep their own copy of it, as measured. */
-static inline bool
-apps_put(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, int d, uint64_t now)
-{
-	if (unlikely(d == HP_SCHED_DROP)) {
-		sched_admit_drop(r, sc, m, now);
-		return true;
-	}
-	if (d < 0)
-		return false;
-	hp_meta(m)->t_sched = now;
-	hp_staging_put(sc->wst[d], m);
-	sc->room[d]--;
-	sc->sdev[d].queued++;
-	return true;
-}
-
-/* --apps: every app's FIFO as pend is below (in order, a skipped packet
- * stays, -1 stops), but stopping only that app, the apps taking a packet
- * each in turn (the first turn moves on a pass), so that apps backlogged
- * together share what the devices take. Cost, apps runs only: one pick
- * per app and pass beyond the packets placed. */
-static __rte_noinline void
-apps_place(struct pl_run *r, struct pl_sched *sc, uint64_t now)
-{
-	struct pl_apps *ap = sc->apps;
-	uint32_t i[HP_MAX_APPS] = { 0 }, e[HP_MAX_APPS] = { 0 };
-	bool live[HP_MAX_APPS];
-	unsigned int a, k, n_live = 0, total = 0;
-
-	for (a = 0; a < ap->n; a++) {
-		live[a] = ap->qn[a] != 0;
-		n_live += live[a];
-	}
-	while (n_live != 0) {
-		for (k = 0; k < ap->n; k++) {
-			struct rte_mbuf *m;
-			bool stop;
-			int d;
-
-			a = (ap->rr + k) % ap->n;
-			if (!live[a])
-				continue;
-			m = ap->q[a][i[a]++];
-			d = sc->s.ops->pick(&sc->s, m);
-			stop = false;
-			if (!apps_put(r, sc, m, d, now)) {
-				ap->q[a][e[a]++] = m;
-				stop = d != HP_SCHED_SKIP;
-			}
-			if (!stop && i[a] < ap->qn[a])
-				continue;
-			/* what it did not reach stays, behind what it kept */
-			memmove(&ap->q[a][e[a]], &ap->q[a][i[a]],
-				(ap->qn[a] - i[a]) * sizeof(ap->q[a][0]));
-			ap->qn[a] = e[a] + ap->qn[a] - i[a];
-			live[a] = false;
-			n_live--;
-		}
-	}
-	ap->rr = ap->rr + 1 < ap->n ? ap->rr + 1 : 0;
-	for (a = 0; a < ap->n; a++)
-		total += ap->qn[a];
-	sc->pend_n = total;
-}
-
 /* Way in, 2: the policy places packets (thesis Source Code 4.1); one no
  * device can take stays in pend, and rx waits. With granularity task the
  * packets between two tasks go first (older). apps: from the apps'
- * FIFOs (apps_place) instead of pend. */
+ * FIFOs (pl_apps_place) instead of pend. */
 static __rte_always_inline void
 sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool apps)
 {
@@ -612,7 +468,7 @@ sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool
 		int d = sc->s.ops->pick(&sc->s, m);
 
 		if (unlikely(d == HP_SCHED_DROP)) {
-			sched_admit_drop(r, sc, m, now);
+			pl_sched_admit_drop(r, sc, m, now);
 			sc->redo_head = (sc->redo_head + 1) & sc->redo_mask;
 			sc->redo_n--;
 			continue;
@@ -630,7 +486,7 @@ sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool
 	 * may go (the policy keeps per-flow order), -1 stops the pass */
 	sc->s.round++;
 	if (apps) {
-		apps_place(r, sc, now);
+		pl_apps_place(r, sc, now);
 		return;
 	}
 	sc->pend_open = true;
@@ -639,7 +495,7 @@ sched_distribute(struct pl_run *r, struct pl_sched *sc, uint64_t now, const bool
 		int d = sc->s.ops->pick(&sc->s, m);
 
 		if (unlikely(d == HP_SCHED_DROP)) {
-			sched_admit_drop(r, sc, m, now);
+			pl_sched_admit_drop(r, sc, m, now);
 			continue;
 		}
 		if (d < 0) {
@@ -728,8 +584,8 @@ sched_drop(struct pl_sched *sc, struct rte_mbuf *m, bool admission, struct rte_m
 
 /* The policy's admission refused m (HP_SCHED_DROP): dropped with reason
  * admission; what the skip of its sequence releases goes out. */
-static __rte_noinline void
-sched_admit_drop(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
+__rte_noinline void
+pl_sched_admit_drop(struct pl_run *r, struct pl_sched *sc, struct rte_mbuf *m, uint64_t now)
 {
 	struct rte_mbuf *emit[HP_STAGING_MAX];
 	unsigned int e = sched_drop(sc, m, true, emit);

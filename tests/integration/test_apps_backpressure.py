@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Per-app backpressure (issue 21 part 1, pl_sched.c apps_in/apps_place):
+"""Per-app backpressure (issue 21 part 1, pl_apps.c pl_apps_in/pl_apps_place):
 apps share the devices, and one app's overload never drops another app's
 packets. vpn and ids under pythia's min-latency within the two modeled GPUs
 keep to their own devices (vpn on the GTX, ids on the UHD 630, see
