@@ -4,7 +4,8 @@
  * decoded lazily: one JNI call per batch fills an int[] slab (the C
  * decoder's records, SmppDecoder.decodeSlab), and each PDU comes out as a
  * subclass of Cloudhopper's class (LazySubmitSm, LazyDeliverSm,
- * LazyDataSm: instanceof SubmitSm ... holds) that keeps its offset and
+ * LazyDataSm: instanceof SubmitSm ... holds; all three generated from
+ * src/main/template/Lazy@sm@.java at build time) that keeps its offset and
  * field lengths from the slab and makes a field's String, Address, byte[]
  * or Tlv from the batch's octets the first time a getter asks for it; the
  * header (command length, id, status, sequence number) is set at once.  What a user reads equals what Cloudhopper's

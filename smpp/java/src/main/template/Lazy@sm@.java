@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Cloudhopper's SubmitSm, decoded on first access (LazyPduDecoder): the
+ * Cloudhopper's @sm@, decoded on first access (LazyPduDecoder): the
  * header is set when made; each mandatory field and the TLVs are read from
  * the batch's octets (LazyOctets) the first time a getter asks, then
  * kept in Cloudhopper's own fields, so a field read twice is made once and
@@ -8,12 +8,18 @@
  * directly (writeBody, calculateByteSizeOfBody, toString's parts, the TLV
  * list) loads them all first, so encoding, printing and reflection after
  * that see the same object Cloudhopper's decoder makes.
- * LazyDeliverSm is this file with DeliverSm for SubmitSm (kept in step by
- * LazyPduDecoderTest, which checks both over the same accessors).
+ * One template in src/main/template for LazySubmitSm, LazyDeliverSm and
+ * LazyDataSm: each must extend Cloudhopper's concrete class (users test
+ * instanceof SubmitSm), so they cannot share a base class.  pom.xml's
+ * generate-sources phase writes each class from it and its .properties
+ * there (the class name, data_sm or not) under
+ * <target>/generated-sources/lazy.  data_sm has six of the fields
+ * (LazyOctets.DATA_ALL): the others count as loaded from the start, so
+ * they keep Cloudhopper's defaults and are never read from the octets.
  */
 package org.heteroplane.smpp.cloudhopper;
 
-import com.cloudhopper.smpp.pdu.SubmitSm;
+import com.cloudhopper.smpp.pdu.@sm@;
 import com.cloudhopper.smpp.tlv.Tlv;
 import com.cloudhopper.smpp.transcoder.PduTranscoderContext;
 import com.cloudhopper.smpp.type.Address;
@@ -25,6 +31,7 @@ import java.util.ArrayList;
 
 import org.jboss.netty.buffer.ChannelBuffer;
 
+import static org.heteroplane.smpp.cloudhopper.LazyOctets.DATA_ALL;
 import static org.heteroplane.smpp.cloudhopper.LazyOctets.DCS;
 import static org.heteroplane.smpp.cloudhopper.LazyOctets.DFLT;
 import static org.heteroplane.smpp.cloudhopper.LazyOctets.DST;
@@ -40,7 +47,10 @@ import static org.heteroplane.smpp.cloudhopper.LazyOctets.SRC;
 import static org.heteroplane.smpp.cloudhopper.LazyOctets.SVC;
 import static org.heteroplane.smpp.cloudhopper.LazyOctets.VALID;
 
-final class LazySubmitSm extends SubmitSm {
+final class Lazy@sm@ extends @sm@ {
+    /* data_sm's layout (LazyOctets.scalars) and fields (DATA_ALL) */
+    private static final boolean DATA = @data@;
+
     private final LazyOctets s;
     private final int off;      /* the PDU's first octet in s.a */
     private final long lens;    /* LazyOctets.L_* */
@@ -54,16 +64,19 @@ final class LazySubmitSm extends SubmitSm {
     private int tlv1k;
     private Tlv[] tlvs;
 
-    LazySubmitSm(LazyOctets s, int off, long lens, int tlv, int ntlv) {
+    Lazy@sm@(LazyOctets s, int off, long lens, int tlv, int ntlv) {
         this.s = s;
         this.off = off;
         this.lens = lens;
         this.tlv = tlv;
         this.ntlv = ntlv;
+        if (DATA) {
+            done = SM_ALL & ~DATA_ALL;
+        }
     }
 
     private void loadBody() {
-        s.loadAll(this, off, lens, done, SM_ALL, false);
+        s.loadAll(this, off, lens, done, SM_ALL, DATA);
     }
 
     private void loadTlvs() {
@@ -124,7 +137,7 @@ final class LazySubmitSm extends SubmitSm {
     @Override
     public byte getEsmClass() {
         if ((done & ESM) == 0) {
-            s.scalars(this, off, lens, done, false);
+            s.scalars(this, off, lens, done, DATA);
         }
         return super.getEsmClass();
     }
@@ -138,7 +151,7 @@ final class LazySubmitSm extends SubmitSm {
     @Override
     public byte getProtocolId() {
         if ((done & PID) == 0) {
-            s.scalars(this, off, lens, done, false);
+            s.scalars(this, off, lens, done, DATA);
         }
         return super.getProtocolId();
     }
@@ -152,7 +165,7 @@ final class LazySubmitSm extends SubmitSm {
     @Override
     public byte getPriority() {
         if ((done & PRIO) == 0) {
-            s.scalars(this, off, lens, done, false);
+            s.scalars(this, off, lens, done, DATA);
         }
         return super.getPriority();
     }
@@ -194,7 +207,7 @@ final class LazySubmitSm extends SubmitSm {
     @Override
     public byte getRegisteredDelivery() {
         if ((done & REG) == 0) {
-            s.scalars(this, off, lens, done, false);
+            s.scalars(this, off, lens, done, DATA);
         }
         return super.getRegisteredDelivery();
     }
@@ -208,7 +221,7 @@ final class LazySubmitSm extends SubmitSm {
     @Override
     public byte getReplaceIfPresent() {
         if ((done & REPL) == 0) {
-            s.scalars(this, off, lens, done, false);
+            s.scalars(this, off, lens, done, DATA);
         }
         return super.getReplaceIfPresent();
     }
@@ -222,7 +235,7 @@ final class LazySubmitSm extends SubmitSm {
     @Override
     public byte getDataCoding() {
         if ((done & DCS) == 0) {
-            s.scalars(this, off, lens, done, false);
+            s.scalars(this, off, lens, done, DATA);
         }
         return super.getDataCoding();
     }
@@ -236,7 +249,7 @@ final class LazySubmitSm extends SubmitSm {
     @Override
     public byte getDefaultMsgId() {
         if ((done & DFLT) == 0) {
-            s.scalars(this, off, lens, done, false);
+            s.scalars(this, off, lens, done, DATA);
         }
         return super.getDefaultMsgId();
     }
