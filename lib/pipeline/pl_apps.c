@@ -253,7 +253,8 @@ pl_apps_tick_mark(struct pl_sched *sc)
  * not received: the counters classify() moved go back). A source that
  * waits for room (lossless) is one queue for all apps whatever is done
  * here: rx waits until every app has room, so nothing drops. Only --apps
- * runs come here; one app keeps the single pend below. */
+ * runs come here; one app keeps pl_sched.c's single pend. start: each
+ * FIFO's length before, for pl_sched.c to run the new packets' flows. */
 void
 pl_apps_in(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint32_t *start)
 {
@@ -284,7 +285,6 @@ pl_apps_in(struct pl_sched *sc, struct rte_mbuf **pkts, unsigned int n, uint32_t
 		total += ap->qn[a];
 	sc->pend_n = total;
 }
-
 
 /* --apps: one packet's placement, the pick d: onto device d's staging
  * (d >= 0) or dropped by admission (true), or left where it is (false).
