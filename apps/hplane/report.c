@@ -258,119 +258,6 @@ headline_cards(FILE *f, json_t *s)
 
 /* ---- the sections of one run ---- */
 
-/* Up to MAX_SERIES columns of c whose names end in suffix (prefix 0) or
- * start with it (prefix 1), labelled by the rest of the name. */
-static unsigned int
-series_match(const struct csv *c, const char *fix, bool prefix, double yscale,
-	     struct series *s, unsigned int ns)
-{
-	const double *t = rpt_csv_get(c, "t_s");
-	unsigned int i;
-	size_t fl = strlen(fix);
-
-	for (i = 0; i < c->ncol && ns < MAX_SERIES; i++) {
-		const char *n = c->name[i];
-
-		if (prefix ? strncmp(n, fix, fl) != 0 || n[fl] == '\0' : !rpt_ends_with(n, fix))
-			continue;
-		snprintf(s[ns].label, sizeof(s[ns].label), "%.*s",
-			 prefix ? (int)strlen(n + fl) : (int)(strlen(n) - fl), prefix ? n + fl : n);
-		s[ns].x = t;
-		s[ns].y = c->col[i];
-		s[ns].n = c->nrow;
-		s[ns].xscale = 1;
-		s[ns].yscale = yscale;
-		ns++;
-	}
-	return ns;
-}
-
-/* --apps: the app:NAME<suffix> columns (up to max), labelled NAME. */
-static unsigned int
-series_apps(const struct csv *c, const char *suffix, struct series *s, unsigned int max)
-{
-	const double *t = rpt_csv_get(c, "t_s");
-	unsigned int i, ns = 0;
-
-	for (i = 0; i < c->ncol && ns < max; i++) {
-		const char *n = c->name[i];
-
-		if (strncmp(n, "app:", 4) != 0 || !rpt_ends_with(n, suffix) ||
-		    strlen(n) <= 4 + strlen(suffix))
-			continue;
-		snprintf(s[ns].label, sizeof(s[ns].label), "%.*s",
-			 (int)(strlen(n) - 4 - strlen(suffix)), n + 4);
-		s[ns].x = t;
-		s[ns].y = c->col[i];
-		s[ns].n = c->nrow;
-		s[ns].xscale = 1;
-		s[ns].yscale = 1;
-		ns++;
-	}
-	return ns;
-}
-
-/* A named column as a series over t_s; false when the column is absent. */
-static bool
-series_col(const struct csv *c, const char *xcol, const char *col, const char *label,
-	   double yscale, struct series *s)
-{
-	const double *x = rpt_csv_get(c, xcol), *y = rpt_csv_get(c, col);
-
-	if (x == NULL || y == NULL)
-		return false;
-	memset(s, 0, sizeof(*s));
-	/* a long column name is cut to the legend's width */
-	snprintf(s->label, sizeof(s->label), "%.*s", (int)sizeof(s->label) - 1, label);
-	s->x = x;
-	s->y = y;
-	s->n = c->nrow;
-	s->yscale = yscale;
-	return true;
-}
-
-/* A count column (each row its own interval's) as a rate: malloc'd, NULL
- * when out of memory. */
-static double *
-per_second(const struct csv *c, const double *t, const double *col)
-{
-	double *y = malloc(c->nrow * sizeof(*y));
-	unsigned int i;
-
-	for (i = 0; y != NULL && i < c->nrow; i++) {
-		double dt = t[i] - (i ? t[i - 1] : 0);
-
-		y[i] = dt > 0 ? col[i] / dt : NAN;
-	}
-	return y;
-}
-
-/* --apps: which app lost packets and where, each app's port and
- * admission drops a second (plotted only where the columns are). */
-static void
-app_drop_plot(FILE *f, const struct csv *c, const double *t, struct series *s)
-{
-	double *y[MAX_SERIES];
-	unsigned int n, np, i;
-
-	np = series_apps(c, "_dropped_port", s, MAX_SERIES);
-	n = np + series_apps(c, "_dropped_admission", s + np, MAX_SERIES - np);
-	for (i = 0; i < n; i++) {
-		size_t l = strlen(s[i].label);
-
-		snprintf(s[i].label + l, sizeof(s[i].label) - l, "%s",
-			 i < np ? " at the port" : " by admission");
-		y[i] = per_second(c, t, s[i].y);
-		s[i].y = y[i];
-		if (y[i] == NULL)
-			n = i; /* out of memory: the ones before */
-	}
-	if (n > 0)
-		rpt_plot_lines(f, "Dropped per app", "time (s)", "packets/s", s, n, Y_ZERO, NULL);
-	for (i = 0; i < n; i++)
-		free(y[i]);
-}
-
 static void
 trace_plots(FILE *f, const struct csv *c, json_t *sum)
 {
@@ -389,9 +276,9 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 		return;
 	}
 	n = 0;
-	n += series_col(c, "t_s", "offered_pps", "offered", 1, &s[n]);
-	n += series_col(c, "t_s", "delivered_pps", "delivered", 1, &s[n]);
-	if (dp != NULL && (drops = per_second(c, t, dp)) != NULL) {
+	n += rpt_series_col(c, "t_s", "offered_pps", "offered", 1, &s[n]);
+	n += rpt_series_col(c, "t_s", "delivered_pps", "delivered", 1, &s[n]);
+	if (dp != NULL && (drops = rpt_per_second(c, t, dp)) != NULL) {
 		memset(&s[n], 0, sizeof(s[n]));
 		snprintf(s[n].label, sizeof(s[n].label), "dropped at the port");
 		s[n].x = t;
@@ -410,41 +297,41 @@ trace_plots(FILE *f, const struct csv *c, json_t *sum)
 		if ((nm[0] == 'p' && strspn(nm + 1, "0123456789") > 0 &&
 		     !strcmp(nm + 1 + strspn(nm + 1, "0123456789"), "_us")) ||
 		    !strcmp(nm, "mean_us"))
-			n += series_col(c, "t_s", nm, nm, 1, &s[n]);
+			n += rpt_series_col(c, "t_s", nm, nm, 1, &s[n]);
 	}
 	rpt_plot_lines(f, "Latency per second", "time (s)", "microseconds", s, n, Y_ZERO, NULL);
 
 	n = 0;
-	n += series_col(c, "t_s", "deadline_pct", "deadlines met", 1, &s[n]);
-	n += series_col(c, "t_s", "reorder_pct", "in order (after the window)", 1, &s[n]);
-	n += series_col(c, "t_s", "arrived_in_order_pct", "arrived in order", 1, &s[n]);
+	n += rpt_series_col(c, "t_s", "deadline_pct", "deadlines met", 1, &s[n]);
+	n += rpt_series_col(c, "t_s", "reorder_pct", "in order (after the window)", 1, &s[n]);
+	n += rpt_series_col(c, "t_s", "arrived_in_order_pct", "arrived in order", 1, &s[n]);
 	rpt_plot_lines(f, "Deadline and order success", "time (s)", "% of packets", s, n, Y_PCT,
 		   NULL);
 
-	n = series_match(c, "_share_pct", false, 1, s, 0);
+	n = rpt_series_match(c, "_share_pct", false, 1, s, 0);
 	rpt_plot_lines(f, "Device share (completions)", "time (s)", "% of packets", s, n, Y_PCT,
 		   NULL);
 
-	n = series_match(c, "_c_load", false, 100, s, 0);
+	n = rpt_series_match(c, "_c_load", false, 100, s, 0);
 	rpt_plot_lines(f, "Per-lcore load estimate (c: work cycles / capacity)", "time (s)",
 		   "% of the lcore", s, n, Y_PCT, "no load estimator columns (*_c_load)");
 
-	n = series_match(c, "_load_pct", false, 1, s, 0);
+	n = rpt_series_match(c, "_load_pct", false, 1, s, 0);
 	rpt_plot_lines(f, "Busy share of each polling loop", "time (s)", "% of the lcore", s, n,
 		   Y_PCT, NULL);
 
-	n = series_match(c, "power_w:", true, 1, s, 0);
+	n = rpt_series_match(c, "power_w:", true, 1, s, 0);
 	rpt_plot_lines(f, "Power per device over time", "time (s)", "watts", s, n, Y_ZERO,
 		   jstr(sum, "power.unavailable", "no power source"));
 	/* --apps: each app's rate and p99 (plots only where the columns are) */
-	n = series_apps(c, "_delivered_pps", s, MAX_SERIES);
+	n = rpt_series_apps(c, "_delivered_pps", s, MAX_SERIES);
 	if (n > 0)
 		rpt_plot_lines(f, "Delivered per app", "time (s)", "packets/s", s, n, Y_ZERO, NULL);
-	n = series_apps(c, "_p99_us", s, MAX_SERIES);
+	n = rpt_series_apps(c, "_p99_us", s, MAX_SERIES);
 	if (n > 0)
 		rpt_plot_lines(f, "p99 latency per app", "time (s)", "microseconds", s, n, Y_ZERO,
 			       NULL);
-	app_drop_plot(f, c, t, s);
+	rpt_app_drop_plot(f, c, t, s);
 	fputs("</div>\n", f);
 }
 
@@ -666,11 +553,11 @@ ramp_section(FILE *f, const char *dir, struct csv *r)
 			unsettled, r->nrow);
 	fputs("<div class=\"plots\">\n", f);
 	n = 0;
-	n += series_col(r, "offered_pps", "delivered_pps", "delivered", 1, &s[n]);
-	n += series_col(r, "offered_pps", "offered_pps", "offered (ideal)", 1, &s[n]);
+	n += rpt_series_col(r, "offered_pps", "delivered_pps", "delivered", 1, &s[n]);
+	n += rpt_series_col(r, "offered_pps", "offered_pps", "offered (ideal)", 1, &s[n]);
 	rpt_plot_lines(f, "Delivered vs offered, per step", "offered (packets/s)", "packets/s", s, n,
 		   Y_ZERO | MARKERS, NULL);
-	n = series_col(r, "offered_frac", "drop_ratio", "drop ratio", 100, &s[0]);
+	n = rpt_series_col(r, "offered_frac", "drop_ratio", "drop ratio", 100, &s[0]);
 	s[0].xscale = 100;
 	rpt_plot_lines(f, "Drops per step", "offered (% of capacity)", "% of offered", s, n,
 		   Y_ZERO | MARKERS, NULL);
@@ -678,7 +565,7 @@ ramp_section(FILE *f, const char *dir, struct csv *r)
 	n = 0;
 	for (i = 0; i < r->ncol && n < MAX_SERIES; i++)
 		if (rpt_ends_with(r->name[i], "_c_load") && strncmp(r->name[i], "core", 4) != 0)
-			n += series_col(r, "offered_frac", r->name[i], r->name[i], 100, &s[n]);
+			n += rpt_series_col(r, "offered_frac", r->name[i], r->name[i], 100, &s[n]);
 	for (j = 0; j < n; j++)
 		s[j].xscale = 100;
 	rpt_plot_lines(f, "Load estimate (c) of each loop, per step", "offered (% of capacity)",
@@ -687,7 +574,7 @@ ramp_section(FILE *f, const char *dir, struct csv *r)
 	for (i = 0; i < r->ncol && n < MAX_SERIES; i++)
 		if (!strncmp(r->name[i], "core", 4) &&
 		    (rpt_ends_with(r->name[i], "_c_load") || rpt_ends_with(r->name[i], "_os_cpu")))
-			n += series_col(r, "offered_frac", r->name[i], r->name[i], 100, &s[n]);
+			n += rpt_series_col(r, "offered_frac", r->name[i], r->name[i], 100, &s[n]);
 	for (j = 0; j < n; j++)
 		s[j].xscale = 100;
 	rpt_plot_lines(f, "Per CPU: estimate (c) and the kernel's CPU time", "offered (% of capacity)",
@@ -856,7 +743,7 @@ compare_section(FILE *f, const char *dir, struct run *runs, unsigned int n)
 				if (!strncmp(runs[i].name, group, strlen(group)) &&
 				    (runs[i].name[strlen(group)] == '-' ||
 				     runs[i].name[strlen(group)] == '\0'))
-					ns += series_col(&runs[i].trace, "t_s", what[k].col,
+					ns += rpt_series_col(&runs[i].trace, "t_s", what[k].col,
 							 runs[i].name, 1, &s[ns]);
 			snprintf(title, sizeof(title), "%s: %s", group, what[k].title);
 			rpt_plot_lines(f, title, "time (s)", what[k].unit, s, ns, what[k].flags, NULL);

@@ -45,4 +45,14 @@ const char *rpt_num(char *b, size_t n, double v);
 void rpt_plot_bars(FILE *f, const char *title, const char *unit, struct bar *b, unsigned int n, const char *zero_note);
 void rpt_plot_lines(FILE *f, const char *title, const char *xlab, const char *ylab, const struct series *s, unsigned int ns, int flags, const char *why);
 
+/* report_series.c */
+unsigned int rpt_series_match(const struct csv *c, const char *fix, bool prefix, double yscale,
+			      struct series *s, unsigned int ns);
+unsigned int rpt_series_apps(const struct csv *c, const char *suffix, struct series *s,
+			     unsigned int max);
+bool rpt_series_col(const struct csv *c, const char *xcol, const char *col, const char *label,
+		    double yscale, struct series *s);
+double *rpt_per_second(const struct csv *c, const double *t, const double *col);
+void rpt_app_drop_plot(FILE *f, const struct csv *c, const double *t, struct series *s);
+
 #endif
