@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Shared helpers for the integration tests: where the binaries are and how
 # to run hplane and read its summary.
+import contextlib
 import json
 import os
 import re
@@ -43,6 +44,30 @@ def run_hplane(args, timeout=120, check=True, **kw):
         raise AssertionError(f"hplane {' '.join(args)} exited {p.returncode}\n"
                              f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}")
     return p
+
+
+@contextlib.contextmanager
+def hplane_live(args, netns=None):
+    """`hplane run ARGS` in the background (inside netns when given),
+    handed to the block once it has begun the measured phase (its
+    'running' line). Leaving the block waits for it (60 s), and it must
+    have exited 0; a block that fails kills it instead."""
+    cmd = (["ip", "netns", "exec", netns] if netns else []) + [str(HPLANE), "run"] + list(args)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err = ""
+    try:
+        for line in proc.stdout:
+            if line.startswith("running"):
+                break
+        else:
+            pytest.fail(f"hplane did not start: {proc.stderr.read()}")
+        yield proc
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
 
 
 def summary(out_dir):

@@ -13,7 +13,7 @@ import uuid
 import dpkt
 import pytest
 
-from conftest import HPLANE, assert_invariants, run_hplane, summary
+from conftest import assert_invariants, hplane_live, run_hplane, summary
 from test_pipeline import decrypt_check
 
 SENDER = r'''
@@ -80,27 +80,16 @@ def test_af_packet_veth(veth, tmp_path):
     src = tmp_path / "src.pcap"
     run_hplane(["gen", "--pcap", str(src), "--count", str(n), "--seed", "9"])
     out = tmp_path / "afp"
-    proc = subprocess.Popen([str(HPLANE), "run", "--source", f"af_packet:{a}",
-                             "--packets", str(n), "--duration", "20", "--out", str(out),
-                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    try:
-        # wait until hplane reads the port
-        line = proc.stdout.readline()
-        assert line.startswith("running"), (line, proc.stderr.read() if proc.poll() else "")
+    script = tmp_path / "sender.py"
+    script.write_text(SENDER)
+    back = tmp_path / "back.pcap"
+    with hplane_live(["--source", f"af_packet:{a}", "--packets", str(n), "--duration", "20",
+                      "--out", str(out), "--quiet"]):
         time.sleep(0.3)
-        script = tmp_path / "sender.py"
-        script.write_text(SENDER)
-        back = tmp_path / "back.pcap"
         snd = subprocess.run(["ip", "netns", "exec", ns, sys.executable, str(script), b,
                               str(src), str(n), str(back)], capture_output=True, text=True,
                              timeout=60)
         assert snd.returncode == 0, snd.stderr
-        so, se = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, se
     s = summary(out)
     assert_invariants(s)
     assert s["packets_delivered"] == n

@@ -32,7 +32,8 @@ import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from scapy.all import IP, TCP, UDP, Ether, Raw, rdpcap, wrpcap
 
-from conftest import HPLANE, assert_invariants, run_hplane, summary, veth_namespaces
+from conftest import (assert_invariants, hplane_live, run_hplane, summary,
+                      veth_namespaces)
 
 KEY = bytes(range(16))
 MACS = dict(dst="02:00:00:00:00:02", src="02:00:00:00:00:01")
@@ -216,25 +217,15 @@ def test_live_mixed_sizes_keep_their_flow_order(links, tmp_path):
     cap = subprocess.Popen(["ip", "netns", "exec", ns, "dumpcap", "-q", "-P", "-i", d,
                             "-w", str(got)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, start_new_session=True)
-    proc = subprocess.Popen(["ip", "netns", "exec", nh, str(HPLANE), "run", "--app", "null",
-                             "--types", str(types), "--source", f"af_packet:{a}", "--tx", c,
-                             "--duration", "6", "--out", str(out), "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        for line in proc.stdout:
-            if line.startswith("running"):
-                break
-        else:
-            pytest.fail(f"hplane did not start: {proc.stderr.read()}")
-        r = subprocess.run(["ip", "netns", "exec", ns, "tcpreplay", "-i", b, "--pps", "1000",
-                            str(src)], capture_output=True, text=True, timeout=60)
-        assert r.returncode == 0, r.stderr
-        _, se = proc.communicate(timeout=60)
-        assert proc.returncode == 0, se
+        with hplane_live(["--app", "null", "--types", str(types), "--source", f"af_packet:{a}",
+                          "--tx", c, "--duration", "6", "--out", str(out), "--quiet"],
+                         netns=nh):
+            r = subprocess.run(["ip", "netns", "exec", ns, "tcpreplay", "-i", b, "--pps",
+                                "1000", str(src)], capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, r.stderr
         time.sleep(0.5)  # the last frames through dumpcap's ring
     finally:
-        if proc.poll() is None:
-            proc.kill()
         os.killpg(cap.pid, signal.SIGINT)
         cap.wait(timeout=30)
     s = summary(out)

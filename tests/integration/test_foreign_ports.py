@@ -18,7 +18,8 @@ import pytest
 from scapy.all import IP, TCP, UDP, CookedLinux, Ether, Raw, fragment, rdpcap, wrpcap
 
 from conftest import (veth_namespaces, HOSTILE, HPLANE, NOT_NUMBERS, assert_every_flag_refused,
-                      assert_invariants, run_hplane, runtime_dirs_left, summary)
+                      assert_invariants, hplane_live, run_hplane, runtime_dirs_left,
+                      summary)
 
 MACS = dict(dst="02:00:00:00:00:02", src="02:00:00:00:00:01")
 
@@ -82,26 +83,14 @@ def live_run(link, args, captures, tmp_path):
     and hplane's summary."""
     nh, ns, a, b = link
     out = tmp_path / "live"
-    proc = subprocess.Popen(["ip", "netns", "exec", nh, str(HPLANE), "run", "--source",
-                             f"af_packet:{a}", "--out", str(out), "--quiet"] + args,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sent = 0
-    try:
-        for line in proc.stdout:
-            if line.startswith("running"):
-                break
-        else:
-            pytest.fail(f"hplane did not start: {proc.stderr.read()}")
+    with hplane_live(["--source", f"af_packet:{a}", "--out", str(out), "--quiet"] + args,
+                     netns=nh):
         for cap, extra in captures:
             r = subprocess.run(["ip", "netns", "exec", ns, "tcpreplay", "-i", b, "--topspeed"] +
                                extra + [str(cap)], capture_output=True, text=True, timeout=60)
             assert r.returncode == 0, r.stderr
             sent += int(re.search(r"Successful packets:\s+(\d+)", r.stdout).group(1))
-        _, se = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, se
     return sent, summary(out)
 
 

@@ -18,8 +18,8 @@ import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from scapy.all import IP, TCP, UDP, Ether, Raw, wrpcap
 
-from conftest import (HPLANE, assert_invariants, assert_one_line, run_hplane, summary,
-                      veth_namespaces)
+from conftest import (assert_invariants, assert_one_line, hplane_live, run_hplane,
+                      summary, veth_namespaces)
 
 KEY = bytes(range(16))          # the crypto app's default key
 RSS_KEY = bytes([0x6d, 0x5a] * 20)
@@ -247,24 +247,11 @@ def test_af_packet_two_queue_pairs(link, tmp_path):
     src, out = tmp_path / "in.pcap", tmp_path / "run"
     n_conv = 6
     frames = two_way_capture(src, n_conv, lambda c: 4 ** c)
-    proc = subprocess.Popen(["ip", "netns", "exec", nh, str(HPLANE), "run", "--app", "crypto",
-                             "--sched-lcores", "2", "--source", f"af_packet:{a}",
-                             "--duration", "4", "--out", str(out), "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stdout:
-            if line.startswith("running"):
-                break
-        else:
-            pytest.fail(f"hplane did not start: {proc.stderr.read()}")
+    with hplane_live(["--app", "crypto", "--sched-lcores", "2", "--source", f"af_packet:{a}",
+                      "--duration", "4", "--out", str(out), "--quiet"], netns=nh):
         r = subprocess.run(["ip", "netns", "exec", ns, "tcpreplay", "-i", b, "--pps", "5000",
                             str(src)], capture_output=True, text=True, timeout=60)
         assert r.returncode == 0, r.stderr
-        _, se = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, se
     s = summary(out)
     assert_invariants(s)
     assert s["packets_received"] == len(frames) and s["dropped_port"] == 0, s["port"]
