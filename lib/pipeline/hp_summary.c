@@ -652,6 +652,10 @@ types_json(json_t *root, const struct hp_run_cfg *cfg, const struct hp_run_resul
 	SET(a, "packets_delivered", ju64(r->delivered));
 	SET(a, "bytes_delivered", ju64(r->bytes_delivered));
 	SET(a, "task_errors", ju64(r->task_errors));
+	/* the run's one app: every drop of the port and of admission is its */
+	SET(a, "packets_received", ju64(r->received));
+	SET(a, "dropped_port", ju64(r->dropped_port));
+	SET(a, "dropped_admission", ju64(r->dropped_admission));
 	SET(a, "verified", ju64(r->verified));
 	SET(a, "verify_failures", ju64(r->verify_failures));
 	ok &= json_array_append_new(apps, a) == 0;

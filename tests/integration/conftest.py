@@ -84,6 +84,10 @@ def assert_invariants(s):
     # admission refused (pythia target-rate) too (admission): never sent on
     assert s["packets_received"] == (s["packets_delivered"] + invalid + s["task_errors"]
                                      + s.get("dropped_admission", 0)), s
+    apps = s.get("apps", [])
+    if len(apps) == 1:  # the run's one app: its counters are the run's
+        for k in ("packets_delivered", "dropped_port", "dropped_admission"):
+            assert apps[0].get(k) == s.get(k, 0), (k, apps[0], s.get(k))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -238,13 +238,17 @@ def test_modeled_platform_joules(tmp_path):
 
 
 def test_one_app_unchanged(tmp_path):
-    """--app keeps its summary: one apps entry with the old fields."""
+    """--app keeps its summary: one apps entry with the old fields, and the
+    run's received and drops, which are all its own."""
     hplane(["run", "--app", "dedup", "--duration", "1", "--calib", "0.3", "--quiet",
             "--out", str(tmp_path)])
     s = json.loads((tmp_path / "summary.json").read_text())
     assert [set(x) for x in s["apps"]] == [{"name", "tasks", "packets_delivered",
                                             "bytes_delivered", "task_errors", "verified",
-                                            "verify_failures"}]
+                                            "verify_failures", "packets_received",
+                                            "dropped_port", "dropped_admission"}]
+    for k in ("packets_received", "dropped_port", "dropped_admission"):
+        assert s["apps"][0][k] == s[k]
     assert "tx_results" not in s
     head = open(tmp_path / "trace.csv").readline()
     assert "app:" not in head
