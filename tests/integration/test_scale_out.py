@@ -212,9 +212,9 @@ def test_pcap_both_directions_on_one_lcore_crypto(hplane, tmp_path, n):
     assert [l["received"] for l in lc] == per_q, (lc, per_q)
     assert len(set(conv_q.values())) == n, conv_q   # every lcore had work
     # every output frame decrypts under its lcore's numbering, in order
-    todo = {}
+    sent = {}
     for ip, l4, body in frames:
-        todo.setdefault((ip.src, ip.dst, l4.sport, l4.dport), []).append(body)
+        sent.setdefault((ip.src, ip.dst, l4.sport, l4.dport), []).append(body)
     got = {}
     for _, buf in dpkt.pcap.Reader(open(outp, "rb")):
         ip = dpkt.ethernet.Ethernet(buf).data
@@ -222,10 +222,10 @@ def test_pcap_both_directions_on_one_lcore_crypto(hplane, tmp_path, n):
         key = (ip.src, ip.dst, l4.sport, l4.dport)
         k = got.get(key, 0)
         fkey, nonce = flow_material(ip, l4)
-        assert ctr(fkey, nonce, first[key] + k, bytes(l4.data)) == todo[key][k], \
+        assert ctr(fkey, nonce, first[key] + k, bytes(l4.data)) == sent[key][k], \
             f"flow {key}: frame {k} is not its input's place {k} under its lcore's sequence"
         got[key] = k + 1
-    assert got == {k: len(v) for k, v in todo.items()}
+    assert got == {k: len(v) for k, v in sent.items()}
 
 
 # ---- af_packet: two queue pairs, the kernel's fanout hash as RSS ----
